@@ -1,0 +1,82 @@
+# gguffs - mount a GGUF model file as a read-only directory tree.
+#
+#   make            build ./gguffs
+#   make check      build and run every test (installs missing Debian packages as root)
+#   make demo       mount a small model from tests/data and show it
+#   make bench      decode and FUSE throughput figures
+#   make fuzz       libFuzzer targets (FUZZ_SECONDS=N each)
+#   make install    PREFIX=/usr/local DESTDIR=
+
+CC ?= cc
+PREFIX ?= /usr/local
+BUILD ?= build
+
+ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
+X86 := $(if $(findstring x86_64,$(ARCH)),1,)
+
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
+FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
+
+# -ffp-contract=off: never fuse a multiply and an add the reference does not fuse.
+WARN := -Wall -Wextra -Wno-unused-parameter
+BASE_CFLAGS := -std=c11 -O2 -g $(WARN) -ffp-contract=off -fno-strict-aliasing \
+	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -fopenmp -pthread
+CFLAGS ?=
+ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
+LDLIBS := -lcjson -lm -fopenmp -pthread
+
+AVX2_FLAGS := -mavx2 -mfma -mf16c -mbmi -mbmi2 -mlzcnt -mpopcnt
+AVX512_FLAGS := $(AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512cd
+
+# The core library: no FUSE in it.
+CORE_SRC := $(filter-out src/main.c src/fuse.c,$(wildcard src/*.c))
+DECODE_SRC := $(filter-out %_avx2.c %_avx512.c,$(wildcard src/decode/*.c))
+ifeq ($(X86),1)
+SIMD_SRC := $(wildcard src/decode/*_avx2.c src/decode/*_avx512.c)
+endif
+LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC) $(DECODE_SRC) $(SIMD_SRC))
+APP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter src/main.c src/fuse.c,$(wildcard src/*.c)))
+
+TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
+
+.PHONY: all check demo bench fuzz install clean deps check-unit check-e2e
+all: gguffs
+
+gguffs: $(LIB_OBJ) $(APP_OBJ)
+	$(CC) -o $@ $^ $(FUSE_LIBS) $(LDLIBS)
+
+$(BUILD)/src/%_avx2.o: src/%_avx2.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(AVX2_FLAGS) -MMD -c -o $@ $<
+
+$(BUILD)/src/%_avx512.o: src/%_avx512.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(AVX512_FLAGS) -MMD -c -o $@ $<
+
+$(BUILD)/src/fuse.o $(BUILD)/src/main.o: $(BUILD)/src/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FUSE_CFLAGS) -MMD -c -o $@ $<
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+tests: $(TEST_PROGS)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+deps:
+	@tests/deps.sh
+
+check: deps gguffs $(TEST_PROGS)
+	@tests/run.sh
+
+demo: deps gguffs
+	@tests/demo.sh
+
+clean:
+	rm -rf $(BUILD) gguffs

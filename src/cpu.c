@@ -1,0 +1,67 @@
+/* cpu.c - which instruction set decodes: detected once, or forced for tests
+ * and bug reports with -o simd= or $GGUFFS_SIMD. */
+#include "gguffs/decode.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const isa_names[GG_ISA_COUNT] = {"scalar", "avx2", "avx512"};
+
+const char *gg_isa_name(gg_isa isa) { return isa < GG_ISA_COUNT ? isa_names[isa] : "?"; }
+
+int gg_isa_parse(const char *s, gg_isa *out)
+{
+    for (int i = 0; i < GG_ISA_COUNT; i++) {
+        if (strcmp(s, isa_names[i]) == 0) {
+            *out = (gg_isa)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+gg_isa gg_isa_detect(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    /* libgcc also checks that the OS saves the wider registers (XGETBV). */
+    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+               __builtin_cpu_supports("f16c") && __builtin_cpu_supports("bmi2");
+    int avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+                 __builtin_cpu_supports("avx512cd");
+    if (avx512)
+        return GG_ISA_AVX512;
+    if (avx2)
+        return GG_ISA_AVX2;
+#endif
+    return GG_ISA_SCALAR;
+}
+
+static gg_isa active;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void init_active(void)
+{
+    active = gg_isa_detect();
+    const char *env = getenv("GGUFFS_SIMD");
+    gg_isa want;
+    if (env && *env && gg_isa_parse(env, &want) == 0 && want <= active)
+        active = want;
+}
+
+gg_isa gg_isa_active(void)
+{
+    pthread_once(&once, init_active);
+    return active;
+}
+
+int gg_isa_set(gg_isa isa)
+{
+    pthread_once(&once, init_active);
+    if (isa >= GG_ISA_COUNT || isa > gg_isa_detect())
+        return -1;
+    active = isa;
+    return 0;
+}

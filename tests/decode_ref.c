@@ -1,0 +1,261 @@
+/* decode_ref - decode every tensor of a reference set with our kernels and
+ * compare bit for bit with the expected float32 files.
+ *
+ *   decode_ref [--isa scalar|avx2|avx512] [--strict] [--only NAME] [--map TYPE=OURS]
+ *              DATA_OFFSET FILE.gguf MANIFEST.tsv
+ *
+ * MANIFEST.tsv is one of tests/data/{mainline,ik,forks}/manifest.tsv; its
+ * f32_file paths are relative to the manifest's folder. For the forks
+ * manifest (which covers several files) only rows whose `file` column names
+ * FILE.gguf's base name are checked. Besides whole tensors it decodes
+ * pseudo-random sub-ranges, so partial blocks, rows and row groups are
+ * exercised too. Exit status 0 only if everything matched (with --strict, a
+ * tensor whose type has no decoder counts as a failure).
+ *
+ * This works on the raw bytes at DATA_OFFSET + offset and does not use the
+ * GGUF parser, so decoders can be checked on their own. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gguffs/layout.h"
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+#define MAXMAP 16
+static const char *map_from[MAXMAP], *map_to[MAXMAP];
+static int nmap;
+
+static const gg_type *find_type(const char *name)
+{
+    for (int i = 0; i < nmap; i++)
+        if (strcasecmp(map_from[i], name) == 0)
+            return gg_type_by_name(map_to[i]);
+    if (strcasecmp(name, "q1_0_g128") == 0)
+        return gg_type_by_name("Q1_0");
+    return gg_type_by_name(name);
+}
+
+/* Decode [e0, e1) of the tensor through the layout API; 0 if it matches. */
+static int check_range(const gg_layout *l, gg_isa isa, const uint8_t *data, const float *want,
+                       uint64_t e0, uint64_t e1, const char *name)
+{
+    uint64_t lo, hi, tail;
+    gg_layout_bytes(l, e0, e1, &lo, &hi, &tail);
+    if (hi > l->nbytes || lo > hi) {
+        fprintf(stderr, "%s: byte range [%" PRIu64 ", %" PRIu64 ") outside tensor (%" PRIu64 ")\n",
+                name, lo, hi, l->nbytes);
+        return 1;
+    }
+    /* Copy the bytes to their own buffer so reads outside [lo, hi) are caught
+     * by ASan / valgrind. */
+    uint8_t *buf = malloc(hi - lo ? hi - lo : 1);
+    memcpy(buf, data + lo, hi - lo);
+    uint8_t tailbuf[4];
+    if (tail != UINT64_MAX)
+        memcpy(tailbuf, data + tail, 4);
+    float *out = malloc((e1 - e0) * sizeof(float));
+    int rc = gg_layout_decode(l, isa, buf, lo, tail != UINT64_MAX ? tailbuf : NULL, e0, e1, out);
+    int bad = 0;
+    if (rc != 0) {
+        fprintf(stderr, "%s: no decoder for %s\n", name, l->type->name);
+        bad = 1;
+    } else if (memcmp(out, want + e0, (e1 - e0) * sizeof(float)) != 0) {
+        for (uint64_t i = 0; i < e1 - e0; i++) {
+            if (memcmp(&out[i], &want[e0 + i], 4) != 0) {
+                uint32_t a, b;
+                memcpy(&a, &out[i], 4);
+                memcpy(&b, &want[e0 + i], 4);
+                fprintf(stderr,
+                        "%s (%s, %s): range [%" PRIu64 ", %" PRIu64 "): element %" PRIu64
+                        " is %.9g (0x%08x), expected %.9g (0x%08x)\n",
+                        name, l->type->name, gg_isa_name(isa), e0, e1, e0 + i, out[i], a,
+                        want[e0 + i], b);
+                break;
+            }
+        }
+        bad = 1;
+    }
+    free(out);
+    free(buf);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    gg_isa isa = GG_ISA_SCALAR;
+    const char *only = NULL;
+    int strict = 0;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "--isa") == 0 && i + 1 < argc) {
+            if (gg_isa_parse(argv[++i], &isa) != 0) {
+                fprintf(stderr, "unknown isa %s\n", argv[i]);
+                return 2;
+            }
+        } else if (strcmp(argv[i], "--strict") == 0) {
+            strict = 1;
+        } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            only = argv[++i];
+        } else if (strcmp(argv[i], "--map") == 0 && i + 1 < argc && nmap < MAXMAP) {
+            char *eq = strchr(argv[++i], '=');
+            if (!eq)
+                return 2;
+            *eq = 0;
+            map_from[nmap] = argv[i];
+            map_to[nmap++] = eq + 1;
+        } else {
+            fprintf(stderr, "unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (argc - i != 3) {
+        fprintf(stderr, "usage: decode_ref [--isa ISA] [--only NAME] [--map TYPE=OURS] "
+                        "DATA_OFFSET FILE.gguf MANIFEST.tsv\n");
+        return 2;
+    }
+    if (isa > gg_isa_detect()) {
+        printf("decode_ref: this CPU has no %s; skipped\n", gg_isa_name(isa));
+        return 0;
+    }
+    uint64_t data_off = strtoull(argv[i], NULL, 0);
+    const char *gguf_path = argv[i + 1], *manifest = argv[i + 2];
+    size_t flen;
+    uint8_t *file = slurp(gguf_path, &flen);
+    if (!file) {
+        fprintf(stderr, "%s: %s\n", gguf_path, strerror(errno));
+        return 2;
+    }
+    const char *gguf_base = strrchr(gguf_path, '/') ? strrchr(gguf_path, '/') + 1 : gguf_path;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", manifest);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        strcpy(dir, ".");
+
+    FILE *mf = fopen(manifest, "r");
+    if (!mf) {
+        fprintf(stderr, "%s: %s\n", manifest, strerror(errno));
+        return 2;
+    }
+    char line[8192];
+    char *cols[32];
+    int col_file = -1, col_name = -1, col_type = -1, col_dims = -1, col_off = -1, col_bytes = -1,
+        col_f32 = -1;
+    int ntested = 0, nfail = 0, nskip = 0;
+    for (int ln = 0; fgets(line, sizeof line, mf); ln++) {
+        line[strcspn(line, "\n")] = 0;
+        int nc = 0;
+        for (char *s = line, *tok; nc < 32 && (tok = strsep(&s, "\t"));)
+            cols[nc++] = tok;
+        if (ln == 0) {
+            for (int c = 0; c < nc; c++) {
+                if (!strcmp(cols[c], "file")) col_file = c;
+                if (!strcmp(cols[c], "name")) col_name = c;
+                if (!strcmp(cols[c], "type_name")) col_type = c;
+                if (!strcmp(cols[c], "dims")) col_dims = c;
+                if (!strcmp(cols[c], "offset")) col_off = c;
+                if (!strcmp(cols[c], "n_bytes")) col_bytes = c;
+                if (!strcmp(cols[c], "f32_file")) col_f32 = c;
+            }
+            continue;
+        }
+        if (col_file >= 0 && strcmp(cols[col_file], gguf_base) != 0)
+            continue;
+        const char *name = cols[col_name];
+        if (only && strcmp(only, name) != 0 && strcasecmp(only, cols[col_type]) != 0)
+            continue;
+        const gg_type *t = find_type(cols[col_type]);
+        if (!t) {
+            fprintf(stderr, "%s: type %s not in our table\n", name, cols[col_type]);
+            nfail++;
+            continue;
+        }
+        uint64_t ne0 = 1, nrows = 1, d;
+        int nd = 0;
+        for (char *s = cols[col_dims], *tok; (tok = strsep(&s, ","));) {
+            d = strtoull(tok, NULL, 10);
+            if (nd++ == 0)
+                ne0 = d;
+            else
+                nrows *= d;
+        }
+        gg_layout l;
+        const char *why = NULL;
+        if (gg_layout_init(&l, t, ne0, nrows, &why) != 0) {
+            fprintf(stderr, "%s: %s\n", name, why);
+            nfail++;
+            continue;
+        }
+        uint64_t off = data_off + strtoull(cols[col_off], NULL, 10);
+        uint64_t nbytes = strtoull(cols[col_bytes], NULL, 10);
+        if (nbytes != l.nbytes || off + nbytes > flen) {
+            fprintf(stderr, "%s: size %" PRIu64 " by our table, %" PRIu64 " in manifest\n", name,
+                    l.nbytes, nbytes);
+            nfail++;
+            continue;
+        }
+        if (!gg_type_kernel(t, GG_ISA_SCALAR)) {
+            nskip++;
+            if (strict) {
+                fprintf(stderr, "%s: no decoder for %s\n", name, t->name);
+                nfail++;
+            }
+            continue;
+        }
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, cols[col_f32]);
+        size_t wlen;
+        float *want = (float *)slurp(path, &wlen);
+        if (!want || wlen != l.nelems * 4) {
+            fprintf(stderr, "%s: cannot read %s\n", name, path);
+            nfail++;
+            continue;
+        }
+        int bad = check_range(&l, isa, file + off, want, 0, l.nelems, name);
+        /* Sub-ranges: single elements, odd spans, spans crossing rows. */
+        for (int k = 0; k < 200 && !bad; k++) {
+            uint64_t a = rng() % l.nelems;
+            uint64_t span = k < 50 ? 1 + rng() % 7 : k < 150 ? 1 + rng() % 700 : 1 + rng() % (3 * ne0);
+            uint64_t b = a + span > l.nelems ? l.nelems : a + span;
+            bad |= check_range(&l, isa, file + off, want, a, b, name);
+        }
+        ntested++;
+        nfail += bad;
+        free(want);
+    }
+    fclose(mf);
+    free(file);
+    printf("decode_ref %s [%s]: %d tensors checked, %d failed, %d without decoder\n", gguf_base,
+           gg_isa_name(isa), ntested, nfail, nskip);
+    return nfail ? 1 : 0;
+}
