@@ -1,0 +1,211 @@
+/* decode_bench - single-thread decode throughput per type and instruction
+ * set, against memcpy of the same output size measured in the same run.
+ *
+ *   decode_bench [--mb N] [--only TYPE[,TYPE...]] [--rounds N]
+ *                DATA_OFFSET FILE.gguf MANIFEST.tsv [DATA_OFFSET FILE.gguf MANIFEST.tsv ...]
+ *
+ * Real quantized blocks are used (the reference tensors, tiled to fill the
+ * buffer): speed depends on the data (subnormal scales are slow on x86), so
+ * random bytes would measure the wrong thing. Figures are GB/s of float32
+ * written, best of several rounds. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gguffs/layout.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)n + 1);
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+typedef struct sample {
+    const gg_type *type;
+    const uint8_t *bytes; /* one reference tensor */
+    uint64_t ne0, nrows;
+} sample;
+
+static sample samples[512];
+static int nsamples;
+
+static void load_set(uint64_t data_off, const char *gguf, const char *manifest)
+{
+    size_t flen;
+    uint8_t *file = slurp(gguf, &flen);
+    FILE *mf = fopen(manifest, "r");
+    if (!file || !mf) {
+        fprintf(stderr, "cannot read %s or %s\n", gguf, manifest);
+        exit(2);
+    }
+    const char *base = strrchr(gguf, '/') ? strrchr(gguf, '/') + 1 : gguf;
+    char line[8192], *cols[32];
+    int cf = -1, cn = -1, ct = -1, cd = -1, co = -1;
+    for (int ln = 0; fgets(line, sizeof line, mf); ln++) {
+        line[strcspn(line, "\n")] = 0;
+        int nc = 0;
+        for (char *s = line, *tok; nc < 32 && (tok = strsep(&s, "\t"));)
+            cols[nc++] = tok;
+        if (ln == 0) {
+            for (int c = 0; c < nc; c++) {
+                if (!strcmp(cols[c], "file")) cf = c;
+                if (!strcmp(cols[c], "name")) cn = c;
+                if (!strcmp(cols[c], "type_name")) ct = c;
+                if (!strcmp(cols[c], "dims")) cd = c;
+                if (!strcmp(cols[c], "offset")) co = c;
+            }
+            continue;
+        }
+        if (cf >= 0 && strcmp(cols[cf], base) != 0)
+            continue;
+        if (!strncmp(cols[cn], "rand.", 5))
+            continue; /* random bytes: subnormal scales, not representative */
+        const gg_type *t = gg_type_by_name(strcasecmp(cols[ct], "q1_0_g128") ? cols[ct] : "Q1_0");
+        if (!t || !gg_type_kernel(t, GG_ISA_SCALAR))
+            continue;
+        int dup = 0;
+        for (int i = 0; i < nsamples; i++)
+            dup |= samples[i].type == t || !strcmp(samples[i].type->name, t->name);
+        if (dup)
+            continue;
+        uint64_t ne0 = 1, nrows = 1;
+        int nd = 0;
+        for (char *s = cols[cd], *tok; (tok = strsep(&s, ","));) {
+            uint64_t d = strtoull(tok, NULL, 10);
+            if (nd++ == 0)
+                ne0 = d;
+            else
+                nrows *= d;
+        }
+        samples[nsamples++] = (sample){t, file + data_off + strtoull(cols[co], NULL, 10), ne0, nrows};
+    }
+    fclose(mf);
+}
+
+static int wanted(const char *only, const char *name)
+{
+    if (!only)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = only; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncasecmp(p, name, n))
+            return 1;
+        p += len + (e != NULL);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t mb = 16;
+    int rounds = 5;
+    const char *only = NULL;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "--mb") && i + 1 < argc)
+            mb = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
+            rounds = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
+    }
+    if ((argc - i) % 3 != 0 || argc == i) {
+        fprintf(stderr, "usage: decode_bench [--mb N] [--rounds N] [--only T,..] "
+                        "DATA_OFFSET FILE.gguf MANIFEST.tsv ...\n");
+        return 2;
+    }
+    for (; i < argc; i += 3)
+        load_set(strtoull(argv[i], NULL, 0), argv[i + 1], argv[i + 2]);
+
+    uint64_t out_bytes = mb << 20;
+    float *out = aligned_alloc(64, out_bytes);
+    float *src_f = aligned_alloc(64, out_bytes);
+    memset(out, 1, out_bytes);
+    memset(src_f, 2, out_bytes);
+    double best_memcpy = 1e9;
+    for (int r = 0; r < rounds * 2; r++) {
+        double t0 = now();
+        memcpy(out, src_f, out_bytes);
+        double dt = now() - t0;
+        if (dt < best_memcpy)
+            best_memcpy = dt;
+    }
+    double memcpy_gbs = out_bytes / best_memcpy / 1e9;
+    printf("memcpy %.1f MiB: %.2f GB/s (baseline; ratios below are to it)\n", out_bytes / 1048576.0,
+           memcpy_gbs);
+    printf("%-12s %10s %10s %10s %8s %8s %8s %s\n", "type", "scalar", "avx2", "avx512", "s/mcpy",
+           "best/mcpy", "best/s", "(GB/s of f32 written)");
+    gg_isa top = gg_isa_detect();
+    for (int s = 0; s < nsamples; s++) {
+        sample *sm = &samples[s];
+        if (!wanted(only, sm->type->name))
+            continue;
+        gg_layout l0;
+        const char *why;
+        if (gg_layout_init(&l0, sm->type, sm->ne0, sm->nrows, &why) != 0)
+            continue;
+        /* Tile the reference tensor until the output fills the buffer. */
+        uint64_t reps = out_bytes / (l0.nelems * 4);
+        if (reps == 0)
+            reps = 1;
+        gg_layout l;
+        gg_layout_init(&l, sm->type, sm->ne0, sm->nrows * reps, &why);
+        if (sm->type->flags & GG_TYPE_TRAILING_SCALE)
+            continue; /* whole-tensor scale: tiling would not be a valid tensor */
+        uint8_t *src = malloc(l.nbytes);
+        for (uint64_t k = 0; k < reps; k++)
+            memcpy(src + k * l0.nbytes, sm->bytes, l0.nbytes);
+        float *dst = aligned_alloc(64, (l.nelems * 4 + 63) / 64 * 64);
+        double gbs[GG_ISA_COUNT] = {0};
+        for (int isa = 0; isa <= (int)top; isa++) {
+            if (isa > 0 && gg_type_kernel_isa(sm->type, (gg_isa)isa) != (gg_isa)isa)
+                continue;
+            double best = 1e9;
+            for (int r = 0; r < rounds; r++) {
+                double t0 = now();
+                gg_layout_decode(&l, (gg_isa)isa, src, 0, NULL, 0, l.nelems, dst);
+                double dt = now() - t0;
+                if (dt < best)
+                    best = dt;
+            }
+            gbs[isa] = l.nelems * 4.0 / best / 1e9;
+        }
+        double bestv = 0;
+        for (int k = 0; k < GG_ISA_COUNT; k++)
+            if (gbs[k] > bestv)
+                bestv = gbs[k];
+        char c[GG_ISA_COUNT][16];
+        for (int k = 0; k < GG_ISA_COUNT; k++)
+            snprintf(c[k], sizeof c[k], gbs[k] > 0 ? "%.2f" : "-", gbs[k]);
+        printf("%-12s %10s %10s %10s %8.2f %8.2f %8.1f\n", sm->type->name, c[0], c[1], c[2],
+               gbs[0] / memcpy_gbs, bestv / memcpy_gbs, bestv / gbs[0]);
+        free(src);
+        free(dst);
+    }
+    free(out);
+    free(src_f);
+    return 0;
+}
