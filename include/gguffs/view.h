@@ -1,0 +1,64 @@
+/* view.h - reading a tensor's raw or decoded bytes at any offset.
+ *
+ * f32 reads map the byte range to pages of decoded floats (aligned to whole
+ * blocks, or whole row groups for interleaved types), take them from the
+ * cache or decode them (in parallel when a read needs several), and copy
+ * out. Small reads that miss the cache decode only the blocks they touch.
+ * Sequential readers get the next pages decoded in the background.
+ * All file reads are pread()s checked for short reads, so a file truncated
+ * under a live mount gives EIO, never SIGBUS. */
+#ifndef GGUFFS_VIEW_H
+#define GGUFFS_VIEW_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "gguffs/cache.h"
+#include "gguffs/model.h"
+#include "gguffs/render.h"
+
+typedef struct gg_reader gg_reader;
+
+typedef struct gg_reader_opts {
+    uint64_t cache_bytes; /* decoded-page budget */
+    uint64_t page_bytes;  /* target page size (rounded to whole blocks / row groups) */
+    int threads;          /* decode threads for big reads and read-ahead; 0 = cores */
+    int readahead_pages;  /* pages decoded ahead of a sequential reader; 0 = off */
+} gg_reader_opts;
+
+/* Per-open-file state for read-ahead (several FUSE threads may read one
+ * open file at once, hence the lock). */
+typedef struct gg_readahead {
+    pthread_mutex_t lock;
+    uint64_t next_page; /* page after the last one read */
+    uint64_t ahead_to;  /* pages below this were already queued */
+    int streak;         /* consecutive sequential reads */
+} gg_readahead;
+
+void gg_readahead_init(gg_readahead *ra);
+void gg_readahead_destroy(gg_readahead *ra);
+
+void gg_reader_default_opts(gg_reader_opts *o);
+gg_reader *gg_reader_new(const gg_reader_opts *o);
+void gg_reader_free(gg_reader *r);
+
+/* Bytes [off, off+size) of the tensor's stored data. Returns bytes read or -errno. */
+ssize_t gg_read_raw(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size,
+                    uint64_t off);
+
+/* Bytes [off, off+size) of the tensor decoded to float32. `uid` identifies
+ * the tensor in the cache (unique per mounted tensor). Returns bytes read,
+ * or -EIO (logged once per tensor) if it cannot be decoded. */
+ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
+                    size_t size, uint64_t off, gg_readahead *ra);
+
+/* Decode elements [e0, e1) of a tensor into dst, bypassing the cache (used by
+ * --verify and stats). Returns 0 or -errno. */
+int gg_decode_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t e0, uint64_t e1,
+                    float *dst);
+
+/* The .stats text: one "key value" per line. */
+void gg_reader_stats_text(gg_reader *r, gg_buf *out);
+
+#endif

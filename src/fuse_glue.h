@@ -1,0 +1,20 @@
+/* fuse_glue.h - what main.c needs from the FUSE layer. */
+#ifndef GGUFFS_FUSE_GLUE_H
+#define GGUFFS_FUSE_GLUE_H
+
+#include "gguffs/tree.h"
+#include "gguffs/xattr.h"
+
+typedef struct gg_fuse_opts {
+    int foreground;
+    int single_thread;
+    int direct_io;   /* tensor files bypass the kernel page cache */
+    int max_threads; /* FUSE worker threads; 0 = default */
+} gg_fuse_opts;
+
+/* Mount tree at mountpoint with the libfuse arguments argv (argv[0] is the
+ * program name), serve until unmounted or signalled, unmount. Returns an
+ * exit status (GG_EXIT_*). */
+int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, const gg_fuse_opts *o);
+
+#endif

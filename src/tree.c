@@ -1,0 +1,603 @@
+/* tree.c - build the virtual tree from models, look names up, produce the
+ * content of every file. */
+#include "gguffs/tree.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gguffs/names.h"
+
+/* ---- building ---- */
+
+static int add_node(gg_tree *t, char *name, uint32_t parent, gg_content c, uint16_t model, uint64_t arg)
+{
+    if (!name)
+        return -1;
+    if (t->n == t->cap) {
+        uint32_t nc = t->cap ? t->cap * 2 : 256;
+        gg_node *p = realloc(t->nodes, nc * sizeof *p);
+        if (!p) {
+            free(name);
+            return -1;
+        }
+        t->nodes = p;
+        t->cap = nc;
+    }
+    gg_node *n = &t->nodes[t->n];
+    memset(n, 0, sizeof *n);
+    n->name = name;
+    n->parent = parent;
+    n->content = (uint8_t)c;
+    n->model = model;
+    n->arg = arg;
+    atomic_init(&n->text, NULL);
+    t->n++;
+    return 0;
+}
+
+static void set_children(gg_tree *t, uint32_t dir, uint32_t first)
+{
+    t->nodes[dir].first_child = first;
+    t->nodes[dir].n_children = t->n - first;
+}
+
+/* The standard layout of one model under `dir`. */
+static int build_layout(gg_tree *t, uint32_t dir, uint16_t mi, int with_stats)
+{
+    const gg_model *m = t->models[mi];
+    uint32_t first = t->n;
+    int rc = 0;
+    rc |= add_node(t, strdup("metadata"), dir, GG_C_DIR, mi, 0);
+    rc |= add_node(t, strdup("metadata.json"), dir, GG_C_METADATA_JSON, mi, 0);
+    rc |= add_node(t, strdup("tensors"), dir, GG_C_DIR, mi, 0);
+    rc |= add_node(t, strdup("tensors.tsv"), dir, GG_C_TENSORS_TSV, mi, 0);
+    rc |= add_node(t, strdup("types.tsv"), dir, GG_C_TYPES_TSV, mi, 0);
+    if (with_stats)
+        rc |= add_node(t, strdup(".stats"), dir, GG_C_CACHE_STATS, mi, 0);
+    if (rc)
+        return -1;
+    set_children(t, dir, first);
+    uint32_t meta_dir = first, tens_dir = first + 2;
+
+    uint32_t kv0 = t->n;
+    for (uint64_t i = 0; i < m->f->n_kv; i++) {
+        const gg_kv *kv = &m->f->kv[i];
+        if (add_node(t, gg_name_escape(gg_str_ptr(m->f, kv->key), kv->key.len), meta_dir, GG_C_KV, mi, i))
+            return -1;
+    }
+    set_children(t, meta_dir, kv0);
+
+    uint32_t td0 = t->n;
+    for (uint64_t i = 0; i < m->nt; i++)
+        if (add_node(t, gg_name_escape(m->t[i].name, m->t[i].name_len), tens_dir, GG_C_TENSOR_DIR, mi, i))
+            return -1;
+    set_children(t, tens_dir, td0);
+    for (uint64_t i = 0; i < m->nt; i++) {
+        uint32_t d = td0 + (uint32_t)i, f0 = t->n;
+        if (add_node(t, strdup("raw"), d, GG_C_RAW, mi, i) || add_node(t, strdup("f32"), d, GG_C_F32, mi, i) ||
+            add_node(t, strdup("info.json"), d, GG_C_INFO_JSON, mi, i) ||
+            add_node(t, strdup("stats"), d, GG_C_STATS, mi, i))
+            return -1;
+        set_children(t, d, f0);
+    }
+    return 0;
+}
+
+static uint64_t name_hash(uint32_t parent, const char *name)
+{
+    uint64_t h = 1469598103934665603ull ^ ((uint64_t)parent * 0x9E3779B97F4A7C15ull);
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    return h;
+}
+
+static int build_hash(gg_tree *t)
+{
+    uint32_t cap = 64;
+    while (cap < 2 * t->n)
+        cap *= 2;
+    t->hash = calloc(cap, sizeof *t->hash);
+    if (!t->hash)
+        return -1;
+    t->hash_cap = cap;
+    for (uint32_t i = 1; i < t->n; i++) {
+        uint64_t k = name_hash(t->nodes[i].parent, t->nodes[i].name) & (cap - 1);
+        while (t->hash[k])
+            k = (k + 1) & (cap - 1);
+        t->hash[k] = i + 1;
+    }
+    return 0;
+}
+
+uint32_t gg_tree_lookup(const gg_tree *t, uint32_t parent, const char *name)
+{
+    uint64_t k = name_hash(parent, name) & (t->hash_cap - 1);
+    for (; t->hash[k]; k = (k + 1) & (t->hash_cap - 1)) {
+        const gg_node *n = &t->nodes[t->hash[k] - 1];
+        if (n->parent == parent && strcmp(n->name, name) == 0)
+            return t->hash[k] - 1;
+    }
+    return UINT32_MAX;
+}
+
+/* Folder name of a model among several: file name without .gguf and
+ * without a -NNNNN-of-NNNNN shard suffix. */
+static char *model_dir_name(const char *base)
+{
+    size_t n = strlen(base);
+    if (n > 5 && strcmp(base + n - 5, ".gguf") == 0)
+        n -= 5;
+    /* "-00001-of-00003" is 15 characters. */
+    if (n > 15 && base[n - 15] == '-' && memcmp(base + n - 9, "-of-", 4) == 0) {
+        int digits = 1;
+        for (size_t i = n - 14; i < n; i++)
+            if (i != n - 9 && i != n - 8 && i != n - 7 && i != n - 6 && (base[i] < '0' || base[i] > '9'))
+                digits = 0;
+        if (digits)
+            n -= 15;
+    }
+    return gg_name_escape(base, n);
+}
+
+int gg_tree_build(gg_tree *t, gg_model **models, int n_models, gg_reader *reader, char *err)
+{
+    memset(t, 0, sizeof *t);
+    t->models = models;
+    t->n_models = n_models;
+    t->reader = reader;
+    pthread_mutex_init(&t->gen_lock, NULL);
+    if (add_node(t, strdup(""), 0, GG_C_DIR, 0, 0))
+        goto oom;
+    if (n_models == 1) {
+        if (build_layout(t, 0, 0, 1))
+            goto oom;
+    } else {
+        t->model_dirs = calloc((size_t)n_models, sizeof *t->model_dirs);
+        if (!t->model_dirs)
+            goto oom;
+        for (int i = 0; i < n_models; i++) {
+            char *name = model_dir_name(models[i]->base);
+            if (!name || !*name || strcmp(name, ".stats") == 0) {
+                free(name);
+                name = strdup("model");
+            }
+            /* Clashes get ~2, ~3, ... in command-line order. */
+            for (int k = 2;; k++) {
+                int clash = 0;
+                for (int j = 0; j < i; j++)
+                    clash |= strcmp(t->model_dirs[j], name) == 0;
+                if (!clash)
+                    break;
+                char *base = t->model_dirs[i] ? t->model_dirs[i] : model_dir_name(models[i]->base);
+                char *alt = NULL;
+                if (asprintf(&alt, "%s~%d", base && *base ? base : "model", k) < 0)
+                    alt = NULL;
+                if (base != t->model_dirs[i])
+                    free(base);
+                free(name);
+                name = alt;
+                if (!name)
+                    goto oom;
+            }
+            t->model_dirs[i] = name;
+        }
+        for (int i = 0; i < n_models; i++)
+            if (add_node(t, strdup(t->model_dirs[i]), 0, GG_C_DIR, (uint16_t)i, 0))
+                goto oom;
+        if (add_node(t, strdup(".stats"), 0, GG_C_CACHE_STATS, 0, 0))
+            goto oom;
+        set_children(t, 0, 1);
+        for (int i = 0; i < n_models; i++)
+            if (build_layout(t, 1 + (uint32_t)i, (uint16_t)i, 0))
+                goto oom;
+    }
+    if (build_hash(t))
+        goto oom;
+    return 0;
+oom:
+    snprintf(err, GG_ERR_LEN, "out of memory building the tree");
+    gg_tree_free(t);
+    return -1;
+}
+
+void gg_tree_free(gg_tree *t)
+{
+    for (uint32_t i = 0; i < t->n; i++) {
+        free(t->nodes[i].name);
+        free(atomic_load(&t->nodes[i].text));
+    }
+    free(t->nodes);
+    free(t->hash);
+    if (t->model_dirs)
+        for (int i = 0; i < t->n_models; i++)
+            free(t->model_dirs[i]);
+    free(t->model_dirs);
+    pthread_mutex_destroy(&t->gen_lock);
+    memset(t, 0, sizeof *t);
+}
+
+const gg_tensor *gg_tree_tensor(const gg_tree *t, uint32_t node, const gg_model **m)
+{
+    const gg_node *n = &t->nodes[node];
+    switch (n->content) {
+    case GG_C_TENSOR_DIR: case GG_C_RAW: case GG_C_F32: case GG_C_INFO_JSON: case GG_C_STATS:
+        break;
+    default:
+        return NULL;
+    }
+    const gg_model *mm = t->models[n->model];
+    if (m)
+        *m = mm;
+    return &mm->t[n->arg];
+}
+
+/* ---- content ---- */
+
+static void shape_json(cJSON *o, const char *key, const gg_tinfo *ti, int numpy)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, key);
+    for (uint32_t d = 0; d < ti->n_dims; d++) {
+        uint32_t k = numpy ? ti->n_dims - 1 - d : d;
+        char num[32];
+        snprintf(num, sizeof num, "%" PRIu64, ti->ne[k]);
+        cJSON_AddItemToArray(a, cJSON_CreateRaw(num));
+    }
+}
+
+static void add_u64(cJSON *o, const char *key, uint64_t v)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%" PRIu64, v);
+    cJSON_AddRawToObject(o, key, num);
+}
+
+/* True if the file carries PrismML Hadamard keys naming this tensor (or
+ * naming none, which then applies to all its PTQ1_0 / PQ2_0 tensors). */
+static int hadamard_folded(const gg_model *m, const gg_tensor *ts)
+{
+    if (!ts->type || (strcmp(ts->type->name, "PTQ1_0") != 0 && strcmp(ts->type->name, "PQ2_0") != 0))
+        return 0;
+    int any = 0;
+    for (uint64_t i = 0; i < m->f->n_kv; i++) {
+        const gg_kv *kv = &m->f->kv[i];
+        if (kv->key.len >= 15 && memcmp(gg_str_ptr(m->f, kv->key), "prism.hadamard.", 15) == 0)
+            any = 1;
+    }
+    if (!any)
+        return 0;
+    int64_t k = gg_find_key(m->f, "prism.hadamard.weight_names");
+    if (k < 0 || m->f->kv[k].type != GG_VT_ARR || m->f->kv[k].arr_type != GG_VT_STR)
+        return 1;
+    const gg_kv *kv = &m->f->kv[k];
+    uint64_t pos = kv->val + 4 + (m->f->version == 1 ? 4 : 8);
+    for (uint64_t i = 0; i < kv->arr_n; i++) {
+        uint64_t len = 0;
+        int lb = m->f->version == 1 ? 4 : 8;
+        for (int b = 0; b < lb; b++)
+            len |= (uint64_t)m->f->hdr[pos + b] << (8 * b);
+        pos += lb;
+        if (len == ts->name_len && memcmp(m->f->hdr + pos, ts->name, len) == 0)
+            return 1;
+        pos += len;
+    }
+    return 0;
+}
+
+void gg_tensor_info_json(const gg_model *m, const gg_tensor *ts, gg_buf *out)
+{
+    const gg_tinfo *ti = ts->info;
+    cJSON *o = cJSON_CreateObject();
+    gg_buf s = {0};
+    gg_json_string(&s, ts->name, ts->name_len);
+    cJSON_AddRawToObject(o, "name", s.p ? s.p : "\"\"");
+    gg_buf_free(&s);
+    if (ts->type)
+        cJSON_AddStringToObject(o, "type", ts->type->name);
+    else
+        cJSON_AddNullToObject(o, "type");
+    add_u64(o, "type_id", ti->type_id);
+    if (ts->type)
+        cJSON_AddStringToObject(o, "dialect", gg_dialect_name(ts->type->dialects));
+    shape_json(o, "dims", ti, 0);
+    shape_json(o, "shape", ti, 1);
+    add_u64(o, "n_elements", ti->nelems);
+    add_u64(o, "offset", ts->abs_offset);
+    add_u64(o, "data_offset", ti->offset);
+    add_u64(o, "bytes", ts->nbytes);
+    if (ts->size_from_space)
+        cJSON_AddStringToObject(o, "bytes_note",
+                                "type unknown: size taken up to the next tensor or the end of the file");
+    if (ts->type) {
+        const gg_type *ty = ts->type;
+        cJSON *b = cJSON_AddObjectToObject(o, "layout");
+        add_u64(b, "block_elements", ty->block_elems);
+        add_u64(b, "block_bytes", ty->block_bytes);
+        add_u64(b, "row_meta_bytes", ty->row_meta_bytes);
+        add_u64(b, "rows_interleaved", ty->rows_interleaved);
+        if (ti->nelems) {
+            char bpw[32];
+            snprintf(bpw, sizeof bpw, "%.4f", ts->nbytes * 8.0 / (double)ti->nelems);
+            cJSON_AddRawToObject(o, "bits_per_weight", bpw);
+        }
+    }
+    add_u64(o, "f32_bytes", ti->nelems * 4);
+    cJSON_AddBoolToObject(o, "f32_readable", ts->type && !ts->why);
+    if (ts->why)
+        cJSON_AddStringToObject(o, "error", ts->why);
+    if (ts->resolution)
+        cJSON_AddStringToObject(o, "resolution", ts->resolution);
+    if (ts->type && ts->type->note)
+        cJSON_AddStringToObject(o, "note", ts->type->note);
+    if (hadamard_folded(m, ts))
+        cJSON_AddStringToObject(o, "hadamard",
+                                "weights are stored Hadamard-rotated (prism.hadamard.* keys); f32 shows "
+                                "the stored values, without the inverse transform");
+    char *txt = cJSON_Print(o);
+    if (txt) {
+        gg_buf_puts(out, txt);
+        gg_buf_put(out, "\n", 1);
+        cJSON_free(txt);
+    } else {
+        out->oom = 1;
+    }
+    cJSON_Delete(o);
+}
+
+/* Tab-separated field: escape backslash, tab, newline, CR. */
+static void tsv_field(gg_buf *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '\\' || c == '\t' || c == '\n' || c == '\r') {
+            gg_buf_put(out, "\\", 1);
+            gg_buf_put(out, c == '\\' ? "\\" : c == '\t' ? "t" : c == '\n' ? "n" : "r", 1);
+        } else {
+            gg_buf_put(out, &c, 1);
+        }
+    }
+}
+
+static void tensors_tsv(const gg_model *m, gg_buf *out)
+{
+    gg_buf_puts(out, "name\ttype\ttype_id\tdims\tn_elements\toffset\tbytes\n");
+    for (uint64_t i = 0; i < m->nt; i++) {
+        const gg_tensor *ts = &m->t[i];
+        tsv_field(out, ts->name, ts->name_len);
+        gg_buf_printf(out, "\t%s\t%" PRIu32 "\t", ts->type ? ts->type->name : "unknown", ts->info->type_id);
+        for (uint32_t d = 0; d < ts->info->n_dims; d++)
+            gg_buf_printf(out, d ? ",%" PRIu64 : "%" PRIu64, ts->info->ne[d]);
+        gg_buf_printf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", ts->info->nelems, ts->abs_offset,
+                      ts->nbytes);
+    }
+}
+
+static void types_tsv(const gg_model *m, gg_buf *out)
+{
+    gg_buf_puts(out, "type\ttype_id\tdialect\ttensors\tbytes\n");
+    /* Distinct (type, id) pairs in order of first appearance. */
+    for (uint64_t i = 0; i < m->nt; i++) {
+        const gg_tensor *a = &m->t[i];
+        int seen = 0;
+        for (uint64_t j = 0; j < i && !seen; j++)
+            seen = m->t[j].type == a->type && m->t[j].info->type_id == a->info->type_id;
+        if (seen)
+            continue;
+        uint64_t count = 0, bytes = 0;
+        for (uint64_t j = i; j < m->nt; j++) {
+            if (m->t[j].type == a->type && m->t[j].info->type_id == a->info->type_id) {
+                count++;
+                bytes += m->t[j].nbytes;
+            }
+        }
+        gg_buf_printf(out, "%s\t%" PRIu32 "\t%s\t%" PRIu64 "\t%" PRIu64 "\n",
+                      a->type ? a->type->name : "unknown", a->info->type_id,
+                      a->type ? gg_dialect_name(a->type->dialects) : "-", count, bytes);
+    }
+}
+
+/* Decode the whole tensor in chunks; count, min, max, mean, std, NaN, Inf, zeros. */
+static int tensor_stats(gg_tree *t, const gg_model *m, const gg_tensor *ts, gg_buf *out)
+{
+    if (!ts->type || ts->why)
+        return -EIO;
+    const uint64_t chunk = 1u << 20;
+    uint64_t n = ts->layout.nelems, nan = 0, inf = 0, zero = 0, finite = 0;
+    double sum = 0, sumsq = 0, mn = INFINITY, mx = -INFINITY;
+    float *buf = malloc(chunk * sizeof(float));
+    if (!buf)
+        return -ENOMEM;
+    /* Chunks aligned to the decode granule so no block is decoded twice. */
+    uint64_t g = gg_layout_granule(&ts->layout), step = chunk / g * g;
+    if (step == 0) {
+        free(buf);
+        buf = malloc(g * sizeof(float));
+        step = g;
+        if (!buf)
+            return -ENOMEM;
+    }
+    int rc = 0;
+    for (uint64_t e = 0; e < n && rc == 0; e += step) {
+        uint64_t e1 = e + step < n ? e + step : n;
+        rc = gg_decode_elems(t->reader, m, ts, e, e1, buf);
+        for (uint64_t i = 0; rc == 0 && i < e1 - e; i++) {
+            float v = buf[i];
+            if (isnan(v)) {
+                nan++;
+                continue;
+            }
+            if (v == 0)
+                zero++;
+            if (v < mn)
+                mn = v;
+            if (v > mx)
+                mx = v;
+            if (isinf(v)) {
+                inf++;
+                continue;
+            }
+            finite++;
+            sum += v;
+            sumsq += (double)v * v;
+        }
+    }
+    free(buf);
+    if (rc)
+        return rc;
+    char a[32], b[32], c[32], d[32];
+    double mean = finite ? sum / finite : NAN;
+    double var = finite ? sumsq / finite - mean * mean : NAN;
+    if (var < 0)
+        var = 0;
+    gg_fmt_f32(a, n - nan ? (float)mn : NAN);
+    gg_fmt_f32(b, n - nan ? (float)mx : NAN);
+    gg_fmt_f64(c, mean);
+    gg_fmt_f64(d, sqrt(var));
+    gg_buf_printf(out, "count %" PRIu64 "\nmin %s\nmax %s\nmean %s\nstd %s\nnan %" PRIu64 "\ninf %" PRIu64
+                  "\nzeros %" PRIu64 "\n", n, a, b, c, d, nan, inf, zero);
+    return 0;
+}
+
+/* Make the text of node i; 0 or -errno. */
+static int generate(gg_tree *t, uint32_t i, gg_buf *out)
+{
+    const gg_node *n = &t->nodes[i];
+    const gg_model *m = t->models[n->model];
+    switch (n->content) {
+    case GG_C_KV:
+        gg_render_kv_text(m->f, &m->f->kv[n->arg], out);
+        break;
+    case GG_C_METADATA_JSON:
+        gg_render_metadata_json(m->f, out);
+        break;
+    case GG_C_TENSORS_TSV:
+        tensors_tsv(m, out);
+        break;
+    case GG_C_TYPES_TSV:
+        types_tsv(m, out);
+        break;
+    case GG_C_INFO_JSON:
+        gg_tensor_info_json(m, &m->t[n->arg], out);
+        break;
+    case GG_C_STATS: {
+        int rc = tensor_stats(t, m, &m->t[n->arg], out);
+        if (rc)
+            return rc;
+        break;
+    }
+    case GG_C_CACHE_STATS:
+        gg_reader_stats_text(t->reader, out);
+        break;
+    default:
+        return -EINVAL;
+    }
+    return out->oom ? -ENOMEM : 0;
+}
+
+/* The node's cached text, generated on first use. */
+static int text_of(gg_tree *t, uint32_t i, gg_text **res)
+{
+    gg_node *n = &t->nodes[i];
+    gg_text *txt = atomic_load_explicit(&n->text, memory_order_acquire);
+    if (txt) {
+        *res = txt;
+        return 0;
+    }
+    gg_buf b = {0};
+    int rc = generate(t, i, &b);
+    if (rc) {
+        gg_buf_free(&b);
+        return rc;
+    }
+    txt = malloc(sizeof *txt + b.len + 1);
+    if (!txt) {
+        gg_buf_free(&b);
+        return -ENOMEM;
+    }
+    txt->len = b.len;
+    if (b.len)
+        memcpy(txt->data, b.p, b.len);
+    gg_buf_free(&b);
+    gg_text *expected = NULL;
+    if (!atomic_compare_exchange_strong(&n->text, &expected, txt)) {
+        free(txt); /* another thread made it first */
+        txt = expected;
+    }
+    *res = txt;
+    return 0;
+}
+
+/* Files whose size cannot be known without the work of reading them. */
+static int size_unknown(const gg_node *n) { return n->content == GG_C_STATS || n->content == GG_C_CACHE_STATS; }
+
+int64_t gg_tree_size(gg_tree *t, uint32_t i)
+{
+    const gg_node *n = &t->nodes[i];
+    const gg_model *m = t->models[n->model];
+    switch (n->content) {
+    case GG_C_DIR:
+    case GG_C_TENSOR_DIR:
+        return 0;
+    case GG_C_RAW:
+        return (int64_t)m->t[n->arg].nbytes;
+    case GG_C_F32:
+        return (int64_t)(m->t[n->arg].info->nelems * 4);
+    default:
+        break;
+    }
+    if (size_unknown(n)) {
+        gg_text *txt = atomic_load(&t->nodes[i].text);
+        return txt ? (int64_t)txt->len : 0;
+    }
+    gg_text *txt;
+    int rc = text_of(t, i, &txt);
+    return rc ? rc : (int64_t)txt->len;
+}
+
+static uint32_t uid_of(const gg_tree *t, const gg_node *n)
+{
+    uint32_t base = 0;
+    for (int i = 0; i < n->model; i++)
+        base += (uint32_t)t->models[i]->nt;
+    return base + (uint32_t)n->arg;
+}
+
+ssize_t gg_tree_read(gg_tree *t, uint32_t i, char *buf, size_t size, uint64_t off, gg_readahead *ra)
+{
+    const gg_node *n = &t->nodes[i];
+    const gg_model *m = t->models[n->model];
+    if (n->content == GG_C_RAW)
+        return gg_read_raw(t->reader, m, &m->t[n->arg], buf, size, off);
+    if (n->content == GG_C_F32)
+        return gg_read_f32(t->reader, m, &m->t[n->arg], uid_of(t, n), buf, size, off, ra);
+    if (gg_node_is_dir(n))
+        return -EISDIR;
+    gg_buf live = {0};
+    const char *data;
+    size_t len;
+    gg_text *txt = NULL;
+    if (n->content == GG_C_CACHE_STATS) {
+        gg_reader_stats_text(t->reader, &live);
+        if (live.oom) {
+            gg_buf_free(&live);
+            return -ENOMEM;
+        }
+        data = live.p, len = live.len;
+    } else {
+        int rc = text_of(t, i, &txt);
+        if (rc)
+            return rc;
+        data = txt->data, len = txt->len;
+    }
+    ssize_t got = 0;
+    if (off < len) {
+        got = (ssize_t)(size < len - off ? size : len - off);
+        memcpy(buf, data + off, (size_t)got);
+    }
+    gg_buf_free(&live);
+    return got;
+}
