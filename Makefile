@@ -14,7 +14,7 @@ BUILD ?= build
 ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
 X86 := $(if $(findstring x86_64,$(ARCH)),1,)
 
-FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null || echo -I/usr/include/fuse3)
 FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
 
 # -ffp-contract=off: never fuse a multiply and an add the reference does not fuse.
@@ -39,7 +39,7 @@ APP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter src/main.c src/fuse.c,$(wildcard
 
 TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
 
-.PHONY: all check demo bench fuzz install clean deps check-unit check-e2e
+.PHONY: all check check-run demo bench fuzz install clean deps tests
 all: gguffs
 
 gguffs: $(LIB_OBJ) $(APP_OBJ)
@@ -76,11 +76,19 @@ tests: $(TEST_PROGS)
 deps:
 	@tests/deps.sh
 
-check: deps gguffs $(TEST_PROGS)
-	@tests/run.sh
+# Set-up first, then a fresh make that sees what set-up installed.
+check: deps
+	@$(MAKE) --no-print-directory check-run
 
-demo: deps gguffs
+check-run: gguffs tests
+	@BUILD=$(BUILD) tests/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory gguffs
 	@tests/demo.sh
+
+# Fragments that add targets (fuzzing, sanitizers, benchmarks).
+-include tests/*.mk bench/*.mk
 
 clean:
 	rm -rf $(BUILD) gguffs

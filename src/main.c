@@ -202,7 +202,10 @@ int main(int argc, char **argv)
             return GG_EXIT_OK;
         }
         if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
-            printf("gguffs %s (libfuse %d)\n", GGUFFS_VERSION, fuse_version());
+            printf("gguffs %s (libfuse %d)\nsimd paths:", GGUFFS_VERSION, fuse_version());
+            for (int k = 0; k <= (int)gg_isa_detect(); k++)
+                printf(" %s", gg_isa_name((gg_isa)k));
+            printf("\n");
             return GG_EXIT_OK;
         }
         if (!strcmp(argv[i], "--dump"))

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Install what building and testing need, on Debian, when it is missing.
+# As root it runs apt-get; otherwise it prints the command and fails.
+set -u
+pkgs=""
+need() { pkgs="$pkgs $1"; }
+command -v cc >/dev/null 2>&1 || need gcc
+command -v make >/dev/null 2>&1 || need make
+command -v pkg-config >/dev/null 2>&1 || need pkg-config
+pkg-config --exists fuse3 2>/dev/null || need libfuse3-dev
+[ -f /usr/include/cjson/cJSON.h ] || need libcjson-dev
+command -v fusermount3 >/dev/null 2>&1 || need fuse3
+command -v getfattr >/dev/null 2>&1 || need attr
+[ -x /usr/bin/python3 ] || need python3
+/usr/bin/python3 -c 'import numpy' 2>/dev/null || need python3-numpy
+command -v clang >/dev/null 2>&1 || need clang
+# Sanitizer and libFuzzer runtimes for clang.
+clang_rt=$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a 2>/dev/null | head -n 1)
+[ -n "$clang_rt" ] || [ "$(uname -m)" != x86_64 ] || need libclang-rt-dev
+command -v valgrind >/dev/null 2>&1 || need valgrind
+[ -z "$pkgs" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+    echo "missing packages:$pkgs" >&2
+    echo "install them with: sudo apt-get update && sudo apt-get install -y$pkgs" >&2
+    exit 1
+fi
+echo "installing:$pkgs" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq && apt-get install -y -qq $pkgs >/dev/null || {
+    echo "apt-get install failed for:$pkgs" >&2
+    exit 1
+}

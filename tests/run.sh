@@ -1,0 +1,37 @@
+#!/bin/sh
+# Run every test: unit tests, decoders against the reference vectors on
+# every SIMD path this CPU has, SIMD == scalar property tests, then the
+# suites in tests/check.d/ (most of them mount for real).
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+export BUILD
+failed=""
+run() { # run NAME command...
+    name=$1
+    shift
+    echo "== $name"
+    if ! "$@"; then
+        failed="$failed $name"
+    fi
+}
+
+for t in "$BUILD"/tests/test_*; do
+    [ -x "$t" ] && run "$(basename "$t")" "$t"
+done
+
+for isa in scalar avx2 avx512; do
+    run "decoders-$isa" env STRICT=1 tests/decode_all.sh "$isa"
+done
+run simd-property "$BUILD"/tests/simd_prop
+
+for s in tests/check.d/*.sh; do
+    [ -f "$s" ] && run "$(basename "$s" .sh)" sh "$s"
+done
+
+echo
+if [ -n "$failed" ]; then
+    echo "make check: FAILED:$failed"
+    exit 1
+fi
+echo "make check: all passed"
