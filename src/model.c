@@ -151,6 +151,10 @@ static void note(char **s, const char *fmt, ...)
     *s = joined;
 }
 
+/* Ids that other programs use for layouts we do not know (ik_llama.cpp's
+ * deprecated IQ2_TN and IQ1_TN at 142 and 143): a candidate must fit exactly. */
+static int contested_id(uint32_t id) { return id == 142 || id == 143; }
+
 /* Decide t->type for one tensor. Returns the chosen type or NULL. */
 static const gg_type *resolve(gg_model *m, gg_tensor *t, const gg_open_opts *o)
 {
@@ -196,20 +200,21 @@ static const gg_type *resolve(gg_model *m, gg_tensor *t, const gg_open_opts *o)
         fit[nf] = cand[i];
         fit_bytes[nf++] = nb;
     }
-    if (nf > 1) {
-        /* Prefer a tight fit: what is left over is only alignment padding. */
+    /* Where an id has several meanings, only a tight fit counts (what is left
+     * over is alignment padding): a layout that leaves bytes unused is as
+     * likely to be a wrong guess as a right one. */
+    if (!forced && (nc > 1 || contested_id(ti->type_id))) {
         size_t k = 0;
         for (size_t i = 0; i < nf; i++) {
             if (t->space - fit_bytes[i] < m->shards[t->shard].f.alignment) {
                 fit[k] = fit[i];
                 fit_bytes[k++] = fit_bytes[i];
             } else {
-                note(&reasons, "%s set aside: leaves %" PRIu64 " bytes unused", fit[i]->name,
-                     t->space - fit_bytes[i]);
+                note(&reasons, "%s rejected: leaves %" PRIu64 " of the %" PRIu64 " bytes unused",
+                     fit[i]->name, t->space - fit_bytes[i], t->space);
             }
         }
-        if (k > 0)
-            nf = k;
+        nf = k;
     }
     if (nf > 1 && m->dialect_hint) {
         size_t k = 0;
@@ -350,22 +355,20 @@ static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_op
                                  t->type->note ? ": " : "", t->type->note ? t->type->note : "");
             continue;
         }
-        /* Unknown: serve the bytes up to the next tensor. An id whose every
-         * layout runs past the end of the file means the file is truncated. */
+        /* Unknown: serve the bytes up to the next tensor. */
         const gg_type *c[16];
         size_t n = gg_types_for_id(ti->type_id, c, 16);
-        int past_eof = n > 0;
         uint64_t need = UINT64_MAX;
         for (size_t j = 0; j < n; j++) {
             if (c[j]->flags & GG_TYPE_VARIANT)
                 continue;
             uint64_t nb = gg_type_nbytes(c[j], ti->ne[0], nrows_of(ti), NULL);
-            if ((nb == 0 && ti->nelems) || t->abs_offset + nb <= sh->size)
-                past_eof = 0;
-            else if (nb < need)
+            if ((nb || !ti->nelems) && t->abs_offset + nb > sh->size && nb < need)
                 need = nb;
         }
-        if (past_eof && end == sh->size && need != UINT64_MAX) {
+        /* The last tensor: a layout that runs past the end, and none that
+         * fits exactly, means the file was cut short. */
+        if (end == sh->size && need != UINT64_MAX) {
             rc = fail(err, GG_EXIT_MALFORMED,
                       "%s: tensor %" PRIu64 " \"%s\": data [%" PRIu64 ", %" PRIu64
                       ") ends past end of file (%" PRIu64 ")", sh->path, i, nm, t->abs_offset,

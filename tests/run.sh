@@ -26,7 +26,7 @@ done
 run simd-property "$BUILD"/tests/simd_prop
 
 for s in tests/check.d/*.sh; do
-    [ -f "$s" ] && run "$(basename "$s" .sh)" sh "$s"
+    [ -f "$s" ] && run "$(basename "$s" .sh)" bash "$s"
 done
 
 echo
