@@ -39,7 +39,7 @@ APP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter src/main.c src/fuse.c,$(wildcard
 
 TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
 
-.PHONY: all check check-run demo bench fuzz install clean deps tests
+.PHONY: all check check-run demo bench fuzz install uninstall clean deps tests
 all: gguffs
 
 gguffs: $(LIB_OBJ) $(APP_OBJ)
@@ -89,6 +89,14 @@ demo: deps
 
 # Fragments that add targets (fuzzing, sanitizers, benchmarks).
 -include tests/*.mk bench/*.mk
+
+install: gguffs
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 gguffs $(DESTDIR)$(PREFIX)/bin/gguffs
+	install -m 644 man/gguffs.1 $(DESTDIR)$(PREFIX)/share/man/man1/gguffs.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/gguffs $(DESTDIR)$(PREFIX)/share/man/man1/gguffs.1
 
 clean:
 	rm -rf $(BUILD) gguffs

@@ -1,0 +1,156 @@
+#!/bin/bash
+# At home in the Unix toolbox: the README tour, split models, several models
+# in one mount, stats, --dump, --verify, --help/--version, make install,
+# mount(8) and fstab.
+. "$(dirname "$0")/../lib.sh"
+cd "$TOP"
+M=$TMP/m
+
+# --- the README's quick tour, as written (mount point moved into $TMP)
+awk '/^## Quick tour/ { on = 1 } on && /^```sh$/ { inb = 1; next } inb && /^```$/ { exit } inb' README.md \
+    | sed "s|/tmp/model|$TMP/model|g" > "$TMP/tour.sh"
+MOUNTS="$MOUNTS $TMP/model"
+check "README tour extracted" [ "$(wc -l < "$TMP/tour.sh")" -gt 20 ]
+PATH=/usr/bin:$PATH bash -e "$TMP/tour.sh" > "$TMP/tour.out" 2>&1
+check "README tour runs" [ $? = 0 ]
+for want in "llama" "blk.0.attn_q.weight" "Q8_0 19584" "(128, 128) float32" 'user.gguf.shape="16,128"' \
+    "count 2048" "same tensors" "norm identical" "attn_q differs" "max |f16 - q8_0| ="; do
+    check "README tour prints '$want'" grep -qF "$want" "$TMP/tour.out"
+done
+check "README tour leaves nothing mounted" sh -c "! grep -qs ' $TMP/model fuse' /proc/mounts"
+
+# --- split models (gguf-split layout): any shard mounts the whole model
+$PY - "$TMP" <<'PY'
+import sys
+sys.path.insert(0, "tests")
+import gguf_tool as g
+tmp = sys.argv[1]
+src = "tests/data/mainline/mainline.gguf"
+b = open(src, "rb").read()
+h = g.read(b)
+rows = [l.rstrip("\n").split("\t") for l in open("tests/data/mainline/manifest.tsv")][1:]
+size = {r[0].encode(): int(r[5]) for r in rows}
+ts = [(t["name"], t["dims"], t["type"], b[h.data_offset + t["offset"]:h.data_offset + t["offset"] + size[t["name"]]])
+      for t in h.tensors]
+kvs = [(k, t, v) for k, t, v, _ in h.kvs]
+parts = [ts[:30], ts[30:50], ts[50:]]
+for i, p in enumerate(parts):
+    split = [("split.no", g.U16, i), ("split.count", g.U16, 3), ("split.tensors.count", g.I32, len(ts))]
+    g.write(f"{tmp}/split-0000{i+1}-of-00003.gguf", kvs=(kvs + split) if i == 0 else split, tensors=p)
+# a set whose count disagrees
+for i, p in enumerate(parts[:2]):
+    split = [("split.no", g.U16, i), ("split.count", g.U16, 2), ("split.tensors.count", g.I32, 99)]
+    g.write(f"{tmp}/bad-0000{i+1}-of-00002.gguf", kvs=split, tensors=p)
+PY
+for shard in 1 2 3; do
+    mount_model "$M" "$TMP/split-0000$shard-of-00003.gguf" &&
+        check "split: shard $shard mounts the whole model" $PY tests/check_tensors.py "$M" \
+            tests/data/mainline/manifest.tsv tests/data/mainline/mainline.gguf --f32-only
+    check "split: metadata from the first shard" [ "$(cat "$M/metadata/general.architecture")" = llama ]
+    check "split: all tensors listed" [ "$(ls "$M/tensors" | wc -l)" = 72 ]
+    unmount "$M"
+done
+mv "$TMP/split-00002-of-00003.gguf" "$TMP/away.gguf"
+"$GGUFFS" "$TMP/split-00001-of-00003.gguf" "$M" 2> "$TMP/err"
+rc=$?
+check "split: missing shard is an error naming it" grep -q "split-00002-of-00003.gguf: missing shard 2 of 3" "$TMP/err"
+check "split: missing shard exit status 3" [ $rc = 3 ]
+mv "$TMP/away.gguf" "$TMP/split-00002-of-00003.gguf"
+"$GGUFFS" "$TMP/bad-00001-of-00002.gguf" "$M" 2> "$TMP/err"
+rc=$?
+check "split: tensor count checked" grep -q "split.tensors.count says 99" "$TMP/err"
+check "split: bad count exit status 5" [ $rc = 5 ]
+
+# --- several models in one mount
+mkdir -p "$TMP/other"
+cp tests/data/mainline/mainline.gguf "$TMP/other/mainline.gguf"
+mount_model "$M" tests/data/mainline/mainline.gguf "$TMP/other/mainline.gguf" tests/data/ik/ik.gguf \
+    "$TMP/split-00002-of-00003.gguf"
+check "models: one folder each, clash suffixed, shard suffix dropped" \
+    [ "$(ls -AU "$M" | tr '\n' ' ')" = "mainline mainline~2 ik split .stats " ]
+check "models: cmp across models" cmp -s "$M/mainline/tensors/Q4_K/f32" "$M/mainline~2/tensors/Q4_K/f32"
+check "models: diff of listings" diff <(ls "$M/mainline/tensors") <(ls "$M/split/tensors")
+check "models: different models differ" bash -c "! diff -q <(ls '$M/mainline/tensors') <(ls '$M/ik/tensors') >/dev/null 2>&1" 
+check "models: ik decodes" cmp -s "$M/ik/tensors/IQ4_KS/f32" tests/data/ik/f32/IQ4_KS.f32
+unmount "$M"
+
+# --- stats against numpy
+mount_model "$M" tests/data/mainline/mainline.gguf
+check "stats agree with numpy" $PY - "$M" <<'PY'
+import sys, numpy as np
+m = sys.argv[1]
+for name in ("Q4_K", "rand.F32", "rand.MXFP4", "F16", "output_norm.weight"):
+    want = np.fromfile(f"tests/data/mainline/f32/{name}.f32", "<f4")
+    got = dict(l.split() for l in open(f"{m}/tensors/{name}/stats"))
+    fin = want[np.isfinite(want)].astype(np.float64)
+    assert int(got["count"]) == want.size, (name, got)
+    assert int(got["nan"]) == np.isnan(want).sum() and int(got["inf"]) == np.isinf(want).sum(), (name, got)
+    assert int(got["zeros"]) == (want == 0).sum(), (name, got)
+    assert np.float32(got["min"]) == np.nanmin(want) and np.float32(got["max"]) == np.nanmax(want), (name, got)
+    assert abs(float(got["mean"]) - fin.mean()) <= 1e-9 * max(1, abs(fin).max()), (name, got, fin.mean())
+    assert abs(float(got["std"]) - fin.std()) <= 1e-6 * max(1, fin.std()), (name, got, fin.std())
+PY
+unmount "$M"
+$PY -c "
+import sys; sys.path.insert(0, 'tests'); import gguf_tool as g
+g.write('$TMP/odd.gguf', tensors=[('odd', [64], 250, bytes(64))])"
+mount_model "$M" "$TMP/odd.gguf"
+check "stats of an undecodable tensor: EIO" $PY -c "
+import errno
+try:
+    open('$M/tensors/odd/stats').read(); raise SystemExit(1)
+except OSError as e:
+    assert e.errno == errno.EIO, e"
+unmount "$M"
+
+# --- --dump, --verify, --help, --version
+"$GGUFFS" --dump tests/data/mainline/mainline.gguf > "$TMP/dump"
+check "dump: exit 0" [ $? = 0 ]
+check "dump: header line" grep -q "GGUF version 3, 66 key/value pairs, 72 tensors, alignment 32, data at 58016" "$TMP/dump"
+check "dump: long arrays shortened" grep -q "tokenizer.ggml.tokens = \[2000 x str\] <unk>, <s>, </s>.*(1992 more)" "$TMP/dump"
+check "dump: tensor table" grep -qE "Q4_K +\(5, 1024\) +111520 +2880 +4.500  Q4_K" "$TMP/dump"
+check "dump --full: whole arrays" [ "$("$GGUFFS" --dump --full tests/data/mainline/mainline.gguf | grep -c '(1992 more)')" = 0 ]
+check "dump --json parses" $PY -c "
+import json, subprocess
+d = json.loads(subprocess.check_output(['$GGUFFS', '--dump', '--json', 'tests/data/ik/ik.gguf']))
+assert d['n_tensors'] == 73 and len(d['tensors']) == 73 and d['tensors'][5]['type'] == 'Q5_1', d['tensors'][5]
+assert d['metadata']['ref.tensor_types']['n'] == 73"
+"$GGUFFS" --verify tests/data/ik/ik.gguf > "$TMP/verify" 2>&1
+check "verify: clean model exits 0" [ $? = 0 ]
+check "verify: one line per tensor" [ "$(grep -c '	ok	0	0$' "$TMP/verify")" = 73 ]
+"$GGUFFS" --verify tests/data/mainline/mainline.gguf > "$TMP/verify" 2>&1
+check "verify: infinities reported, exit 9" [ $? = 9 ]
+check "verify: names the tensor" grep -q "^rand.MXFP4	MXFP4	non-finite	0	" "$TMP/verify"
+"$GGUFFS" --dump /nonexistent.gguf 2>/dev/null
+check "dump of a missing file: exit 3" [ $? = 3 ]
+"$GGUFFS" --help > "$TMP/help"
+check "--help exits 0" [ $? = 0 ]
+check "--help lists every -o option" sh -c "for o in cache_size page_size threads readahead simd types stq1_0_order direct_io max_threads; do grep -q \"\$o\" '$TMP/help' || exit 1; done"
+check "--version exits 0" "$GGUFFS" --version
+
+# --- make install, mount(8), fstab
+make -s install DESTDIR="$TMP/dest" PREFIX=/usr/local > /dev/null
+check "install: binary" [ -x "$TMP/dest/usr/local/bin/gguffs" ]
+check "install: man page" [ -f "$TMP/dest/usr/local/share/man/man1/gguffs.1" ]
+MODEL=$TOP/tests/data/mainline/mainline.gguf
+mkdir -p "$M"
+MOUNTS="$MOUNTS $M"
+mount -t fuse "$TMP/dest/usr/local/bin/gguffs#$MODEL" "$M" -o ro
+check "mount -t fuse prog#model" cmp -s "$M/tensors/Q4_K/f32" tests/data/mainline/f32/Q4_K.f32
+unmount "$M"
+# mount.fuse3 finds fuse.gguffs on its default PATH: borrow /usr/local/bin if free.
+if [ ! -e /usr/local/bin/gguffs ]; then
+    ln -s "$TMP/dest/usr/local/bin/gguffs" /usr/local/bin/gguffs
+    mount -t fuse.gguffs -o ro "$MODEL" "$M"
+    check "mount -t fuse.gguffs" cmp -s "$M/tensors/Q6_K/f32" tests/data/mainline/f32/Q6_K.f32
+    check "mounted as fuse.gguffs" grep -qs "^$MODEL $M fuse.gguffs ro," /proc/mounts
+    unmount "$M"
+    printf '%s %s fuse.gguffs ro,noauto 0 0\n' "$MODEL" "$M" > "$TMP/fstab"
+    mount -T "$TMP/fstab" "$M"
+    check "fstab line" cmp -s "$M/tensors/IQ4_XS/f32" tests/data/mainline/f32/IQ4_XS.f32
+    unmount "$M"
+    rm -f /usr/local/bin/gguffs
+else
+    echo "note: /usr/local/bin/gguffs exists; mount -t fuse.gguffs / fstab checks skipped"
+fi
+finish 60_toolbox
