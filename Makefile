@@ -39,11 +39,18 @@ APP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter src/main.c src/fuse.c,$(wildcard
 
 TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
 
-.PHONY: all check check-run demo bench fuzz install uninstall clean deps tests
+.PHONY: lib all check check-run demo bench fuzz install uninstall clean deps tests
 all: gguffs
 
 gguffs: $(LIB_OBJ) $(APP_OBJ)
 	$(CC) -o $@ $^ $(FUSE_LIBS) $(LDLIBS)
+
+# The core as a static library (no FUSE in it); `make lib CC=aarch64-linux-gnu-gcc
+# BUILD=build-arm` checks that it builds for another architecture. Link it
+# with --whole-archive: kernels are found through weak references.
+lib: $(BUILD)/libgguffs.a
+$(BUILD)/libgguffs.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
 
 $(BUILD)/src/%_avx2.o: src/%_avx2.c
 	@mkdir -p $(dir $@)

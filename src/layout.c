@@ -77,9 +77,9 @@ void gg_layout_bytes(const gg_layout *l, uint64_t e0, uint64_t e1, uint64_t *lo,
     }
 }
 
-/* Decode blocks [k0, k1) of one storage run whose block 0 is at `src`, into
- * output elements [e0, e1) (relative to the run's element 0). Whole blocks
- * go to dst directly, edge blocks through scratch. */
+/* Decode output elements [e0, e1) of one storage run whose block 0 is at
+ * `src` (positions relative to the run's element 0). Whole blocks go to dst
+ * directly, edge blocks through scratch (no type has blocks over 256). */
 static void decode_run(gg_kernel k, const gg_type *t, const uint8_t *meta, const uint8_t *src,
                        uint64_t e0, uint64_t e1, float *dst)
 {
@@ -96,17 +96,8 @@ static void decode_run(gg_kernel k, const gg_type *t, const uint8_t *meta, const
             e += n * be;
         } else {
             uint64_t take = be - in < e1 - e ? be - in : e1 - e;
-            if (be <= 256) {
-                k(meta, src + blk * bb, scratch, 1, 0);
-                memcpy(dst + (e - e0), scratch + in, take * sizeof(float));
-            } else {
-                float *tmp = malloc(be * sizeof(float));
-                if (!tmp)
-                    return;
-                k(meta, src + blk * bb, tmp, 1, 0);
-                memcpy(dst + (e - e0), tmp + in, take * sizeof(float));
-                free(tmp);
-            }
+            k(meta, src + blk * bb, scratch, 1, 0);
+            memcpy(dst + (e - e0), scratch + in, take * sizeof(float));
             e += take;
         }
     }
@@ -162,7 +153,7 @@ int gg_layout_decode(const gg_layout *l, gg_isa isa, const uint8_t *buf, uint64_
 {
     const gg_type *t = l->type;
     gg_kernel k = gg_type_kernel(t, isa);
-    if (!k)
+    if (!k || t->block_elems > 256)
         return -1;
     if (e0 >= e1)
         return 0;
