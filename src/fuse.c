@@ -8,6 +8,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,6 +28,8 @@ typedef struct ctx {
     const gg_fuse_opts *o;
     uid_t uid;
     gid_t gid;
+    char bdi[64];       /* the mount's /sys/class/bdi/MAJ:MIN; "" if unknown */
+    atomic_int bdi_set; /* read_ahead_kb written (or tried) */
 } ctx;
 
 static ctx *ctx_of(fuse_req_t req) { return fuse_req_userdata(req); }
@@ -66,6 +72,59 @@ static int fill_attr(ctx *c, uint32_t node, struct stat *st)
     st->st_size = size;
     st->st_blocks = (size + 511) / 512;
     return 0;
+}
+
+/* The mount's device number as "MAJ:MIN", from /proc/self/mountinfo (the
+ * last mount on mountpoint), without going through the mount itself. */
+static void find_bdi(ctx *c, const char *mountpoint)
+{
+    char real[PATH_MAX];
+    c->bdi[0] = 0;
+    if (!realpath(mountpoint, real))
+        return;
+    FILE *f = fopen("/proc/self/mountinfo", "r");
+    if (!f)
+        return;
+    char line[8192];
+    while (fgets(line, sizeof line, f)) {
+        /* ID PARENT MAJ:MIN ROOT MOUNTPOINT ...; octal escapes in paths. */
+        char dev[32], mp[PATH_MAX];
+        if (sscanf(line, "%*s %*s %31s %*s %4095s", dev, mp) != 2)
+            continue;
+        char *o = mp;
+        for (char *p = mp; *p; p++) {
+            if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' &&
+                p[3] <= '7') {
+                *o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+                p += 3;
+            } else {
+                *o++ = *p;
+            }
+        }
+        *o = 0;
+        if (!strcmp(mp, real))
+            snprintf(c->bdi, sizeof c->bdi, "%s", dev);
+    }
+    fclose(f);
+}
+
+/* Raise the mount's kernel read-ahead so page-cache reads reach us as 1 MiB
+ * requests (the kernel's 128 KiB default cannot be raised from init(): it
+ * is reset after it; from the first open() on it sticks). Root only;
+ * failures are ignored. */
+static void set_bdi_readahead(ctx *c)
+{
+    if (!c->o->read_ahead_kb || !c->bdi[0] || atomic_exchange(&c->bdi_set, 1))
+        return;
+    char path[128], val[32];
+    snprintf(path, sizeof path, "/sys/class/bdi/%s/read_ahead_kb", c->bdi);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    int n = snprintf(val, sizeof val, "%d\n", c->o->read_ahead_kb);
+    if (write(fd, val, (size_t)n) != n)
+        gg_log("%s: could not set read_ahead_kb", path);
+    close(fd);
 }
 
 static void op_init(void *userdata, struct fuse_conn_info *conn)
@@ -185,8 +244,12 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fi->direct_io = 1; /* size unknown until read: let reads run to EOF */
     } else {
         fi->keep_cache = 1;
-        if (c->o->direct_io && (n->content == GG_C_F32 || n->content == GG_C_RAW))
-            fi->direct_io = 1;
+        if (n->content == GG_C_F32 || n->content == GG_C_RAW) {
+            if (c->o->direct_io)
+                fi->direct_io = 1;
+            else
+                set_bdi_readahead(c);
+        }
     }
     if (n->content == GG_C_F32) {
         gg_readahead *ra = malloc(sizeof *ra);
@@ -209,9 +272,86 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     fuse_reply_err(req, 0);
 }
 
-/* Reply buffer of the calling FUSE thread, reused across requests. */
-static _Thread_local char *rbuf;
-static _Thread_local size_t rcap;
+/* Reply buffer of the calling FUSE thread, reused across requests; freed
+ * with the thread (the loop retires idle threads) through a thread key. */
+typedef struct rbuf {
+    char *p;
+    size_t cap;
+} rbuf;
+
+static pthread_key_t rbuf_key;
+static pthread_once_t rbuf_once = PTHREAD_ONCE_INIT;
+static int rbuf_key_ok;
+
+static void rbuf_free(void *v)
+{
+    rbuf *b = v;
+    free(b->p);
+    free(b);
+}
+
+static void rbuf_key_init(void) { rbuf_key_ok = pthread_key_create(&rbuf_key, rbuf_free) == 0; }
+
+static char *reply_buf(size_t size)
+{
+    pthread_once(&rbuf_once, rbuf_key_init);
+    if (!rbuf_key_ok)
+        return NULL;
+    rbuf *b = pthread_getspecific(rbuf_key);
+    if (!b) {
+        b = calloc(1, sizeof *b);
+        if (!b)
+            return NULL;
+        if (pthread_setspecific(rbuf_key, b) != 0) {
+            free(b);
+            return NULL;
+        }
+    }
+    if (size > b->cap || !b->p) {
+        char *p = realloc(b->p, size ? size : 1);
+        if (!p)
+            return NULL;
+        b->p = p;
+        b->cap = size;
+    }
+    return b->p;
+}
+
+/* The cache's number for a tensor: the same numbering as tree.c (tensors of
+ * all models in order). */
+static uint32_t tensor_uid(const gg_tree *t, const gg_node *n)
+{
+    uint32_t base = 0;
+    for (int i = 0; i < n->model; i++)
+        base += (uint32_t)t->models[i]->nt;
+    return base + (uint32_t)n->arg;
+}
+
+/* f32 reads are sent straight from the pinned cache pages: no copy in
+ * user space (the kernel copies once, into the page cache or the reader). */
+static void read_f32(fuse_req_t req, ctx *c, uint32_t node, size_t size, off_t off, struct fuse_file_info *fi)
+{
+    const gg_node *n = &c->tree->nodes[node];
+    const gg_model *m;
+    const gg_tensor *t = gg_tree_tensor(c->tree, node, &m);
+    char *buf = reply_buf(size);
+    if (!t || !buf) {
+        fuse_reply_err(req, t ? ENOMEM : EIO);
+        return;
+    }
+    gg_f32_ref ref;
+    ssize_t got = gg_read_f32_ref(c->tree->reader, m, t, tensor_uid(c->tree, n), buf, size, (uint64_t)off,
+                                  (gg_readahead *)(uintptr_t)fi->fh, &ref);
+    if (got < 0) {
+        fuse_reply_err(req, (int)-got);
+        return;
+    }
+    if (ref.niov)
+        fuse_reply_iov(req, ref.iov, ref.niov);
+    else
+        fuse_reply_buf(req, NULL, 0);
+    gg_f32_ref_release(c->tree->reader, &ref);
+}
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
@@ -221,20 +361,20 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
         fuse_reply_err(req, ENOENT);
         return;
     }
-    if (size > rcap) {
-        char *p = realloc(rbuf, size);
-        if (!p) {
-            fuse_reply_err(req, ENOMEM);
-            return;
-        }
-        rbuf = p;
-        rcap = size;
+    if (c->tree->nodes[node].content == GG_C_F32) {
+        read_f32(req, c, node, size, off, fi);
+        return;
     }
-    ssize_t got = gg_tree_read(c->tree, node, rbuf, size, (uint64_t)off, (gg_readahead *)(uintptr_t)fi->fh);
+    char *buf = reply_buf(size);
+    if (!buf) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    ssize_t got = gg_tree_read(c->tree, node, buf, size, (uint64_t)off, (gg_readahead *)(uintptr_t)fi->fh);
     if (got < 0)
         fuse_reply_err(req, (int)-got);
     else
-        fuse_reply_buf(req, rbuf, (size_t)got);
+        fuse_reply_buf(req, buf, (size_t)got);
 }
 
 static void op_statfs(fuse_req_t req, fuse_ino_t ino)
@@ -306,7 +446,7 @@ static const struct fuse_lowlevel_ops ops = {
 int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, const gg_fuse_opts *o)
 {
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-    ctx c = {tree, o, getuid(), getgid()};
+    ctx c = {.tree = tree, .o = o, .uid = getuid(), .gid = getgid()};
     struct fuse_session *se = fuse_session_new(&args, &ops, sizeof ops, &c);
     if (!se) {
         fuse_opt_free_args(&args);
@@ -322,6 +462,7 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
         rc = GG_EXIT_MOUNT_FAILED;
         goto out_signals;
     }
+    find_bdi(&c, mountpoint);
     if (fuse_daemonize(o->foreground) != 0) {
         rc = GG_EXIT_INTERNAL;
         goto out_unmount;
@@ -333,7 +474,7 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
         loop = fuse_session_loop(se);
     } else {
         struct fuse_loop_config *cfg = fuse_loop_cfg_create();
-        fuse_loop_cfg_set_clone_fd(cfg, 0);
+        fuse_loop_cfg_set_clone_fd(cfg, o->clone_fd ? 1 : 0);
         fuse_loop_cfg_set_max_threads(cfg, o->max_threads > 0 ? (unsigned)o->max_threads : 16);
         fuse_loop_cfg_set_idle_threads(cfg, 8);
         loop = fuse_session_loop_mt(se, cfg);

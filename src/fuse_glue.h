@@ -10,6 +10,9 @@ typedef struct gg_fuse_opts {
     int single_thread;
     int direct_io;   /* tensor files bypass the kernel page cache */
     int max_threads; /* FUSE worker threads; 0 = default */
+    int read_ahead_kb; /* the mount's kernel read-ahead (bdi), set at the first
+                          open; 0 = leave the kernel's (128 KiB) */
+    int clone_fd;    /* one /dev/fuse descriptor per worker thread */
 } gg_fuse_opts;
 
 /* Mount tree at mountpoint with the libfuse arguments argv (argv[0] is the

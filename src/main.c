@@ -5,6 +5,7 @@
 #include <fuse_lowlevel.h>
 #include <fuse_opt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,8 @@
 
 typedef struct options {
     char *cache_size, *page_size, *threads, *readahead, *simd, *types, *stq_order, *max_threads;
-    int direct_io;
+    char *read_ahead_kb;
+    int direct_io, clone_fd;
     char **pos; /* models..., mountpoint */
     int npos;
 } options;
@@ -30,7 +32,9 @@ static const struct fuse_opt opt_spec[] = {
     OPT("cache_size=%s", cache_size), OPT("page_size=%s", page_size), OPT("threads=%s", threads),
     OPT("readahead=%s", readahead),   OPT("simd=%s", simd),           OPT("types=%s", types),
     OPT("stq1_0_order=%s", stq_order), OPT("max_threads=%s", max_threads),
+    OPT("read_ahead_kb=%s", read_ahead_kb),
     {"direct_io", offsetof(options, direct_io), 1},
+    {"clone_fd", offsetof(options, clone_fd), 1},
     FUSE_OPT_END,
 };
 
@@ -67,12 +71,14 @@ static void usage(FILE *out)
             "  -o cache_size=SIZE      decoded-page cache budget (default 256M; K, M, G)\n"
             "  -o page_size=SIZE       decoded page size (default 256K)\n"
             "  -o threads=N            decode threads (default: number of cores)\n"
-            "  -o readahead=N          pages decoded ahead of sequential readers (default 8, 0 off)\n"
+            "  -o readahead=N          pages decoded ahead of sequential readers (default 16, 0 off)\n"
+            "  -o read_ahead_kb=N      kernel read-ahead of the mount, as root (default 1024, 0: kernel's)\n"
             "  -o simd=ISA             force scalar, avx2 or avx512 decoding (also $GGUFFS_SIMD)\n"
             "  -o types=ID:NAME[,...]  force the meaning of type ids, e.g. types=42:STQ1_0\n"
             "  -o stq1_0_order=ORDER   stride16 (default) or consecutive\n"
             "  -o direct_io            tensor files bypass the kernel page cache\n"
             "  -o max_threads=N        FUSE worker threads (default 16)\n"
+            "  -o clone_fd             one /dev/fuse descriptor per FUSE thread\n"
             "  -o OPT                  any other option is passed to libfuse (e.g. allow_other)\n"
             "\n"
             "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot open model, 4 model is not\n"
@@ -214,6 +220,11 @@ int main(int argc, char **argv)
             return gg_tool_verify(argc, argv);
     }
 
+    /* The daemon runs up to ~20 threads (FUSE, read-ahead, OpenMP); glibc's
+     * default of 8 arenas per core would let freed memory strand in many of
+     * them. Page buffers do not come from malloc (cache.c maps them). */
+    mallopt(M_ARENA_MAX, 4);
+
     struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
     options o = {0};
     if (fuse_opt_parse(&args, &o, opt_spec, collect) != 0) {
@@ -233,12 +244,16 @@ int main(int argc, char **argv)
     gg_fuse_opts fo = {0};
     char err[GG_ERR_LEN];
     fo.direct_io = o.direct_io;
+    fo.clone_fd = o.clone_fd;
+    fo.read_ahead_kb = 1024;
     if ((o.cache_size && parse_size(o.cache_size, &ro.cache_bytes)) ||
         (o.page_size && (parse_size(o.page_size, &ro.page_bytes) || ro.page_bytes > (1u << 30))) ||
         (o.threads && parse_int(o.threads, 1, 1024, &ro.threads)) ||
         (o.readahead && parse_int(o.readahead, 0, 1024, &ro.readahead_pages)) ||
-        (o.max_threads && parse_int(o.max_threads, 1, 1024, &fo.max_threads))) {
-        fprintf(stderr, "gguffs: bad value in -o cache_size/page_size/threads/readahead/max_threads\n");
+        (o.max_threads && parse_int(o.max_threads, 1, 1024, &fo.max_threads)) ||
+        (o.read_ahead_kb && parse_int(o.read_ahead_kb, 0, 1 << 20, &fo.read_ahead_kb))) {
+        fprintf(stderr, "gguffs: bad value in -o cache_size/page_size/threads/readahead/max_threads/"
+                        "read_ahead_kb\n");
         return GG_EXIT_USAGE;
     }
     if (o.simd) {
@@ -315,6 +330,11 @@ int main(int argc, char **argv)
     for (int i = 0; i < o.npos; i++)
         free(o.pos[i]);
     free(o.pos);
+    /* fuse_opt_parse allocated the "%s" option values. */
+    char *vals[] = {o.cache_size, o.page_size, o.threads, o.readahead, o.simd,
+                    o.types, o.stq_order, o.max_threads, o.read_ahead_kb};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+        free(vals[i]);
     fuse_opt_free_args(&args);
     return rc;
 }

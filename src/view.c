@@ -1,4 +1,18 @@
-/* view.c - raw and decoded reads of tensors (see view.h). */
+/* view.c - raw and decoded reads of tensors (see view.h).
+ *
+ * An f32 read of bytes [off, off+size):
+ *  1. F32 tensors: pread into the caller's buffer, nothing to decode.
+ *  2. Read-ahead bookkeeping (per open file): a read that continues the
+ *     previous one queues the next pages for the workers, before this read
+ *     does any work of its own, so they decode while it does.
+ *  3. Small reads (< page/4) of a non-sequential reader: served from the
+ *     cache if their page is there, else only their blocks are decoded.
+ *  4. Otherwise every page the range touches is pinned without waiting:
+ *     pages present are used, missing ones are claimed and decoded by this
+ *     thread (several at once with OpenMP), and only then does it wait for
+ *     pages other threads were decoding.
+ * The caller either gets the bytes copied (gg_read_f32) or pointers into the
+ * pinned pages (gg_read_f32_ref), which the FUSE layer sends as they are. */
 #include "gguffs/view.h"
 
 #include <errno.h>
@@ -11,7 +25,10 @@
 
 #include "gguffs/log.h"
 
-#define QUEUE_LEN 256
+#define QUEUE_LEN 1024
+/* Source bytes decoded per pread: bounds the per-thread scratch buffer and
+ * keeps the source in L2 while it is decoded. */
+#define CHUNK_SRC (64u << 10)
 
 typedef struct ra_job {
     const gg_model *m;
@@ -22,8 +39,10 @@ typedef struct ra_job {
 
 struct gg_reader {
     gg_reader_opts o;
+    int nthreads;
     gg_cache *cache;
-    _Atomic uint64_t bytes_decoded, small_reads, page_reads, io_errors;
+    _Atomic uint64_t bytes_decoded, small_reads, page_reads, io_errors, passthrough_reads;
+    _Atomic uint64_t ra_queued, ra_dropped, parallel_fills;
     /* Read-ahead workers, started on first use (after the daemon forked). */
     pthread_mutex_t q_lock;
     pthread_cond_t q_cond;
@@ -42,7 +61,7 @@ void gg_reader_default_opts(gg_reader_opts *o)
     o->cache_bytes = 256ull << 20;
     o->page_bytes = 256u << 10;
     o->threads = 0;
-    o->readahead_pages = 8;
+    o->readahead_pages = 16;
 }
 
 gg_reader *gg_reader_new(const gg_reader_opts *o)
@@ -53,6 +72,11 @@ gg_reader *gg_reader_new(const gg_reader_opts *o)
     r->o = *o;
     if (r->o.page_bytes < 4096)
         r->o.page_bytes = 4096;
+    r->nthreads = o->threads;
+    if (r->nthreads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        r->nthreads = n > 0 ? (int)n : 1;
+    }
     r->cache = gg_cache_new(o->cache_bytes);
     if (!r->cache) {
         free(r);
@@ -90,14 +114,6 @@ void gg_readahead_init(gg_readahead *ra)
 }
 
 void gg_readahead_destroy(gg_readahead *ra) { pthread_mutex_destroy(&ra->lock); }
-
-static int threads_of(const gg_reader *r)
-{
-    if (r->o.threads > 0)
-        return r->o.threads;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
 
 /* pread all of [off, off+n) or fail: a short read means the file shrank. */
 static int read_exact(gg_reader *r, int fd, void *buf, size_t n, uint64_t off)
@@ -148,27 +164,56 @@ static void log_once(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32
            (int)(t->name_len > 200 ? 200 : t->name_len), t->name, t->info->type_id, what);
 }
 
-/* Source bytes of the calling thread: reused across calls. */
-static _Thread_local uint8_t *scratch;
-static _Thread_local size_t scratch_cap;
+/* Source bytes of the calling thread: reused across calls, at most about
+ * CHUNK_SRC (or one row group of an interleaved type, if larger). Held
+ * through a thread key so the buffer is freed when the thread ends (the
+ * FUSE loop and OpenMP retire threads; a _Thread_local pointer would leak). */
+typedef struct tbuf {
+    uint8_t *p;
+    size_t cap;
+} tbuf;
+
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+static int scratch_key_ok;
+
+static void tbuf_free(void *v)
+{
+    tbuf *b = v;
+    free(b->p);
+    free(b);
+}
+
+static void scratch_key_init(void) { scratch_key_ok = pthread_key_create(&scratch_key, tbuf_free) == 0; }
 
 static uint8_t *scratch_get(size_t n)
 {
-    if (n > scratch_cap) {
-        uint8_t *p = realloc(scratch, n);
+    pthread_once(&scratch_once, scratch_key_init);
+    if (!scratch_key_ok)
+        return NULL;
+    tbuf *b = pthread_getspecific(scratch_key);
+    if (!b) {
+        b = calloc(1, sizeof *b);
+        if (!b)
+            return NULL;
+        if (pthread_setspecific(scratch_key, b) != 0) {
+            free(b);
+            return NULL;
+        }
+    }
+    if (n > b->cap) {
+        uint8_t *p = realloc(b->p, n);
         if (!p)
             return NULL;
-        scratch = p;
-        scratch_cap = n;
+        b->p = p;
+        b->cap = n;
     }
-    return scratch;
+    return b->p;
 }
 
-int gg_decode_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t e0, uint64_t e1,
-                    float *dst)
+/* Decode [e0, e1) (any range) with one pread. */
+static int decode_range(gg_reader *r, const gg_tensor *t, uint64_t e0, uint64_t e1, float *dst)
 {
-    if (e0 >= e1)
-        return 0;
     uint64_t lo, hi, tail;
     gg_layout_bytes(&t->layout, e0, e1, &lo, &hi, &tail);
     uint8_t tailbuf[4];
@@ -183,6 +228,31 @@ int gg_decode_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_
     if (gg_layout_decode(&t->layout, gg_isa_active(), src, lo, tail != UINT64_MAX ? tailbuf : NULL,
                          e0, e1, dst) != 0)
         return -EIO;
+    return 0;
+}
+
+int gg_decode_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t e0, uint64_t e1,
+                    float *dst)
+{
+    (void)m;
+    if (e0 >= e1)
+        return 0;
+    /* Chunks of about CHUNK_SRC source bytes, on granule boundaries. */
+    const gg_layout *l = &t->layout;
+    uint64_t g = gg_layout_granule(l);
+    uint64_t chunk = l->nbytes ? (uint64_t)((double)CHUNK_SRC * (double)l->nelems / (double)l->nbytes) : 0;
+    chunk = chunk / g * g;
+    if (chunk < g)
+        chunk = g;
+    for (uint64_t e = e0; e < e1;) {
+        uint64_t ce = (e / chunk + 1) * chunk;
+        if (ce > e1)
+            ce = e1;
+        int rc = decode_range(r, t, e, ce, dst + (e - e0));
+        if (rc < 0)
+            return rc;
+        e = ce;
+    }
     atomic_fetch_add_explicit(&r->bytes_decoded, (e1 - e0) * 4, memory_order_relaxed);
     return 0;
 }
@@ -199,6 +269,12 @@ static uint64_t page_elems(const gg_reader *r, const gg_tensor *t)
 
 static uint64_t page_key(uint32_t uid, uint64_t page) { return (uint64_t)uid << 40 | page; }
 
+static size_t page_len(const gg_tensor *t, uint64_t pe, uint64_t p)
+{
+    uint64_t e0 = p * pe, e1 = e0 + pe < t->layout.nelems ? e0 + pe : t->layout.nelems;
+    return (size_t)(e1 - e0) * 4;
+}
+
 /* Fill one pinned page: elements [p*pe, min((p+1)*pe, n)). */
 static int fill_page(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t pe, uint64_t p,
                      gg_page *pg)
@@ -207,12 +283,6 @@ static int fill_page(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64
     int rc = gg_decode_elems(r, m, t, e0, e1, gg_page_data(pg));
     gg_cache_filled(r->cache, pg, rc == 0);
     return rc;
-}
-
-static size_t page_len(const gg_tensor *t, uint64_t pe, uint64_t p)
-{
-    uint64_t e0 = p * pe, e1 = e0 + pe < t->layout.nelems ? e0 + pe : t->layout.nelems;
-    return (size_t)(e1 - e0) * 4;
 }
 
 static void *ra_worker(void *arg)
@@ -229,11 +299,11 @@ static void *ra_worker(void *arg)
         r->q_len--;
         pthread_mutex_unlock(&r->q_lock);
         uint64_t pe = page_elems(r, j.t);
-        int fill;
-        gg_page *pg = gg_cache_pin(r->cache, page_key(j.uid, j.page), page_len(j.t, pe, j.page), 1, &fill);
+        int st;
+        gg_page *pg = gg_cache_pin(r->cache, page_key(j.uid, j.page), page_len(j.t, pe, j.page),
+                                   GG_PIN_READAHEAD | GG_PIN_IFABSENT, &st);
         if (pg) {
-            if (fill)
-                fill_page(r, j.m, j.t, pe, j.page, pg);
+            fill_page(r, j.m, j.t, pe, j.page, pg);
             gg_cache_unpin(r->cache, pg);
         }
         pthread_mutex_lock(&r->q_lock);
@@ -247,50 +317,115 @@ static void ra_enqueue(gg_reader *r, const gg_model *m, const gg_tensor *t, uint
 {
     pthread_mutex_lock(&r->q_lock);
     if (!r->workers && !r->stop) {
-        int n = threads_of(r);
+        int n = r->nthreads;
         r->workers = calloc((size_t)n, sizeof *r->workers);
         for (int i = 0; r->workers && i < n; i++)
             if (pthread_create(&r->workers[i], NULL, ra_worker, r) == 0)
                 r->n_workers++;
     }
-    for (uint64_t p = first; p < end && r->q_len < QUEUE_LEN; p++) {
+    uint64_t queued = 0;
+    for (uint64_t p = first; p < end && r->q_len < QUEUE_LEN; p++, queued++) {
         r->queue[(r->q_head + r->q_len) % QUEUE_LEN] = (ra_job){m, t, uid, p};
         r->q_len++;
     }
-    pthread_cond_broadcast(&r->q_cond);
+    if (queued)
+        pthread_cond_broadcast(&r->q_cond);
     pthread_mutex_unlock(&r->q_lock);
+    atomic_fetch_add_explicit(&r->ra_queued, queued, memory_order_relaxed);
+    atomic_fetch_add_explicit(&r->ra_dropped, end - first - queued, memory_order_relaxed);
 }
 
-/* Sequential-read detection: after two reads that continue each other,
- * queue the next pages. */
-static void readahead(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid,
-                      gg_readahead *ra, uint64_t p0, uint64_t p1, uint64_t npages)
+/* Sequential-read detection. A read continues the stream when it starts
+ * near the furthest page read so far (within a request's worth either way:
+ * concurrent requests of one reader may arrive slightly out of order; small
+ * reads must start in that page or the next). Once a stream covers two
+ * pages, the pages after it are queued for the workers. Returns 1 for a
+ * read that continues a stream. */
+static int readahead(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid,
+                     gg_readahead *ra, uint64_t p0, uint64_t p1, uint64_t npages, uint64_t pe, size_t size)
 {
-    if (!ra || r->o.readahead_pages <= 0)
-        return;
+    if (!ra)
+        return 0;
     uint64_t first = 0, end = 0;
+    uint64_t slack = size < r->o.page_bytes / 4 ? 1 : (1u << 20) / 4 / pe + 1;
     pthread_mutex_lock(&ra->lock);
-    if (p0 == ra->next_page || p0 + 1 == ra->next_page)
-        ra->streak++;
-    else
-        ra->streak = 0, ra->ahead_to = 0;
-    ra->next_page = p1 + 1;
-    if (ra->streak >= 2) {
-        end = p1 + 1 + (uint64_t)r->o.readahead_pages;
+    int seq = ra->started && p0 + slack >= ra->next_page && p0 <= ra->next_page + slack;
+    if (seq) {
+        if (p1 + 1 > ra->next_page)
+            ra->next_page = p1 + 1;
+    } else {
+        ra->first_page = p0;
+        ra->next_page = p1 + 1;
+        ra->ahead_to = 0;
+    }
+    ra->started = 1;
+    if (seq && ra->next_page >= ra->first_page + 2 && r->o.readahead_pages > 0) {
+        end = ra->next_page + (uint64_t)r->o.readahead_pages;
         if (end > npages)
             end = npages;
-        first = ra->ahead_to > p1 + 1 ? ra->ahead_to : p1 + 1;
+        first = ra->ahead_to > ra->next_page ? ra->ahead_to : ra->next_page;
         if (first < end)
             ra->ahead_to = end;
     }
     pthread_mutex_unlock(&ra->lock);
     if (first < end)
         ra_enqueue(r, m, t, uid, first, end);
+    return seq;
 }
 
-ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
-                    size_t size, uint64_t off, gg_readahead *ra)
+static int is_passthrough(const gg_tensor *t)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return t->type->block_elems == 1 && t->type->block_bytes == 4 && !strcmp(t->type->name, "F32") &&
+           t->nbytes == t->layout.nelems * 4;
+#else
+    return 0;
+#endif
+}
+
+static void ref_init(gg_f32_ref *ref)
+{
+    ref->iov = ref->iov_local;
+    ref->pages = ref->pages_local;
+    ref->niov = ref->npages = 0;
+    ref->stream = NULL;
+}
+
+void gg_f32_ref_release(gg_reader *r, gg_f32_ref *ref)
+{
+    for (int i = 0; i < ref->npages; i++)
+        if (ref->pages[i])
+            gg_cache_release(r->cache, ref->pages[i], ref->stream);
+    if (ref->pages != ref->pages_local)
+        free(ref->pages);
+    if (ref->iov != ref->iov_local)
+        free(ref->iov);
+    ref_init(ref);
+}
+
+/* Small read of elements [e0, e1) decoded straight into buf (bytes from off). */
+static ssize_t read_small(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size,
+                          uint64_t off, uint64_t e0, uint64_t e1)
+{
+    atomic_fetch_add_explicit(&r->small_reads, 1, memory_order_relaxed);
+    if (off % 4 == 0 && size % 4 == 0)
+        return gg_decode_elems(r, m, t, e0, e1, (float *)(void *)buf) < 0 ? -EIO : (ssize_t)size;
+    float stackbuf[1024];
+    float *tmp = e1 - e0 <= 1024 ? stackbuf : malloc((e1 - e0) * 4);
+    if (!tmp)
+        return -ENOMEM;
+    int rc = gg_decode_elems(r, m, t, e0, e1, tmp);
+    if (rc == 0)
+        memcpy(buf, (char *)tmp + (off - e0 * 4), size);
+    if (tmp != stackbuf)
+        free(tmp);
+    return rc < 0 ? rc : (ssize_t)size;
+}
+
+ssize_t gg_read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
+                        size_t size, uint64_t off, gg_readahead *ra, gg_f32_ref *ref)
+{
+    ref_init(ref);
     if (!t->type || t->why) {
         log_once(r, m, t, uid, t->why ? t->why : "type unknown");
         return -EIO;
@@ -300,92 +435,152 @@ ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_
         return 0;
     if (size > total - off)
         size = (size_t)(total - off);
+
+    if (is_passthrough(t)) {
+        atomic_fetch_add_explicit(&r->passthrough_reads, 1, memory_order_relaxed);
+        int rc = read_exact(r, t->fd, buf, size, t->abs_offset + off);
+        if (rc < 0) {
+            log_once(r, m, t, uid, "read error (file truncated or changed?)");
+            return rc;
+        }
+        ref->iov[0] = (struct iovec){buf, size};
+        ref->niov = 1;
+        return (ssize_t)size;
+    }
+
     uint64_t e0 = off / 4, e1 = (off + size + 3) / 4;
     uint64_t pe = page_elems(r, t);
     uint64_t p0 = e0 / pe, p1 = (e1 - 1) / pe, npages = (t->layout.nelems + pe - 1) / pe;
+    /* Keys hold 24 bits of tensor number and 40 of page: beyond that (only
+     * in absurd files) reads bypass the cache. */
+    int cacheable = uid < (1u << 24) && npages <= (1ull << 40);
+    int seq = cacheable ? readahead(r, m, t, uid, ra, p0, p1, npages, pe, size) : 0;
 
-    if (size < r->o.page_bytes / 4) {
-        /* Small read: from the cache if its page is there, else decode just
-         * the blocks it touches. */
-        if (p0 == p1) {
+    if (!cacheable || (size < page_len(t, pe, p0) / 4 && !seq)) {
+        /* Small read (a quarter of its page or less): from the cache if its
+         * page is there, else decode just the blocks it touches. */
+        if (p0 == p1 && cacheable) {
             gg_page *pg = gg_cache_peek(r->cache, page_key(uid, p0));
             if (pg) {
-                memcpy(buf, (char *)gg_page_data(pg) + (off - p0 * pe * 4), size);
-                gg_cache_unpin(r->cache, pg);
+                ref->pages[0] = pg;
+                ref->npages = 1;
+                ref->iov[0] = (struct iovec){(char *)gg_page_data(pg) + (off - p0 * pe * 4), size};
+                ref->niov = 1;
                 return (ssize_t)size;
             }
         }
-        atomic_fetch_add_explicit(&r->small_reads, 1, memory_order_relaxed);
-        float stackbuf[1024];
-        float *tmp = e1 - e0 <= 1024 ? stackbuf : malloc((e1 - e0) * 4);
-        if (!tmp)
-            return -ENOMEM;
-        int rc = gg_decode_elems(r, m, t, e0, e1, tmp);
-        if (rc == 0)
-            memcpy(buf, (char *)tmp + (off - e0 * 4), size);
-        if (tmp != stackbuf)
-            free(tmp);
-        if (rc < 0)
+        ssize_t got = read_small(r, m, t, buf, size, off, e0, e1);
+        if (got < 0) {
             log_once(r, m, t, uid, "read error (file truncated or changed?)");
-        return rc < 0 ? rc : (ssize_t)size;
+            return got;
+        }
+        ref->iov[0] = (struct iovec){buf, size};
+        ref->niov = 1;
+        return got;
     }
 
     atomic_fetch_add_explicit(&r->page_reads, 1, memory_order_relaxed);
     uint64_t np = p1 - p0 + 1;
-    gg_page *local[16];
-    gg_page **pages = np <= 16 ? local : calloc(np, sizeof *pages);
-    uint64_t *fill = malloc(np * sizeof *fill);
-    if (!pages || !fill) {
-        if (pages != local)
-            free(pages);
-        free(fill);
-        return -ENOMEM;
+    unsigned char st_local[GG_REF_INLINE], *st = st_local;
+    if (np > GG_REF_INLINE) {
+        ref->pages = calloc(np, sizeof *ref->pages);
+        ref->iov = malloc(np * sizeof *ref->iov);
+        st = malloc(np);
+        if (!ref->pages || !ref->iov || !st) {
+            if (st != st_local)
+                free(st);
+            gg_f32_ref_release(r, ref);
+            return -ENOMEM;
+        }
     }
-    uint64_t nfill = 0;
+    ref->stream = seq ? ra : NULL;
     int rc = 0;
+    uint64_t nfill = 0;
     for (uint64_t i = 0; i < np; i++) {
-        int must;
-        pages[i] = gg_cache_pin(r->cache, page_key(uid, p0 + i), page_len(t, pe, p0 + i), 0, &must);
-        if (!pages[i])
+        int s;
+        gg_page *pg = gg_cache_pin(r->cache, page_key(uid, p0 + i), page_len(t, pe, p0 + i), GG_PIN_NOWAIT, &s);
+        if (!pg) {
             rc = -ENOMEM;
-        else if (must)
-            fill[nfill++] = i;
+            break;
+        }
+        ref->pages[ref->npages++] = pg;
+        st[i] = (unsigned char)s;
+        nfill += s == GG_PIN_FILL;
     }
-    /* Decode the missing pages, in parallel when there are several. */
-    int nthreads = threads_of(r);
-    if (nthreads > (int)nfill)
-        nthreads = (int)nfill;
-    if (nthreads < 1)
-        nthreads = 1;
+    if (rc < 0) {
+        /* Pages claimed must still be settled, or their waiters would hang. */
+        for (int i = 0; i < ref->npages; i++)
+            if (st[i] == GG_PIN_FILL)
+                gg_cache_filled(r->cache, ref->pages[i], 0);
+        nfill = 0;
+    }
+    /* Decode the pages this thread claimed, in parallel when there are several. */
     int failed = 0;
-#pragma omp parallel for num_threads(nthreads) schedule(dynamic, 1) reduction(|| : failed) if (nthreads > 1)
-    for (uint64_t k = 0; k < nfill; k++) {
-        uint64_t i = fill[k];
-        if (fill_page(r, m, t, pe, p0 + i, pages[i]) != 0)
-            failed = 1;
+    if (nfill) {
+        int nth = r->nthreads < (int)nfill ? r->nthreads : (int)nfill;
+        if (nth > 1)
+            atomic_fetch_add_explicit(&r->parallel_fills, 1, memory_order_relaxed);
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) reduction(|| : failed) if (nth > 1)
+        for (uint64_t i = 0; i < np; i++) {
+            if (st[i] == GG_PIN_FILL && fill_page(r, m, t, pe, p0 + i, ref->pages[i]) != 0)
+                failed = 1;
+        }
     }
     if (failed && rc == 0)
         rc = -EIO;
-    for (uint64_t i = 0; i < np; i++) {
-        if (!pages[i])
-            continue;
-        if (rc == 0) {
-            /* Overlap of the request with page p0+i, in bytes of the tensor. */
-            uint64_t ps = (p0 + i) * pe * 4, pend = ps + gg_page_bytes(pages[i]);
-            uint64_t a = off > ps ? off : ps, b = off + size < pend ? off + size : pend;
-            if (a < b)
-                memcpy(buf + (a - off), (char *)gg_page_data(pages[i]) + (a - ps), b - a);
+    /* Then the pages other threads were decoding. */
+    for (uint64_t i = 0; rc == 0 && i < np; i++) {
+        while (st[i] == GG_PIN_BUSY) {
+            if (gg_cache_wait(r->cache, ref->pages[i]) == 0) {
+                st[i] = GG_PIN_READY;
+                break;
+            }
+            /* Its filler failed: try ourselves. */
+            gg_cache_unpin(r->cache, ref->pages[i]);
+            int s;
+            ref->pages[i] = gg_cache_pin(r->cache, page_key(uid, p0 + i), page_len(t, pe, p0 + i), 0, &s);
+            if (!ref->pages[i]) {
+                rc = -ENOMEM;
+                break;
+            }
+            st[i] = (unsigned char)s;
+            if (s == GG_PIN_FILL && fill_page(r, m, t, pe, p0 + i, ref->pages[i]) != 0)
+                rc = -EIO;
         }
-        gg_cache_unpin(r->cache, pages[i]);
     }
-    if (pages != local)
-        free(pages);
-    free(fill);
-    if (rc == -EIO)
-        log_once(r, m, t, uid, "read error (file truncated or changed?)");
-    if (rc == 0)
-        readahead(r, m, t, uid, ra, p0, p1, npages);
-    return rc < 0 ? rc : (ssize_t)size;
+    if (st != st_local)
+        free(st);
+    if (rc < 0) {
+        gg_f32_ref_release(r, ref);
+        if (rc == -EIO)
+            log_once(r, m, t, uid, "read error (file truncated or changed?)");
+        return rc;
+    }
+    for (uint64_t i = 0; i < np; i++) {
+        /* Overlap of the request with page p0+i, in bytes of the tensor. */
+        uint64_t ps = (p0 + i) * pe * 4, pend = ps + gg_page_bytes(ref->pages[i]);
+        uint64_t a = off > ps ? off : ps, b = off + size < pend ? off + size : pend;
+        if (a < b)
+            ref->iov[ref->niov++] = (struct iovec){(char *)gg_page_data(ref->pages[i]) + (a - ps), b - a};
+    }
+    return (ssize_t)size;
+}
+
+ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
+                    size_t size, uint64_t off, gg_readahead *ra)
+{
+    gg_f32_ref ref;
+    ssize_t got = gg_read_f32_ref(r, m, t, uid, buf, size, off, ra, &ref);
+    if (got <= 0)
+        return got;
+    size_t at = 0;
+    for (int i = 0; i < ref.niov; i++) {
+        if (ref.iov[i].iov_base != buf + at)
+            memcpy(buf + at, ref.iov[i].iov_base, ref.iov[i].iov_len);
+        at += ref.iov[i].iov_len;
+    }
+    gg_f32_ref_release(r, &ref);
+    return got;
 }
 
 void gg_reader_stats_text(gg_reader *r, gg_buf *out)
@@ -395,16 +590,21 @@ void gg_reader_stats_text(gg_reader *r, gg_buf *out)
     gg_buf_printf(out, "cache_hits %" PRIu64 "\n", s.hits);
     gg_buf_printf(out, "cache_misses %" PRIu64 "\n", s.misses);
     gg_buf_printf(out, "cache_evictions %" PRIu64 "\n", s.evictions);
+    gg_buf_printf(out, "cache_waits %" PRIu64 "\n", s.waits);
     gg_buf_printf(out, "cache_resident_bytes %" PRIu64 "\n", s.resident_bytes);
     gg_buf_printf(out, "cache_resident_pages %" PRIu64 "\n", s.resident_pages);
     gg_buf_printf(out, "cache_budget_bytes %" PRIu64 "\n", s.budget_bytes);
     gg_buf_printf(out, "bytes_decoded %" PRIu64 "\n", atomic_load(&r->bytes_decoded));
+    gg_buf_printf(out, "readahead_pages_queued %" PRIu64 "\n", atomic_load(&r->ra_queued));
     gg_buf_printf(out, "readahead_pages_decoded %" PRIu64 "\n", s.readahead_filled);
     gg_buf_printf(out, "readahead_hits %" PRIu64 "\n", s.readahead_hits);
     gg_buf_printf(out, "small_reads_decoded_directly %" PRIu64 "\n", atomic_load(&r->small_reads));
     gg_buf_printf(out, "page_reads %" PRIu64 "\n", atomic_load(&r->page_reads));
+    gg_buf_printf(out, "parallel_decodes %" PRIu64 "\n", atomic_load(&r->parallel_fills));
+    gg_buf_printf(out, "f32_passthrough_reads %" PRIu64 "\n", atomic_load(&r->passthrough_reads));
     gg_buf_printf(out, "io_errors %" PRIu64 "\n", atomic_load(&r->io_errors));
     gg_buf_printf(out, "page_bytes %" PRIu64 "\n", r->o.page_bytes);
-    gg_buf_printf(out, "decode_threads %d\n", threads_of(r));
+    gg_buf_printf(out, "readahead_depth_pages %d\n", r->o.readahead_pages);
+    gg_buf_printf(out, "decode_threads %d\n", r->nthreads);
     gg_buf_printf(out, "simd %s\n", gg_isa_name(gg_isa_active()));
 }

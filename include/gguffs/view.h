@@ -2,9 +2,15 @@
  *
  * f32 reads map the byte range to pages of decoded floats (aligned to whole
  * blocks, or whole row groups for interleaved types), take them from the
- * cache or decode them (in parallel when a read needs several), and copy
- * out. Small reads that miss the cache decode only the blocks they touch.
- * Sequential readers get the next pages decoded in the background.
+ * cache or decode them, and hand them out without copying where the caller
+ * can send straight from the cache (gg_read_f32_ref). A read that misses
+ * several pages decodes them in parallel (OpenMP); pages another thread is
+ * decoding are waited for only after the reader's own are done.
+ * Small reads that miss the cache decode only the blocks they touch.
+ * Sequential readers get the next pages decoded in the background by a pool
+ * of worker threads (started on first use, so after the daemon forked), and
+ * the pages they have gone past are evicted first (see cache.h).
+ * F32 tensors need no decoding: their f32 file is read like raw.
  * All file reads are pread()s checked for short reads, so a file truncated
  * under a live mount gives EIO, never SIGBUS. */
 #ifndef GGUFFS_VIEW_H
@@ -13,6 +19,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "gguffs/cache.h"
 #include "gguffs/model.h"
@@ -31,9 +38,10 @@ typedef struct gg_reader_opts {
  * open file at once, hence the lock). */
 typedef struct gg_readahead {
     pthread_mutex_t lock;
-    uint64_t next_page; /* page after the last one read */
-    uint64_t ahead_to;  /* pages below this were already queued */
-    int streak;         /* consecutive sequential reads */
+    uint64_t first_page; /* where the current sequential stream started */
+    uint64_t next_page;  /* page after the furthest one read */
+    uint64_t ahead_to;   /* pages below this were already queued */
+    int started;         /* a read happened */
 } gg_readahead;
 
 void gg_readahead_init(gg_readahead *ra);
@@ -52,6 +60,25 @@ ssize_t gg_read_raw(gg_reader *r, const gg_model *m, const gg_tensor *t, char *b
  * or -EIO (logged once per tensor) if it cannot be decoded. */
 ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
                     size_t size, uint64_t off, gg_readahead *ra);
+
+/* The same read without the copy: on success ref->iov[0..niov) describe the
+ * bytes, in cached pages (pinned until gg_f32_ref_release) or in buf (which
+ * must hold size bytes). Returns the byte count or -errno; on error there
+ * is nothing to release. */
+#define GG_REF_INLINE 8
+typedef struct gg_f32_ref {
+    struct iovec *iov;
+    int niov;
+    gg_page **pages;
+    int npages;
+    const void *stream; /* release the pages as used once by this stream */
+    struct iovec iov_local[GG_REF_INLINE];
+    gg_page *pages_local[GG_REF_INLINE];
+} gg_f32_ref;
+
+ssize_t gg_read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
+                        size_t size, uint64_t off, gg_readahead *ra, gg_f32_ref *ref);
+void gg_f32_ref_release(gg_reader *r, gg_f32_ref *ref);
 
 /* Decode elements [e0, e1) of a tensor into dst, bypassing the cache (used by
  * --verify and stats). Returns 0 or -errno. */
