@@ -5,6 +5,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) && defined(__clang__)
+#include <cpuid.h>
+#endif
 
 static const char *const isa_names[GG_ISA_COUNT] = {"scalar", "avx2", "avx512"};
 
@@ -21,13 +24,26 @@ int gg_isa_parse(const char *s, gg_isa *out)
     return -1;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Older clang (14) does not know "f16c" in __builtin_cpu_supports: ask CPUID. */
+static int has_f16c(void)
+{
+#ifdef __clang__
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+#else
+    return __builtin_cpu_supports("f16c");
+#endif
+}
+#endif
+
 gg_isa gg_isa_detect(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
     /* libgcc also checks that the OS saves the wider registers (XGETBV). */
-    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-               __builtin_cpu_supports("f16c") && __builtin_cpu_supports("bmi2");
+    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c() &&
+               __builtin_cpu_supports("bmi2");
     int avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                  __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
                  __builtin_cpu_supports("avx512cd");

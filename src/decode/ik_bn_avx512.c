@@ -50,7 +50,9 @@ static void dec_iq1_bn(const uint8_t *meta, const uint8_t *src, float *dst, int6
         const __m128i x = _mm_maskz_loadu_epi8(0x1fff, src); /* 13 bytes, no more */
         const __m512i c = _mm512_shuffle_epi8(_mm512_broadcast_i32x4(x), pick);
         for (int h = 0; h < 2; h++) {
-            __m512i w = _mm512_mullo_epi16(_mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64(c, h)), mult[h]);
+            /* (clang wants a constant lane index, even in an unrolled loop) */
+            __m256i ch = h ? _mm512_extracti64x4_epi64(c, 1) : _mm512_castsi512_si256(c);
+            __m512i w = _mm512_mullo_epi16(_mm512_cvtepu8_epi16(ch), mult[h]);
             __m512i t = _mm512_mulhi_epu16(w, three);
             _mm512_storeu_ps(dst + 32 * h, _mm512_permutexvar_ps(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(t)), tab));
             _mm512_storeu_ps(dst + 32 * h + 16,
