@@ -286,6 +286,7 @@ static int parse_tensor_infos(reader *r, gg_file *f)
         t->nelems = 1;
         for (int d = 0; d < GG_MAX_DIMS; d++)
             t->ne[d] = 1;
+        uint64_t rows = 1; /* product of ne[1..]: with ne[0] = 0 it is not bounded by nelems */
         for (uint32_t d = 0; d < t->n_dims; d++) {
             at = r->pos;
             if (rd_count(r, &t->ne[d], what))
@@ -293,9 +294,16 @@ static int parse_tensor_infos(reader *r, gg_file *f)
             if (t->ne[d] > (uint64_t)INT64_MAX)
                 return fail(r, at, "%s: dimension %" PRIu32 " is negative (%" PRId64 ")", what, d,
                             (int64_t)t->ne[d]);
-            if (t->ne[d] && t->nelems > (uint64_t)INT64_MAX / t->ne[d])
-                return fail(r, at, "%s: element count overflows 63 bits", what);
+            /* The f32 file of the tensor is n_elements * 4 bytes: that must
+             * be a valid file size (63 bits) too. */
+            if (t->ne[d] && t->nelems > (uint64_t)(INT64_MAX / 4) / t->ne[d])
+                return fail(r, at, "%s: element count overflows (n_elements * 4 must fit in 63 bits)",
+                            what);
             t->nelems *= t->ne[d];
+            if (d > 0 && t->ne[d] && rows > (uint64_t)INT64_MAX / t->ne[d])
+                return fail(r, at, "%s: row count overflows 63 bits", what);
+            if (d > 0)
+                rows *= t->ne[d];
         }
         if (rd_u32(r, &t->type_id, what))
             return -1;
@@ -387,10 +395,12 @@ int gg_parse(const char *path, const uint8_t *bytes, uint64_t size, gg_file *f, 
     r.pos = 4;
     if (rd_u32(&r, &f->version, "version"))
         goto bad;
-    if ((f->version & 0xffff) == 0 && f->version >> 16 >= 1 && f->version >> 16 <= 3) {
+    /* A big-endian writer keeps the magic's bytes but byte-swaps the version:
+     * version 3 reads as 0x03000000 here. */
+    if ((f->version & 0xffffff) == 0 && f->version >> 24 >= 1 && f->version >> 24 <= 3) {
         fail(&r, 4, "version field 0x%08" PRIx32 " is GGUF version %" PRIu32
              " written big-endian; big-endian GGUF files are not supported",
-             f->version, f->version >> 16);
+             f->version, f->version >> 24);
         goto bad;
     }
     if (f->version < 1 || f->version > 3) {

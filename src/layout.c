@@ -24,9 +24,12 @@ int gg_layout_init(gg_layout *l, const gg_type *t, uint64_t ne0, uint64_t nrows,
         return -1;
     }
     l->nelems = ne0 * nrows;
-    uint64_t nb = gg_type_nbytes(t, ne0, nrows, why);
-    if (nb == 0 && l->nelems != 0)
+    const char *bad = NULL;
+    uint64_t nb = gg_type_nbytes(t, ne0, nrows, &bad);
+    if (bad) { /* also with 0 elements: rows of metadata can overflow */
+        *why = bad;
         return -1;
+    }
     l->nbytes = nb;
     if (!(t->flags & GG_TYPE_TRAILING_SCALE))
         l->row_bytes = t->row_meta_bytes + ne0 / t->block_elems * t->block_bytes;
@@ -42,7 +45,9 @@ static int is_flat(const gg_layout *l)
 uint64_t gg_layout_granule(const gg_layout *l)
 {
     const gg_type *t = l->type;
-    if (t->rows_interleaved > 1)
+    /* Never 0 (callers divide by it) nor bigger than the tensor (callers
+     * allocate it): a tensor without elements gets the block size. */
+    if (t->rows_interleaved > 1 && l->nelems)
         return l->ne0 * t->rows_interleaved;
     return t->block_elems;
 }

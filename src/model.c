@@ -188,7 +188,7 @@ static const gg_type *resolve(gg_model *m, gg_tensor *t, const gg_open_opts *o)
     for (size_t i = 0; i < nc; i++) {
         const char *why = NULL;
         uint64_t nb = gg_type_nbytes(cand[i], ti->ne[0], nrows_of(ti), &why);
-        if (nb == 0 && ti->nelems) {
+        if (why) { /* bad shape or overflow (nb is 0 then, as it is for 0 elements) */
             note(&reasons, "%s rejected: %s", cand[i]->name, why);
             continue;
         }
@@ -300,10 +300,11 @@ static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_op
      * next strictly larger offset), or the end of the file. One backward pass
      * keeps this linear even when many tensors share an offset. */
     for (uint64_t k = nt; k-- > 0;) {
-        if (k + 1 == nt)
+        uint64_t next = k + 1 < nt ? f->tensors[order[k + 1]].offset : 0;
+        if (k + 1 == nt || next > sh->size - f->data_offset) /* (no overflow in the sum below) */
             next_end[k] = sh->size;
-        else if (f->tensors[order[k + 1]].offset > f->tensors[order[k]].offset)
-            next_end[k] = f->data_offset + f->tensors[order[k + 1]].offset;
+        else if (next > f->tensors[order[k]].offset)
+            next_end[k] = f->data_offset + next;
         else
             next_end[k] = next_end[k + 1];
         if (next_end[k] > sh->size)
@@ -331,9 +332,9 @@ static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_op
         }
         if (ti->offset > sh->size - f->data_offset) {
             rc = fail(err, GG_EXIT_MALFORMED,
-                      "%s: tensor %" PRIu64 " \"%s\": data starts at %" PRIu64
-                      ", past the end of the file (%" PRIu64 ")", sh->path, i, nm,
-                      f->data_offset + ti->offset, sh->size);
+                      "%s: tensor %" PRIu64 " \"%s\": data offset %" PRIu64
+                      " is past the end of the file (data section at %" PRIu64 ", file size %" PRIu64 ")",
+                      sh->path, i, nm, ti->offset, f->data_offset, sh->size);
             break;
         }
         t->abs_offset = f->data_offset + ti->offset;
@@ -363,7 +364,7 @@ static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_op
             if (c[j]->flags & GG_TYPE_VARIANT)
                 continue;
             uint64_t nb = gg_type_nbytes(c[j], ti->ne[0], nrows_of(ti), NULL);
-            if ((nb || !ti->nelems) && t->abs_offset + nb > sh->size && nb < need)
+            if ((nb || !ti->nelems) && nb > sh->size - t->abs_offset && nb < need)
                 need = nb;
         }
         /* The last tensor: a layout that runs past the end, and none that
@@ -372,7 +373,7 @@ static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_op
             rc = fail(err, GG_EXIT_MALFORMED,
                       "%s: tensor %" PRIu64 " \"%s\": data [%" PRIu64 ", %" PRIu64
                       ") ends past end of file (%" PRIu64 ")", sh->path, i, nm, t->abs_offset,
-                      t->abs_offset + need, sh->size);
+                      need > UINT64_MAX - t->abs_offset ? UINT64_MAX : t->abs_offset + need, sh->size);
             break;
         }
         t->nbytes = t->space;

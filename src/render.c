@@ -1,7 +1,6 @@
 /* render.c - key/value pairs to text and JSON (rules in render.h). */
 #include "gguffs/render.h"
 
-#include <cjson/cJSON.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -348,42 +347,24 @@ void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out)
 
 void gg_render_metadata_json(const gg_file *f, gg_buf *out)
 {
-    /* cJSON assembles the document; each value is pre-rendered JSON text
-     * (cJSON numbers are doubles and would lose 64-bit integers and the
-     * shortest float forms; its strings stop at a NUL byte). */
-    cJSON *root = cJSON_CreateObject();
-    gg_buf tmp = {0};
-    for (uint64_t i = 0; i < f->n_kv && root; i++) {
+    /* Written directly, in cJSON_Print's layout, value by value into out:
+     * cJSON numbers are doubles (they would lose 64-bit integers and the
+     * shortest float forms), its keys are C strings (keys that differ after
+     * a NUL byte would come out as one), and building a cJSON tree would
+     * hold several copies of big arrays at once. */
+    gg_buf_puts(out, "{\n");
+    for (uint64_t i = 0; i < f->n_kv && !out->oom; i++) {
         const gg_kv *kv = &f->kv[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "type", gg_vtype_name(kv->type));
-        if (kv->type == GG_VT_ARR) {
-            cJSON_AddStringToObject(o, "arr_type", gg_vtype_name(kv->arr_type));
-            tmp.len = 0;
-            gg_buf_printf(&tmp, "%" PRIu64, kv->arr_n);
-            cJSON_AddRawToObject(o, "n", tmp.p);
-        }
-        tmp.len = 0;
+        gg_buf_put(out, "\t", 1);
+        gg_json_string(out, gg_str_ptr(f, kv->key), kv->key.len);
+        gg_buf_printf(out, ":\t{\n\t\t\"type\":\t\"%s\",\n", gg_vtype_name(kv->type));
+        if (kv->type == GG_VT_ARR)
+            gg_buf_printf(out, "\t\t\"arr_type\":\t\"%s\",\n\t\t\"n\":\t%" PRIu64 ",\n",
+                          gg_vtype_name(kv->arr_type), kv->arr_n);
+        gg_buf_puts(out, "\t\t\"value\":\t");
         cursor c = {f, kv->val};
-        value_json(&c, kv->type, &tmp);
-        cJSON_AddRawToObject(o, "value", tmp.oom ? "null" : tmp.p);
-        /* Keys are C strings to cJSON: sanitize through our JSON encoder,
-         * then strip its quotes and let cJSON escape the rest. */
-        gg_buf key = {0};
-        gg_json_string(&key, gg_str_ptr(f, kv->key), kv->key.len);
-        cJSON *k = cJSON_Parse(key.p ? key.p : "\"\"");
-        cJSON_AddItemToObject(root, k && cJSON_IsString(k) ? k->valuestring : "", o);
-        cJSON_Delete(k);
-        gg_buf_free(&key);
+        value_json(&c, kv->type, out);
+        gg_buf_puts(out, i + 1 < f->n_kv ? "\n\t},\n" : "\n\t}\n");
     }
-    char *s = root ? cJSON_Print(root) : NULL;
-    if (s) {
-        gg_buf_puts(out, s);
-        gg_buf_put(out, "\n", 1);
-        cJSON_free(s);
-    } else {
-        out->oom = 1;
-    }
-    cJSON_Delete(root);
-    gg_buf_free(&tmp);
+    gg_buf_puts(out, "}\n");
 }

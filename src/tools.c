@@ -46,8 +46,10 @@ static int open_model(gg_model *m, const char *path)
 {
     char err[GG_ERR_LEN];
     int rc = gg_model_open(m, path, NULL, err);
-    if (rc != GG_EXIT_OK)
+    if (rc != GG_EXIT_OK) {
         fprintf(stderr, "gguffs: %s\n", err);
+        gg_model_close(m);
+    }
     return rc;
 }
 
@@ -250,6 +252,8 @@ int gg_tool_verify(int argc, char **argv)
             if (step == 0) {
                 step = g;
                 b = malloc(g * sizeof(float));
+                if (!b)
+                    err = "out of memory";
             }
             for (uint64_t e = 0; b && e < n && !err; e += step) {
                 uint64_t e1 = e + step < n ? e + step : n;

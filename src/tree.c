@@ -144,9 +144,20 @@ static char *model_dir_name(const char *base)
     return gg_name_escape(base, n);
 }
 
+/* Node numbers are 32-bit and the tables double: keep well below that. */
+#define MAX_NODES (1u << 30)
+
 int gg_tree_build(gg_tree *t, gg_model **models, int n_models, gg_reader *reader, char *err)
 {
     memset(t, 0, sizeof *t);
+    uint64_t want = 2;
+    for (int i = 0; i < n_models; i++)
+        want += 8 + models[i]->f->n_kv + 5 * models[i]->nt;
+    if (n_models < 1 || n_models > UINT16_MAX || want > MAX_NODES) { /* (gg_node.model is 16 bits) */
+        snprintf(err, GG_ERR_LEN, "%s: too many keys and tensors (%" PRIu64 " files; at most %u in one mount)",
+                 n_models < 1 ? "no model" : models[0]->path, want, MAX_NODES);
+        return -1;
+    }
     t->models = models;
     t->n_models = n_models;
     t->reader = reader;
@@ -379,25 +390,51 @@ static void tensors_tsv(const gg_model *m, gg_buf *out)
 static void types_tsv(const gg_model *m, gg_buf *out)
 {
     gg_buf_puts(out, "type\ttype_id\tdialect\ttensors\tbytes\n");
-    /* Distinct (type, id) pairs in order of first appearance. */
+    /* Distinct (type, id) pairs in order of first appearance. A hash keeps
+     * this linear: a hostile file can hold a million distinct ids. */
+    typedef struct group {
+        uint64_t first, count, bytes;
+    } group;
+    uint64_t cap = 16;
+    while (cap < 2 * m->nt)
+        cap *= 2;
+    uint64_t *slot = calloc(cap, sizeof *slot); /* group index + 1; 0 = empty */
+    group *gr = malloc((m->nt ? m->nt : 1) * sizeof *gr);
+    if (!slot || !gr) {
+        free(slot);
+        free(gr);
+        out->oom = 1;
+        return;
+    }
+    uint64_t ng = 0;
     for (uint64_t i = 0; i < m->nt; i++) {
         const gg_tensor *a = &m->t[i];
-        int seen = 0;
-        for (uint64_t j = 0; j < i && !seen; j++)
-            seen = m->t[j].type == a->type && m->t[j].info->type_id == a->info->type_id;
-        if (seen)
-            continue;
-        uint64_t count = 0, bytes = 0;
-        for (uint64_t j = i; j < m->nt; j++) {
-            if (m->t[j].type == a->type && m->t[j].info->type_id == a->info->type_id) {
-                count++;
-                bytes += m->t[j].nbytes;
+        uint64_t h = (uint64_t)(uintptr_t)a->type * 0x9E3779B97F4A7C15ull ^ a->info->type_id;
+        h ^= h >> 33;
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 33;
+        for (uint64_t k = h & (cap - 1);; k = (k + 1) & (cap - 1)) {
+            if (!slot[k]) {
+                gr[ng] = (group){i, 0, 0};
+                slot[k] = ++ng;
+            }
+            group *g = &gr[slot[k] - 1];
+            const gg_tensor *f = &m->t[g->first];
+            if (f->type == a->type && f->info->type_id == a->info->type_id) {
+                g->count++;
+                g->bytes += a->nbytes;
+                break;
             }
         }
+    }
+    for (uint64_t k = 0; k < ng; k++) {
+        const gg_tensor *a = &m->t[gr[k].first];
         gg_buf_printf(out, "%s\t%" PRIu32 "\t%s\t%" PRIu64 "\t%" PRIu64 "\n",
                       a->type ? a->type->name : "unknown", a->info->type_id,
-                      a->type ? gg_dialect_name(a->type->dialects) : "-", count, bytes);
+                      a->type ? gg_dialect_name(a->type->dialects) : "-", gr[k].count, gr[k].bytes);
     }
+    free(slot);
+    free(gr);
 }
 
 /* Decode the whole tensor in chunks; count, min, max, mean, std, NaN, Inf, zeros. */
@@ -462,11 +499,43 @@ static int tensor_stats(gg_tree *t, const gg_model *m, const gg_tensor *ts, gg_b
     return 0;
 }
 
+/* Generated files are made whole in memory. A hostile header can make
+ * them many times its own size (a 1 GiB array of bools is 6 GiB of text):
+ * past this bound (on an estimate from the header) the file gives EFBIG. */
+#define MAX_TEXT (256ull << 20)
+
+/* Upper bound of the bytes of node i's text: rendering never writes more
+ * than 8 bytes per byte of a value ("false, " for a bool, \u00XX for a
+ * control byte in JSON) and 6 per byte of a name. */
+static uint64_t text_bound(const gg_tree *t, const gg_node *n)
+{
+    const gg_model *m = t->models[n->model];
+    uint64_t b = 4096;
+    switch (n->content) {
+    case GG_C_KV:
+        return b + 8 * m->f->kv[n->arg].val_len;
+    case GG_C_METADATA_JSON:
+        for (uint64_t k = 0; k < m->f->n_kv; k++)
+            b += 128 + 8 * m->f->kv[k].val_len + 6 * m->f->kv[k].key.len;
+        return b;
+    case GG_C_TENSORS_TSV:
+        for (uint64_t k = 0; k < m->nt; k++)
+            b += 256 + 2 * m->t[k].name_len;
+        return b;
+    case GG_C_INFO_JSON:
+        return b + 6 * m->t[n->arg].name_len;
+    default:
+        return b;
+    }
+}
+
 /* Make the text of node i; 0 or -errno. */
 static int generate(gg_tree *t, uint32_t i, gg_buf *out)
 {
     const gg_node *n = &t->nodes[i];
     const gg_model *m = t->models[n->model];
+    if (text_bound(t, n) > MAX_TEXT)
+        return -EFBIG;
     switch (n->content) {
     case GG_C_KV:
         gg_render_kv_text(m->f, &m->f->kv[n->arg], out);

@@ -73,7 +73,8 @@ typedef struct gg_model {
 
 /* Open, parse and resolve. A shard of a split model (NAME-00002-of-00003.gguf
  * with split.* keys) opens the whole set. Returns GG_EXIT_OK, or an exit
- * status with a message in err (GG_ERR_LEN bytes). */
+ * status with a message in err (GG_ERR_LEN bytes). Call gg_model_close()
+ * afterwards in both cases. */
 int gg_model_open(gg_model *m, const char *path, const gg_open_opts *o, char *err);
 void gg_model_close(gg_model *m);
 
