@@ -1,0 +1,384 @@
+/* fuzz_model - the GGUF parser, model opening (split models, type-id
+ * resolution, tensor placement) and everything the tree serves, on any bytes.
+ *
+ * The input is written to a file in a fresh folder on tmpfs and opened with
+ * gg_model_open(); if it holds the marker "\n~SHARD~\n" the pieces between
+ * markers become the shards NAME-0000i-of-0000n.gguf of a split model. When
+ * the model opens, the tree is built (the model twice, as two folders, for
+ * some input sizes) and every node is visited: names, lookups, xattrs, the
+ * whole text of every generated file, raw reads at several offsets (compared
+ * with the input bytes), f32 reads at several offsets, as one big read and
+ * as sequential page reads (all compared with each other), stats.
+ *
+ * Properties checked besides "no crash, no leak, no UB": an open failure has
+ * a message; names escape to valid file names that unescape to the GGUF
+ * name and are found by lookup; JSON files parse; an array's file has one
+ * line per element; tensors.tsv one line per tensor; raw bytes are the file's
+ * bytes; f32 reads of one range agree whatever path served them; f32 fails
+ * with EIO exactly when info.json says it is not readable. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fuzz_common.h"
+#include "gguffs/model.h"
+#include "gguffs/names.h"
+#include "gguffs/tools.h"
+#include "gguffs/tree.h"
+#include "gguffs/view.h"
+#include "gguffs/xattr.h"
+
+#define MARK "\n~SHARD~\n"
+#define MARK_LEN 9
+#define MAX_SHARDS 4
+#define HEAVY_TENSORS 64          /* tensors read in full (when small) */
+#define FULL_F32_ELEMS (1u << 15) /* read whole f32 / stats up to this many elements */
+
+static const char *tmp_base;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    tmp_base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    /* --dump prints to stdout; libFuzzer reports on stderr. */
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+        dup2(null, 1);
+        close(null);
+    }
+    return 0;
+}
+
+typedef struct piece {
+    const uint8_t *p;
+    size_t n;
+} piece;
+
+static int write_file(const char *path, const uint8_t *p, size_t n)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k <= 0) {
+            close(fd);
+            return -1;
+        }
+        p += k;
+        n -= (size_t)k;
+    }
+    return close(fd);
+}
+
+/* Read a whole generated file through gg_tree_read, in uneven pieces. */
+static char *read_all(gg_tree *t, uint32_t node, int64_t size, size_t *len)
+{
+    size_t cap = (size_t)size + 64;
+    char *buf = malloc(cap + 1);
+    FUZZ_ASSERT(buf, "out of memory");
+    size_t got = 0;
+    size_t step = 1000;
+    for (;;) {
+        size_t want = cap - got < step ? cap - got : step;
+        ssize_t k = gg_tree_read(t, node, buf + got, want, got, NULL);
+        FUZZ_ASSERT(k >= 0 || k == -EIO || k == -ENOMEM || k == -EFBIG, "text read of node %" PRIu32 " gave %zd",
+                    node, k);
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+        if (got == cap)
+            break;
+        step = step * 3 + 1;
+    }
+    buf[got] = 0;
+    *len = got;
+    return buf;
+}
+
+static size_t count_lines(const char *s, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        c += s[i] == '\n';
+    return c;
+}
+
+static void check_name(gg_tree *t, uint32_t i, const char *want, uint64_t want_len)
+{
+    const gg_node *n = &t->nodes[i];
+    size_t len = strlen(n->name);
+    FUZZ_ASSERT(len > 0 && len <= 255, "node %" PRIu32 ": name length %zu", i, len);
+    FUZZ_ASSERT(!strchr(n->name, '/') && strcmp(n->name, ".") && strcmp(n->name, ".."),
+                "node %" PRIu32 ": bad file name \"%s\"", i, n->name);
+    FUZZ_ASSERT(gg_tree_lookup(t, n->parent, n->name) == i, "node %" PRIu32 " \"%s\" not found by lookup",
+                i, n->name);
+    if (!want || strstr(n->name, "%~"))
+        return;
+    char *back = malloc(len + 1);
+    long k = gg_name_unescape(n->name, back);
+    FUZZ_ASSERT(k >= 0 && (uint64_t)k == want_len && memcmp(back, want, want_len) == 0,
+                "node %" PRIu32 ": \"%s\" does not unescape to its GGUF name", i, n->name);
+    free(back);
+}
+
+static void check_xattrs(gg_tree *t, uint32_t i)
+{
+    char list[512], val[256];
+    int n = gg_xattr_list(t, i, list, sizeof list);
+    FUZZ_ASSERT(n >= 0 && (size_t)n <= sizeof list, "xattr list %d", n);
+    for (int at = 0; at < n; at += (int)strlen(list + at) + 1) {
+        int k = gg_xattr_get(t, i, list + at, val, sizeof val);
+        FUZZ_ASSERT(k >= 0, "xattr %s of node %" PRIu32 ": %d", list + at, i, k);
+        int small = gg_xattr_get(t, i, list + at, val, 1);
+        FUZZ_ASSERT(small == -ERANGE || (k == 0 && small == 0), "xattr %s with no room: %d", list + at, small);
+    }
+    FUZZ_ASSERT(gg_xattr_get(t, i, "user.nope", val, sizeof val) == -ENODATA, "unknown xattr");
+}
+
+/* The bytes of shard `s` as given in the input. */
+static const piece *shard_bytes(const piece *pieces, int npieces, const gg_model *m, const gg_tensor *ts)
+{
+    (void)m;
+    return ts->shard < (uint32_t)npieces ? &pieces[ts->shard] : NULL;
+}
+
+static void check_raw(gg_tree *t, uint32_t i, const gg_model *m, const gg_tensor *ts, const piece *src)
+{
+    uint64_t nb = ts->nbytes;
+    uint64_t offs[4] = {0, nb / 2 > 3 ? nb / 2 - 3 : 0, nb > 7 ? nb - 7 : 0, nb + 5};
+    char buf[80];
+    for (int k = 0; k < 4; k++) {
+        ssize_t got = gg_tree_read(t, i, buf, 64, offs[k], NULL);
+        uint64_t want = offs[k] >= nb ? 0 : nb - offs[k] < 64 ? nb - offs[k] : 64;
+        FUZZ_ASSERT(got >= 0 && (uint64_t)got == want, "raw read at %" PRIu64 ": %zd, expected %" PRIu64,
+                    offs[k], got, want);
+        if (src && got > 0) {
+            uint64_t at = ts->abs_offset + offs[k];
+            FUZZ_ASSERT(at + (uint64_t)got <= src->n && memcmp(buf, src->p + at, (size_t)got) == 0,
+                        "raw bytes at %" PRIu64 " differ from the file", at);
+        }
+    }
+    (void)m;
+}
+
+static void check_f32(gg_tree *t, uint32_t i, const gg_tensor *ts, int heavy)
+{
+    int readable = ts->type && !ts->why;
+    uint64_t total = ts->info->nelems * 4;
+    int64_t size = gg_tree_size(t, i);
+    FUZZ_ASSERT(size >= 0 && (uint64_t)size == total, "f32 size %" PRId64 " vs %" PRIu64, size, total);
+    char small[64];
+    if (!readable) {
+        if (total) {
+            ssize_t k = gg_tree_read(t, i, small, 16, 0, NULL);
+            FUZZ_ASSERT(k == -EIO, "unreadable f32 read gave %zd", k);
+        }
+        return;
+    }
+    gg_readahead ra;
+    gg_readahead_init(&ra);
+    float *whole = NULL;
+    if (heavy && ts->info->nelems <= FULL_F32_ELEMS) {
+        whole = malloc(total + 16);
+        ssize_t k = gg_tree_read(t, i, (char *)whole, (size_t)total + 16, 0, NULL);
+        FUZZ_ASSERT(k == (ssize_t)total, "whole f32 read gave %zd of %" PRIu64, k, total);
+        /* The same bytes in sequential page-sized reads (read-ahead path). */
+        char *seq = malloc(total + 1);
+        for (uint64_t off = 0; off < total; off += 4096) {
+            size_t want = total - off < 4096 ? (size_t)(total - off) : 4096;
+            k = gg_tree_read(t, i, seq + off, 4096, off, &ra);
+            FUZZ_ASSERT(k == (ssize_t)want, "sequential f32 read at %" PRIu64 " gave %zd", off, k);
+        }
+        for (uint64_t e = 0; e < total / 4; e++) {
+            float a, b;
+            memcpy(&a, (char *)whole + e * 4, 4);
+            memcpy(&b, seq + e * 4, 4);
+            FUZZ_ASSERT(fuzz_same_float(a, b), "f32 element %" PRIu64 " differs between reads", e);
+        }
+        free(seq);
+    }
+    /* Small unaligned reads: compared with the whole read, or with a decode. */
+    uint64_t offs[4] = {0, total / 2 > 3 ? total / 2 - 3 : 0, total > 9 ? total - 9 : 0, total + 1};
+    for (int k = 0; k < 4; k++) {
+        uint64_t want = offs[k] >= total ? 0 : total - offs[k] < 37 ? total - offs[k] : 37;
+        ssize_t got = gg_tree_read(t, i, small, 37, offs[k], NULL);
+        FUZZ_ASSERT(got >= 0 && (uint64_t)got == want, "f32 read at %" PRIu64 ": %zd, expected %" PRIu64,
+                    offs[k], got, want);
+        if (whole && got > 0) {
+            for (ssize_t b = 0; b < got; b++) {
+                uint64_t at = offs[k] + (uint64_t)b;
+                float x, y;
+                memcpy(&x, (char *)whole + at / 4 * 4, 4);
+                /* Compare whole elements only where both reads hold them. */
+                if (at % 4 == 0 && b + 4 <= got) {
+                    memcpy(&y, small + b, 4);
+                    FUZZ_ASSERT(fuzz_same_float(x, y), "f32 at byte %" PRIu64 " differs", at);
+                }
+            }
+        }
+    }
+    gg_readahead_destroy(&ra);
+    free(whole);
+}
+
+static void visit(gg_tree *t, const piece *pieces, int npieces)
+{
+    for (uint32_t i = 0; i < t->n; i++) {
+        const gg_node *n = &t->nodes[i];
+        const gg_model *m = t->models[n->model];
+        if (i > 0) {
+            const char *want = NULL;
+            uint64_t want_len = 0;
+            if (n->content == GG_C_KV) {
+                want = gg_str_ptr(m->f, m->f->kv[n->arg].key);
+                want_len = m->f->kv[n->arg].key.len;
+            } else if (n->content == GG_C_TENSOR_DIR) {
+                want = m->t[n->arg].name;
+                want_len = m->t[n->arg].name_len;
+            }
+            check_name(t, i, want, want_len);
+        }
+        check_xattrs(t, i);
+        if (gg_node_is_dir(n)) {
+            char c;
+            FUZZ_ASSERT(gg_tree_read(t, i, &c, 1, 0, NULL) == -EISDIR, "read of a folder");
+            continue;
+        }
+        const gg_tensor *ts = gg_tree_tensor(t, i, NULL);
+        int heavy = ts && n->arg < HEAVY_TENSORS;
+        switch (n->content) {
+        case GG_C_RAW:
+            check_raw(t, i, m, ts, shard_bytes(pieces, npieces, m, ts));
+            continue;
+        case GG_C_F32:
+            check_f32(t, i, ts, heavy);
+            continue;
+        case GG_C_STATS:
+            if (!heavy || ts->info->nelems > FULL_F32_ELEMS)
+                continue;
+            break;
+        default:
+            break;
+        }
+        int64_t size = gg_tree_size(t, i);
+        FUZZ_ASSERT(size >= 0 || size == -EIO || size == -ENOMEM || size == -EFBIG, "size of node %" PRIu32 ": %" PRId64,
+                    i, size);
+        if (size < 0)
+            continue;
+        size_t len;
+        char *txt = read_all(t, i, size, &len);
+        if (n->content == GG_C_STATS) {
+            FUZZ_ASSERT(len > 0 || !(ts->type && !ts->why), "stats of a readable tensor are empty");
+        } else if (n->content != GG_C_CACHE_STATS) {
+            FUZZ_ASSERT((int64_t)len == size, "node %" PRIu32 ": read %zu bytes, size says %" PRId64, i, len, size);
+        }
+        if (n->content == GG_C_METADATA_JSON || n->content == GG_C_INFO_JSON) {
+            cJSON *j = cJSON_ParseWithLength(txt, len);
+            FUZZ_ASSERT(j, "node %" PRIu32 " (%s) is not valid JSON", i, n->name);
+            if (n->content == GG_C_INFO_JSON) {
+                cJSON *ok = cJSON_GetObjectItemCaseSensitive(j, "f32_readable");
+                FUZZ_ASSERT(cJSON_IsBool(ok) && cJSON_IsTrue(ok) == (ts->type && !ts->why),
+                            "info.json f32_readable disagrees");
+            }
+            cJSON_Delete(j);
+        } else if (n->content == GG_C_KV) {
+            const gg_kv *kv = &m->f->kv[n->arg];
+            if (kv->type == GG_VT_ARR)
+                FUZZ_ASSERT(count_lines(txt, len) == kv->arr_n, "array of %" PRIu64 " has %zu lines",
+                            kv->arr_n, count_lines(txt, len));
+            else
+                FUZZ_ASSERT(len > 0 && txt[len - 1] == '\n', "value text does not end in a newline");
+        } else if (n->content == GG_C_TENSORS_TSV) {
+            FUZZ_ASSERT(count_lines(txt, len) == m->nt + 1, "tensors.tsv has %zu lines for %" PRIu64 " tensors",
+                        count_lines(txt, len), m->nt);
+        }
+        free(txt);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    piece pieces[MAX_SHARDS];
+    int np = 0;
+    size_t start = 0;
+    for (;;) {
+        const uint8_t *hit = np + 1 < MAX_SHARDS ? memmem(data + start, size - start, MARK, MARK_LEN) : NULL;
+        if (!hit) {
+            pieces[np++] = (piece){data + start, size - start};
+            break;
+        }
+        pieces[np++] = (piece){data + start, (size_t)(hit - (data + start))};
+        start = (size_t)(hit - data) + MARK_LEN;
+    }
+    if (!tmp_base)
+        LLVMFuzzerInitialize(NULL, NULL);
+    char dir[64], paths[MAX_SHARDS][96];
+    snprintf(dir, sizeof dir, "%s/gguffs-fuzz.XXXXXX", tmp_base);
+    FUZZ_ASSERT(mkdtemp(dir), "mkdtemp %s", dir);
+    for (int i = 0; i < np; i++) {
+        if (np == 1)
+            snprintf(paths[i], sizeof paths[i], "%s/model.gguf", dir);
+        else
+            snprintf(paths[i], sizeof paths[i], "%s/m-%05d-of-%05d.gguf", dir, i + 1, np);
+        FUZZ_ASSERT(write_file(paths[i], pieces[i].p, pieces[i].n) == 0, "write %s", paths[i]);
+    }
+
+    gg_open_opts oo = {0};
+    if (size % 7 == 3)
+        oo.stq1_0_consecutive = 1;
+    char err[GG_ERR_LEN];
+    if (size % 5 == 2)
+        FUZZ_ASSERT(gg_parse_forced_types(&oo, "42:Q2_0,143:F16", err, sizeof err) == 0, "%s", err);
+    /* The command-line dump: the same open, then every value and tensor as
+     * text and as JSON (long arrays shortened, then in full). Its status is
+     * the open's. */
+    char *dump_argv[3][5] = {{"gguffs", "--dump", paths[0], NULL},
+                             {"gguffs", "--dump", "--json", paths[0], NULL},
+                             {"gguffs", "--dump", "--json", "--full", paths[0]}};
+    int dump_rc[3];
+    for (int k = 0; k < 3; k++)
+        dump_rc[k] = gg_tool_dump(k + 3, dump_argv[k]);
+    fflush(stdout);
+    gg_model m;
+    memset(err, 0x55, sizeof err);
+    int rc = gg_model_open(&m, paths[0], &oo, err);
+    for (int k = 0; k < 3; k++)
+        FUZZ_ASSERT(dump_rc[k] == rc || oo.n_forced || oo.stq1_0_consecutive,
+                    "--dump gave %d, the open %d", dump_rc[k], rc);
+    /* The model keeps its files open: remove the names now. */
+    for (int i = 0; i < np; i++)
+        unlink(paths[i]);
+    rmdir(dir);
+    if (rc != GG_EXIT_OK) {
+        size_t elen = strnlen(err, sizeof err);
+        FUZZ_ASSERT(elen > 0 && elen < sizeof err, "open failed (%d) without a message", rc);
+        FUZZ_ASSERT(rc == GG_EXIT_MALFORMED || rc == GG_EXIT_CANNOT_OPEN, "open gave exit status %d: %s", rc, err);
+        gg_model_close(&m);
+        return 0;
+    }
+    gg_reader_opts ro;
+    gg_reader_default_opts(&ro);
+    ro.cache_bytes = 64u << 10;
+    ro.page_bytes = 4096;
+    ro.threads = 1;
+    ro.readahead_pages = size % 3 == 0 ? 2 : 0;
+    gg_reader *r = gg_reader_new(&ro);
+    FUZZ_ASSERT(r, "reader");
+    gg_model *models[2] = {&m, &m};
+    int nmodels = size % 4 == 1 ? 2 : 1;
+    gg_tree t;
+    if (gg_tree_build(&t, models, nmodels, r, err) == 0) {
+        visit(&t, pieces, np);
+        gg_tree_free(&t);
+    }
+    gg_reader_free(r);
+    gg_model_close(&m);
+    return 0;
+}
