@@ -15,30 +15,13 @@
 #include <time.h>
 
 #include "gguffs/layout.h"
+#include "../tests/refset.h"
 
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)n + 1);
-    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
 }
 
 typedef struct sample {
@@ -53,54 +36,32 @@ static int nsamples;
 static void load_set(uint64_t data_off, const char *gguf, const char *manifest)
 {
     size_t flen;
-    uint8_t *file = slurp(gguf, &flen);
-    FILE *mf = fopen(manifest, "r");
-    if (!file || !mf) {
+    uint8_t *file = rs_slurp(gguf, &flen);
+    rs_manifest mf;
+    if (!file || rs_open(&mf, manifest) != 0) {
         fprintf(stderr, "cannot read %s or %s\n", gguf, manifest);
         exit(2);
     }
     const char *base = strrchr(gguf, '/') ? strrchr(gguf, '/') + 1 : gguf;
-    char line[8192], *cols[32];
-    int cf = -1, cn = -1, ct = -1, cd = -1, co = -1;
-    for (int ln = 0; fgets(line, sizeof line, mf); ln++) {
-        line[strcspn(line, "\n")] = 0;
-        int nc = 0;
-        for (char *s = line, *tok; nc < 32 && (tok = strsep(&s, "\t"));)
-            cols[nc++] = tok;
-        if (ln == 0) {
-            for (int c = 0; c < nc; c++) {
-                if (!strcmp(cols[c], "file")) cf = c;
-                if (!strcmp(cols[c], "name")) cn = c;
-                if (!strcmp(cols[c], "type_name")) ct = c;
-                if (!strcmp(cols[c], "dims")) cd = c;
-                if (!strcmp(cols[c], "offset")) co = c;
-            }
+    while (rs_next(&mf)) {
+        const char *file_col = rs_get(&mf, "file");
+        if (file_col && strcmp(file_col, base) != 0)
             continue;
-        }
-        if (cf >= 0 && strcmp(cols[cf], base) != 0)
-            continue;
-        if (!strncmp(cols[cn], "rand.", 5))
+        if (!strncmp(rs_get(&mf, "name"), "rand.", 5))
             continue; /* random bytes: subnormal scales, not representative */
-        const gg_type *t = gg_type_by_name(strcasecmp(cols[ct], "q1_0_g128") ? cols[ct] : "Q1_0");
+        const gg_type *t = rs_type(rs_get(&mf, "type_name"));
         if (!t || !gg_type_kernel(t, GG_ISA_SCALAR))
             continue;
         int dup = 0;
         for (int i = 0; i < nsamples; i++)
-            dup |= samples[i].type == t || !strcmp(samples[i].type->name, t->name);
+            dup |= !strcmp(samples[i].type->name, t->name);
         if (dup)
             continue;
-        uint64_t ne0 = 1, nrows = 1;
-        int nd = 0;
-        for (char *s = cols[cd], *tok; (tok = strsep(&s, ","));) {
-            uint64_t d = strtoull(tok, NULL, 10);
-            if (nd++ == 0)
-                ne0 = d;
-            else
-                nrows *= d;
-        }
-        samples[nsamples++] = (sample){t, file + data_off + strtoull(cols[co], NULL, 10), ne0, nrows};
+        uint64_t ne0, nrows;
+        rs_dims(rs_get(&mf, "dims"), &ne0, &nrows);
+        samples[nsamples++] = (sample){t, file + data_off + strtoull(rs_get(&mf, "offset"), NULL, 10), ne0, nrows};
     }
-    fclose(mf);
+    rs_close(&mf);
 }
 
 static int wanted(const char *only, const char *name)

@@ -12,13 +12,8 @@ import os
 import struct
 import sys
 
-
-def esc(name):
-    if name == "":
-        return "%"
-    if name in (".", ".."):
-        return "%2E" * len(name)
-    return name.replace("%", "%25").replace("/", "%2F").replace("\0", "%00")
+sys.path.insert(0, os.path.dirname(__file__))
+from gguf_tool import esc  # noqa: E402
 
 
 def unescape_line(b):

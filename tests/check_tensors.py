@@ -16,12 +16,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import gguf_tool  # noqa: E402
 
 
-def esc(name):
-    if name == "":
-        return "%"
-    if name in (".", ".."):
-        return "%2E" * len(name)
-    return name.replace("%", "%25").replace("/", "%2F").replace("\0", "%00")
+esc = gguf_tool.esc
 
 
 def main():

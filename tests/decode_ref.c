@@ -21,24 +21,7 @@
 #include <string.h>
 
 #include "gguffs/layout.h"
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
+#include "refset.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t rng(void)
@@ -58,9 +41,7 @@ static const gg_type *find_type(const char *name)
     for (int i = 0; i < nmap; i++)
         if (strcasecmp(map_from[i], name) == 0)
             return gg_type_by_name(map_to[i]);
-    if (strcasecmp(name, "q1_0_g128") == 0)
-        return gg_type_by_name("Q1_0");
-    return gg_type_by_name(name);
+    return rs_type(name);
 }
 
 /* Decode [e0, e1) of the tensor through the layout API; 0 if it matches. */
@@ -148,7 +129,7 @@ int main(int argc, char **argv)
     uint64_t data_off = strtoull(argv[i], NULL, 0);
     const char *gguf_path = argv[i + 1], *manifest = argv[i + 2];
     size_t flen;
-    uint8_t *file = slurp(gguf_path, &flen);
+    uint8_t *file = rs_slurp(gguf_path, &flen);
     if (!file) {
         fprintf(stderr, "%s: %s\n", gguf_path, strerror(errno));
         return 2;
@@ -162,53 +143,27 @@ int main(int argc, char **argv)
     else
         strcpy(dir, ".");
 
-    FILE *mf = fopen(manifest, "r");
-    if (!mf) {
+    rs_manifest mf;
+    if (rs_open(&mf, manifest) != 0) {
         fprintf(stderr, "%s: %s\n", manifest, strerror(errno));
         return 2;
     }
-    char line[8192];
-    char *cols[32];
-    int col_file = -1, col_name = -1, col_type = -1, col_dims = -1, col_off = -1, col_bytes = -1,
-        col_f32 = -1;
     int ntested = 0, nfail = 0, nskip = 0;
-    for (int ln = 0; fgets(line, sizeof line, mf); ln++) {
-        line[strcspn(line, "\n")] = 0;
-        int nc = 0;
-        for (char *s = line, *tok; nc < 32 && (tok = strsep(&s, "\t"));)
-            cols[nc++] = tok;
-        if (ln == 0) {
-            for (int c = 0; c < nc; c++) {
-                if (!strcmp(cols[c], "file")) col_file = c;
-                if (!strcmp(cols[c], "name")) col_name = c;
-                if (!strcmp(cols[c], "type_name")) col_type = c;
-                if (!strcmp(cols[c], "dims")) col_dims = c;
-                if (!strcmp(cols[c], "offset")) col_off = c;
-                if (!strcmp(cols[c], "n_bytes")) col_bytes = c;
-                if (!strcmp(cols[c], "f32_file")) col_f32 = c;
-            }
+    while (rs_next(&mf)) {
+        const char *file_col = rs_get(&mf, "file");
+        if (file_col && strcmp(file_col, gguf_base) != 0)
             continue;
-        }
-        if (col_file >= 0 && strcmp(cols[col_file], gguf_base) != 0)
+        const char *name = rs_get(&mf, "name"), *type_name = rs_get(&mf, "type_name");
+        if (only && strcmp(only, name) != 0 && strcasecmp(only, type_name) != 0)
             continue;
-        const char *name = cols[col_name];
-        if (only && strcmp(only, name) != 0 && strcasecmp(only, cols[col_type]) != 0)
-            continue;
-        const gg_type *t = find_type(cols[col_type]);
+        const gg_type *t = find_type(type_name);
         if (!t) {
-            fprintf(stderr, "%s: type %s not in our table\n", name, cols[col_type]);
+            fprintf(stderr, "%s: type %s not in our table\n", name, type_name);
             nfail++;
             continue;
         }
-        uint64_t ne0 = 1, nrows = 1, d;
-        int nd = 0;
-        for (char *s = cols[col_dims], *tok; (tok = strsep(&s, ","));) {
-            d = strtoull(tok, NULL, 10);
-            if (nd++ == 0)
-                ne0 = d;
-            else
-                nrows *= d;
-        }
+        uint64_t ne0, nrows;
+        rs_dims(rs_get(&mf, "dims"), &ne0, &nrows);
         gg_layout l;
         const char *why = NULL;
         if (gg_layout_init(&l, t, ne0, nrows, &why) != 0) {
@@ -216,8 +171,8 @@ int main(int argc, char **argv)
             nfail++;
             continue;
         }
-        uint64_t off = data_off + strtoull(cols[col_off], NULL, 10);
-        uint64_t nbytes = strtoull(cols[col_bytes], NULL, 10);
+        uint64_t off = data_off + strtoull(rs_get(&mf, "offset"), NULL, 10);
+        uint64_t nbytes = strtoull(rs_get(&mf, "n_bytes"), NULL, 10);
         if (nbytes != l.nbytes || off + nbytes > flen) {
             fprintf(stderr, "%s: size %" PRIu64 " by our table, %" PRIu64 " in manifest\n", name,
                     l.nbytes, nbytes);
@@ -233,9 +188,9 @@ int main(int argc, char **argv)
             continue;
         }
         char path[8192];
-        snprintf(path, sizeof path, "%s/%s", dir, cols[col_f32]);
+        snprintf(path, sizeof path, "%s/%s", dir, rs_get(&mf, "f32_file"));
         size_t wlen;
-        float *want = (float *)slurp(path, &wlen);
+        float *want = (float *)rs_slurp(path, &wlen);
         if (!want || wlen != l.nelems * 4) {
             fprintf(stderr, "%s: cannot read %s\n", name, path);
             nfail++;
@@ -253,7 +208,7 @@ int main(int argc, char **argv)
         nfail += bad;
         free(want);
     }
-    fclose(mf);
+    rs_close(&mf);
     free(file);
     printf("decode_ref %s [%s]: %d tensors checked, %d failed, %d without decoder\n", gguf_base,
            gg_isa_name(isa), ntested, nfail, nskip);

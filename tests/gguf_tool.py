@@ -19,6 +19,16 @@ TYPE_NAMES = ["u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "str", "arr
               "u64", "i64", "f64"]
 
 
+def esc(name):
+    """A GGUF name (str) as gguffs writes it in the tree: % -> %25, / -> %2F,
+    NUL -> %00; ".", ".." -> %2E, %2E%2E; the empty name -> %."""
+    if name == "":
+        return "%"
+    if name in (".", ".."):
+        return "%2E" * len(name)
+    return name.replace("%", "%25").replace("/", "%2F").replace("\0", "%00")
+
+
 class Header:
     pass
 

@@ -18,16 +18,7 @@
 #include "gguffs/tree.h"
 #include "gguffs/view.h"
 
-static int fails;
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            fails++;                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "testlib.h"
 
 /* ---- building files in memory ---- */
 

@@ -8,16 +8,7 @@
 #include "gguffs/names.h"
 #include "gguffs/render.h"
 
-static int fails;
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            fails++;                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "testlib.h"
 
 static void f32_case(float v, const char *want)
 {

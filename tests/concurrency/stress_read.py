@@ -30,12 +30,7 @@ for f in ("stq1_0-id43", "stq1_0-id42", "prism", "forks-rawbytes"):
     SETS.append((f, "forks/manifest.tsv", "forks/%s.gguf" % f, f + ".gguf"))
 
 
-def esc(name):
-    if name == "":
-        return "%"
-    if name in (".", ".."):
-        return "%2E" * len(name)
-    return name.replace("%", "%25").replace("/", "%2F").replace("\0", "%00")
+esc = gguf_tool.esc
 
 
 def load(mnt, folders):
