@@ -121,7 +121,9 @@ static const gg_type table[] = {
     {"IQ4_KS_R4", 344, IK, 256, 136, 4, 4, 0, NULL},
     {"IQ5_KS_R4", 352, IK, 256, 168, 4, 4, 0, NULL},
     {"MXFP4_R8", 353, IK, 32, 17, 0, 8, 0, NULL},
-    {"Q8_K_R16", 397, IK, 256, 258, 0, 16, 0, NULL},
+    {"Q8_K_R16", 397, IK, 256, 258, 0, 16, 0,
+     "bytes are read as unsigned with an offset of -128, as the fork does; files quantized by an "
+     "AVX2-only build of ik_llama.cpp hold signed bytes and decode wrongly there too"},
     {"Q8_KV_R8", 398, IK, 32, 32, 4, 8, 0, NULL},
     {"Q8_K_R8", 399, IK, 256, 258, 0, 8, 0, NULL},
 
