@@ -18,6 +18,8 @@ command -v clang >/dev/null 2>&1 || need clang
 clang_rt=$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a 2>/dev/null | head -n 1)
 [ -n "$clang_rt" ] || [ "$(uname -m)" != x86_64 ] || need libclang-rt-dev
 command -v valgrind >/dev/null 2>&1 || need valgrind
+command -v strace >/dev/null 2>&1 || need strace
+command -v column >/dev/null 2>&1 || need bsdextrautils
 [ -z "$pkgs" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "missing packages:$pkgs" >&2
