@@ -319,19 +319,10 @@ static char *reply_buf(size_t size)
 
 /* The cache's number for a tensor: the same numbering as tree.c (tensors of
  * all models in order). */
-static uint32_t tensor_uid(const gg_tree *t, const gg_node *n)
-{
-    uint32_t base = 0;
-    for (int i = 0; i < n->model; i++)
-        base += (uint32_t)t->models[i]->nt;
-    return base + (uint32_t)n->arg;
-}
-
 /* f32 reads are sent straight from the pinned cache pages: no copy in
  * user space (the kernel copies once, into the page cache or the reader). */
 static void read_f32(fuse_req_t req, ctx *c, uint32_t node, size_t size, off_t off, struct fuse_file_info *fi)
 {
-    const gg_node *n = &c->tree->nodes[node];
     const gg_model *m;
     const gg_tensor *t = gg_tree_tensor(c->tree, node, &m);
     char *buf = reply_buf(size);
@@ -340,7 +331,7 @@ static void read_f32(fuse_req_t req, ctx *c, uint32_t node, size_t size, off_t o
         return;
     }
     gg_f32_ref ref;
-    ssize_t got = gg_read_f32_ref(c->tree->reader, m, t, tensor_uid(c->tree, n), buf, size, (uint64_t)off,
+    ssize_t got = gg_read_f32_ref(c->tree->reader, m, t, gg_tree_uid(c->tree, node), buf, size, (uint64_t)off,
                                   (gg_readahead *)(uintptr_t)fi->fh, &ref);
     if (got < 0) {
         fuse_reply_err(req, (int)-got);

@@ -161,7 +161,13 @@ int gg_tree_build(gg_tree *t, gg_model **models, int n_models, gg_reader *reader
     t->models = models;
     t->n_models = n_models;
     t->reader = reader;
-    pthread_mutex_init(&t->gen_lock, NULL);
+    t->uid_base = calloc((size_t)n_models, sizeof *t->uid_base);
+    if (!t->uid_base) {
+        snprintf(err, GG_ERR_LEN, "out of memory building the tree");
+        return -1;
+    }
+    for (int i = 1; i < n_models; i++)
+        t->uid_base[i] = t->uid_base[i - 1] + (uint32_t)models[i - 1]->nt;
     if (add_node(t, strdup(""), 0, GG_C_DIR, 0, 0))
         goto oom;
     if (n_models == 1) {
@@ -228,7 +234,7 @@ void gg_tree_free(gg_tree *t)
         for (int i = 0; i < t->n_models; i++)
             free(t->model_dirs[i]);
     free(t->model_dirs);
-    pthread_mutex_destroy(&t->gen_lock);
+    free(t->uid_base);
     memset(t, 0, sizeof *t);
 }
 
@@ -627,12 +633,10 @@ int64_t gg_tree_size(gg_tree *t, uint32_t i)
     return rc ? rc : (int64_t)txt->len;
 }
 
-static uint32_t uid_of(const gg_tree *t, const gg_node *n)
+uint32_t gg_tree_uid(const gg_tree *t, uint32_t node)
 {
-    uint32_t base = 0;
-    for (int i = 0; i < n->model; i++)
-        base += (uint32_t)t->models[i]->nt;
-    return base + (uint32_t)n->arg;
+    const gg_node *n = &t->nodes[node];
+    return t->uid_base[n->model] + (uint32_t)n->arg;
 }
 
 ssize_t gg_tree_read(gg_tree *t, uint32_t i, char *buf, size_t size, uint64_t off, gg_readahead *ra)
@@ -642,7 +646,7 @@ ssize_t gg_tree_read(gg_tree *t, uint32_t i, char *buf, size_t size, uint64_t of
     if (n->content == GG_C_RAW)
         return gg_read_raw(t->reader, m, &m->t[n->arg], buf, size, off);
     if (n->content == GG_C_F32)
-        return gg_read_f32(t->reader, m, &m->t[n->arg], uid_of(t, n), buf, size, off, ra);
+        return gg_read_f32(t->reader, m, &m->t[n->arg], gg_tree_uid(t, i), buf, size, off, ra);
     if (gg_node_is_dir(n))
         return -EISDIR;
     gg_buf live = {0};

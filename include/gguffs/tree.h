@@ -62,9 +62,9 @@ typedef struct gg_tree {
     gg_model **models;
     char **model_dirs; /* folder names when there are several models */
     int n_models;
+    uint32_t *uid_base; /* per model: cache id of its first tensor */
     uint32_t *hash;   /* (parent, name) -> node + 1; 0 = empty */
     uint32_t hash_cap;
-    pthread_mutex_t gen_lock; /* serializes text generation */
     gg_reader *reader;        /* decoded reads (view.h) */
 } gg_tree;
 
@@ -90,6 +90,10 @@ int64_t gg_tree_size(gg_tree *t, uint32_t node);
  * `ra` is per-open-file read-ahead state (may be NULL). */
 ssize_t gg_tree_read(gg_tree *t, uint32_t node, char *buf, size_t size, uint64_t off,
                      gg_readahead *ra);
+
+/* The cache id of the tensor behind a tensor file node: unique across the
+ * models of the mount. */
+uint32_t gg_tree_uid(const gg_tree *t, uint32_t node);
 
 /* The model and tensor behind a tensor folder or file node; NULL otherwise. */
 const gg_tensor *gg_tree_tensor(const gg_tree *t, uint32_t node, const gg_model **m);
