@@ -3,7 +3,15 @@
 set -u
 cd "$(dirname "$0")/.."
 M=$(mktemp -d /tmp/gguffs-demo.XXXXXX)
-trap 'fusermount3 -u "$M" 2>/dev/null; rmdir "$M"' EXIT
+# Unmount however the demo ends: normally, ^C, or its reader gone
+# (`make demo | head` ends it with SIGPIPE, which skips an EXIT trap).
+cleanup() {
+    cd /
+    fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M" 2>/dev/null
+    rmdir "$M" 2>/dev/null
+}
+trap cleanup EXIT
+trap 'cleanup; trap - EXIT; exit 1' INT TERM HUP PIPE
 MODEL=tests/data/mainline/mainline.gguf
 show() { printf '\n$ %s\n' "$*"; sh -c "$*"; }
 printf '$ ./gguffs %s %s\n' "$MODEL" "$M"

@@ -1,18 +1,49 @@
-#!/bin/sh
+#!/bin/bash
 # Run every test: unit tests, decoders against the reference vectors on
 # every SIMD path this CPU has, SIMD == scalar property tests, then the
 # suites in tests/check.d/ (most of them mount for real).
+#
+# Each suite's whole output goes to $BUILD/test-logs/NAME.log; the terminal
+# gets one line per suite, the failures with the end of their log, and one
+# last line "N passed, N failed" (checks, summed over the suites that count
+# them; a suite that does not count is one check).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 export BUILD
-failed=""
+LOGS=$BUILD/test-logs
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+passed=0
+failed=0
+bad=""
+t_all=$(date +%s)
+
 run() { # run NAME command...
-    name=$1
+    local name=$1 t0 rc p f dt
     shift
-    echo "== $name"
-    if ! "$@"; then
-        failed="$failed $name"
+    t0=$(date +%s%N)
+    "$@" > "$LOGS/$name.log" 2>&1
+    rc=$?
+    dt=$(( ($(date +%s%N) - t0) / 100000000 ))
+    dt="$((dt / 10)).$((dt % 10))"
+    # Sum the "N passed, N failed" and "N checked, N failed" lines of the suite.
+    read -r p f < <(grep -aoE '([0-9]+) (passed|tensors checked|pairs|keys|tensors), ([0-9]+) (failed|wrong|problems)' \
+        "$LOGS/$name.log" | awk '{ p += $1; f += $(NF-1) } END { print p + 0, f + 0 }')
+    if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+        p=$((rc == 0))
+        f=$((rc != 0))
+    fi
+    [ "$rc" != 0 ] && [ "$f" = 0 ] && f=1
+    passed=$((passed + p))
+    failed=$((failed + f))
+    if [ "$rc" = 0 ]; then
+        printf 'ok    %-22s %6s checks  %6s s\n' "$name" "$p" "$dt"
+    else
+        printf 'FAIL  %-22s %6s failed  %6s s   (log: %s)\n' "$name" "$f" "$dt" "$LOGS/$name.log"
+        grep -a -E 'FAIL|failed|differ|Error|error:' "$LOGS/$name.log" | grep -avE ' 0 failed|, 0 (wrong|problems)' |
+            head -n 25 | sed 's/^/      /'
+        bad="$bad $name"
     fi
 }
 
@@ -30,8 +61,5 @@ for s in tests/check.d/*.sh; do
 done
 
 echo
-if [ -n "$failed" ]; then
-    echo "make check: FAILED:$failed"
-    exit 1
-fi
-echo "make check: all passed"
+echo "make check: $passed passed, $failed failed ($(( $(date +%s) - t_all )) s; logs in $LOGS)${bad:+; failed:$bad}"
+[ -z "$bad" ]
