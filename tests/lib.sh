@@ -14,11 +14,29 @@ MOUNTS=""
 FAILS=0
 PASSES=0
 
+# abort_mount DIR: abort the FUSE connection of the mount on DIR, so that
+# nothing (its own daemon included) waits on it any longer. Root only.
+abort_mount() {
+    local dev
+    [ -d /sys/fs/fuse/connections ] && ! grep -qs ' /sys/fs/fuse/connections ' /proc/mounts &&
+        mount -t fusectl none /sys/fs/fuse/connections 2>/dev/null
+    dev=$(awk -v m="$1" '$5 == m { print $3 }' /proc/self/mountinfo | tail -n 1)
+    [ -n "$dev" ] && [ -w "/sys/fs/fuse/connections/${dev#*:}/abort" ] &&
+        echo 1 > "/sys/fs/fuse/connections/${dev#*:}/abort"
+}
+
+# force_unmount DIR: unmount, even a mount whose daemon hangs or is gone.
+force_unmount() {
+    local m=$1
+    grep -qs " $m fuse" /proc/mounts || return 0
+    timeout 10 fusermount3 -u "$m" 2>/dev/null && return 0
+    abort_mount "$m"
+    timeout 10 fusermount3 -uz "$m" 2>/dev/null
+}
+
 cleanup() {
     for m in $MOUNTS; do
-        if grep -qs " $m fuse" /proc/mounts; then
-            fusermount3 -u "$m" 2>/dev/null || fusermount3 -uz "$m" 2>/dev/null
-        fi
+        force_unmount "$m"
     done
     rm -rf "$TMP"
 }
