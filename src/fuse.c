@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "gguffs/log.h"
+#include "gguffs/mountinfo.h"
 
 #define FOREVER 86400.0 /* seconds: nothing here ever changes */
 #define IO_BLOCK (1u << 20)
@@ -42,8 +43,8 @@ static int node_of(ctx *c, fuse_ino_t ino, uint32_t *node)
     return 0;
 }
 
-/* Content that changes on every read or is only known after reading it. */
-static int is_live(const gg_node *n) { return n->content == GG_C_CACHE_STATS || n->content == GG_C_STATS; }
+/* Content that changes on every read (its size does not). */
+static int is_live(const gg_node *n) { return n->content == GG_C_CACHE_STATS; }
 
 static int fill_attr(ctx *c, uint32_t node, struct stat *st)
 {
@@ -70,42 +71,20 @@ static int fill_attr(ctx *c, uint32_t node, struct stat *st)
     st->st_mode = S_IFREG | 0444;
     st->st_nlink = 1;
     st->st_size = size;
-    st->st_blocks = (size + 511) / 512;
+    /* Only stored bytes take disk: du of a mount reports the model, not
+     * the decoded views and texts made from it. */
+    st->st_blocks = n->content == GG_C_RAW ? (size + 511) / 512 : 0;
     return 0;
 }
 
-/* The mount's device number as "MAJ:MIN", from /proc/self/mountinfo (the
- * last mount on mountpoint), without going through the mount itself. */
+/* The mount's device number as "MAJ:MIN", from the mount table: the mount
+ * point itself is never looked at (see mountinfo.h). */
 static void find_bdi(ctx *c, const char *mountpoint)
 {
-    char real[PATH_MAX];
+    gg_mount_entry e;
     c->bdi[0] = 0;
-    if (!realpath(mountpoint, real))
-        return;
-    FILE *f = fopen("/proc/self/mountinfo", "r");
-    if (!f)
-        return;
-    char line[8192];
-    while (fgets(line, sizeof line, f)) {
-        /* ID PARENT MAJ:MIN ROOT MOUNTPOINT ...; octal escapes in paths. */
-        char dev[32], mp[PATH_MAX];
-        if (sscanf(line, "%*s %*s %31s %*s %4095s", dev, mp) != 2)
-            continue;
-        char *o = mp;
-        for (char *p = mp; *p; p++) {
-            if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' && p[3] >= '0' &&
-                p[3] <= '7') {
-                *o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
-                p += 3;
-            } else {
-                *o++ = *p;
-            }
-        }
-        *o = 0;
-        if (!strcmp(mp, real))
-            snprintf(c->bdi, sizeof c->bdi, "%s", dev);
-    }
-    fclose(f);
+    if (gg_mountinfo_find(mountpoint, &e) == 1)
+        snprintf(c->bdi, sizeof c->bdi, "%s", e.dev);
 }
 
 /* Raise the mount's kernel read-ahead so page-cache reads reach us as 1 MiB
@@ -160,8 +139,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     }
     e.ino = node + 1;
     e.generation = 1;
-    int live = is_live(&c->tree->nodes[node]);
-    e.attr_timeout = live ? 0 : FOREVER;
+    e.attr_timeout = FOREVER;
     e.entry_timeout = FOREVER;
     fuse_reply_entry(req, &e);
 }
@@ -180,7 +158,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     if (rc)
         fuse_reply_err(req, -rc);
     else
-        fuse_reply_attr(req, &st, is_live(&c->tree->nodes[node]) ? 0 : FOREVER);
+        fuse_reply_attr(req, &st, FOREVER);
 }
 
 static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
@@ -241,7 +219,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     }
     fi->fh = 0;
     if (is_live(n)) {
-        fi->direct_io = 1; /* size unknown until read: let reads run to EOF */
+        fi->direct_io = 1; /* new numbers at every read: never from the page cache */
     } else {
         fi->keep_cache = 1;
         if (n->content == GG_C_F32 || n->content == GG_C_RAW) {
@@ -475,6 +453,13 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
         rc = GG_EXIT_INTERNAL;
 out_unmount:
     fuse_session_unmount(se);
+    /* Said, not assumed: a mount left behind is a broken folder for the user. */
+    char where[PATH_MAX];
+    if (c.bdi[0] && gg_mountinfo_find_dev(c.bdi, where, sizeof where) == 1) {
+        gg_log("%s: could not unmount (the mount is now at %s); clear it with: fusermount3 -u %s", mountpoint,
+               where, where);
+        rc = GG_EXIT_UNMOUNT;
+    }
 out_signals:
     fuse_remove_signal_handlers(se);
 out_session:

@@ -15,7 +15,8 @@ typedef struct gg_fuse_opts {
     int clone_fd;    /* one /dev/fuse descriptor per worker thread */
 } gg_fuse_opts;
 
-/* Mount tree at mountpoint with the libfuse arguments argv (argv[0] is the
+/* Mount tree at mountpoint (absolute and canonical: it is never looked at
+ * after mounting) with the libfuse arguments argv (argv[0] is the
  * program name), serve until unmounted or signalled, unmount. Returns an
  * exit status (GG_EXIT_*). */
 int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, const gg_fuse_opts *o);

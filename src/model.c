@@ -376,3 +376,10 @@ void gg_model_close(gg_model *m)
     free(m->path);
     memset(m, 0, sizeof *m);
 }
+
+int gg_model_same(const gg_model *a, const gg_model *b)
+{
+    struct stat x, y;
+    return a->nshards && b->nshards && fstat(a->shards[0].fd, &x) == 0 && fstat(b->shards[0].fd, &y) == 0 &&
+           x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}

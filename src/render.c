@@ -1,6 +1,8 @@
 /* render.c - key/value pairs to text and JSON (rules in render.h). */
 #include "gguffs/render.h"
 
+#include "gguffs/names.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -221,23 +223,56 @@ static void escaped_line(gg_buf *out, const char *s, uint64_t n)
     gg_buf_put(out, s + run, n - run);
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 if invalid. */
-static int utf8_len(const unsigned char *s, uint64_t n)
+/* UTF-8 at s (n bytes left): returns the length of the valid sequence
+ * there, or 0 with *bad = the length of the maximal invalid subpart (the
+ * lead byte and the continuation bytes that still fit it, at least 1) -
+ * what Python's decoder replaces with one U+FFFD. The ranges are Unicode's
+ * table of well-formed sequences (no overlongs, surrogates or > U+10FFFF). */
+static int utf8_len(const unsigned char *s, uint64_t n, int *bad)
 {
     unsigned c = s[0];
-    int len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
-    if (len == 0 || (uint64_t)len > n)
+    int need;
+    unsigned lo = 0x80, hi = 0xbf; /* range of the second byte */
+    if (c < 0x80)
+        return 1;
+    else if (c >= 0xc2 && c <= 0xdf)
+        need = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+        need = 2;
+        if (c == 0xe0)
+            lo = 0xa0;
+        else if (c == 0xed)
+            hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        need = 3;
+        if (c == 0xf0)
+            lo = 0x90;
+        else if (c == 0xf4)
+            hi = 0x8f;
+    } else {
+        *bad = 1;
         return 0;
-    uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
-    for (int i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
     }
-    static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < min[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
+    for (int i = 1; i <= need; i++) {
+        unsigned b = (uint64_t)i < n ? s[i] : 0x100;
+        if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xbf)) {
+            *bad = i;
+            return 0;
+        }
+    }
+    return need + 1;
+}
+
+int gg_utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        int bad, len = utf8_len(u + i, n - i, &bad);
+        if (!len)
+            return 0;
+        i += (size_t)len;
+    }
+    return 1;
 }
 
 void gg_json_string(gg_buf *out, const char *s, size_t n)
@@ -247,11 +282,11 @@ void gg_json_string(gg_buf *out, const char *s, size_t n)
     size_t run = 0;
     for (size_t i = 0; i < n;) {
         unsigned c = u[i];
-        int len = utf8_len(u + i, n - i);
+        int bad = 0, len = utf8_len(u + i, n - i, &bad);
         const char *esc = NULL;
-        char hex[8];
+        char tmp[8];
         if (len == 0)
-            esc = "\xef\xbf\xbd"; /* U+FFFD for a byte that is not UTF-8 */
+            esc = "\xef\xbf\xbd"; /* U+FFFD for the maximal invalid subpart */
         else if (c == '"')
             esc = "\\\"";
         else if (c == '\\')
@@ -263,8 +298,8 @@ void gg_json_string(gg_buf *out, const char *s, size_t n)
         else if (c == '\t')
             esc = "\\t";
         else if (c < 0x20 || c == 0x7f) {
-            snprintf(hex, sizeof hex, "\\u%04x", c);
-            esc = hex;
+            snprintf(tmp, sizeof tmp, "\\u%04x", c);
+            esc = tmp;
         }
         if (!esc) {
             i += (size_t)len;
@@ -272,11 +307,21 @@ void gg_json_string(gg_buf *out, const char *s, size_t n)
         }
         gg_buf_put(out, s + run, i - run);
         gg_buf_puts(out, esc);
-        i += len ? (size_t)len : 1;
+        i += len ? (size_t)len : (size_t)bad;
         run = i;
     }
     gg_buf_put(out, s + run, n - run);
     gg_buf_put(out, "\"", 1);
+}
+
+void gg_hex(gg_buf *out, const void *p, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    const unsigned char *u = p;
+    for (size_t i = 0; i < n; i++) {
+        char two[2] = {digits[u[i] >> 4], digits[u[i] & 15]};
+        gg_buf_put(out, two, 2);
+    }
 }
 
 /* One value as JSON text (nested arrays recursively). */
@@ -345,6 +390,86 @@ void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out)
     }
 }
 
+/* (see render.h) */
+char **gg_metadata_json_keys(const gg_file *f, int *oom)
+{
+    *oom = 0;
+    uint64_t nbad = 0;
+    for (uint64_t i = 0; i < f->n_kv; i++)
+        nbad += !gg_utf8_valid(gg_str_ptr(f, f->kv[i].key), f->kv[i].key.len);
+    if (!nbad)
+        return NULL;
+    char **alt = calloc(f->n_kv, sizeof *alt);
+    char ***names = calloc(nbad, sizeof *names);
+    const char **valid = calloc(f->n_kv - nbad + 1, sizeof *valid);
+    char **valid_own = calloc(f->n_kv - nbad + 1, sizeof *valid_own);
+    uint64_t nb = 0, nv = 0;
+    if (!alt || !names || !valid || !valid_own)
+        goto oom;
+    for (uint64_t i = 0; i < f->n_kv; i++) {
+        const char *k = gg_str_ptr(f, f->kv[i].key);
+        size_t len = f->kv[i].key.len;
+        if (gg_utf8_valid(k, len)) {
+            /* (keys with a NUL byte compare up to it: that only adds ~N to a
+             * replaced key that did not need it) */
+            valid_own[nv] = strndup(k, len);
+            if (!valid_own[nv])
+                goto oom;
+            valid[nv] = valid_own[nv];
+            nv++;
+            continue;
+        }
+        /* The replaced form, as text: the inside of its JSON literal. */
+        gg_buf b = {0};
+        gg_json_string(&b, k, len);
+        if (b.oom) {
+            gg_buf_free(&b);
+            goto oom;
+        }
+        b.p[b.len - 1] = 0;
+        alt[i] = strdup(b.p + 1);
+        gg_buf_free(&b);
+        if (!alt[i])
+            goto oom;
+        names[nb++] = &alt[i];
+    }
+    /* Valid keys are compared by their JSON literal form too. */
+    for (uint64_t i = 0; i < nv; i++) {
+        gg_buf b = {0};
+        gg_json_string(&b, valid_own[i], strlen(valid_own[i]));
+        if (b.oom) {
+            gg_buf_free(&b);
+            goto oom;
+        }
+        b.p[b.len - 1] = 0;
+        free(valid_own[i]);
+        valid_own[i] = strdup(b.p + 1);
+        valid[i] = valid_own[i];
+        gg_buf_free(&b);
+        if (!valid_own[i])
+            goto oom;
+    }
+    if (gg_names_unique_n(names, nb, valid, nv, 0))
+        goto oom;
+    for (uint64_t i = 0; i < nv; i++)
+        free(valid_own[i]);
+    free(valid_own);
+    free(valid);
+    free(names);
+    return alt;
+oom:
+    *oom = 1;
+    for (uint64_t i = 0; alt && i < f->n_kv; i++)
+        free(alt[i]);
+    for (uint64_t i = 0; valid_own && i < nv; i++)
+        free(valid_own[i]);
+    free(alt);
+    free(names);
+    free(valid);
+    free(valid_own);
+    return NULL;
+}
+
 void gg_render_metadata_json(const gg_file *f, gg_buf *out)
 {
     /* Written directly, in cJSON_Print's layout, value by value into out:
@@ -352,12 +477,29 @@ void gg_render_metadata_json(const gg_file *f, gg_buf *out)
      * shortest float forms), its keys are C strings (keys that differ after
      * a NUL byte would come out as one), and building a cJSON tree would
      * hold several copies of big arrays at once. */
+    int oom;
+    char **alt = gg_metadata_json_keys(f, &oom);
+    if (oom) {
+        out->oom = 1;
+        return;
+    }
     gg_buf_puts(out, "{\n");
     for (uint64_t i = 0; i < f->n_kv && !out->oom; i++) {
         const gg_kv *kv = &f->kv[i];
         gg_buf_put(out, "\t", 1);
-        gg_json_string(out, gg_str_ptr(f, kv->key), kv->key.len);
+        if (alt && alt[i]) {
+            gg_buf_put(out, "\"", 1);
+            gg_buf_puts(out, alt[i]);
+            gg_buf_put(out, "\"", 1);
+        } else {
+            gg_json_string(out, gg_str_ptr(f, kv->key), kv->key.len);
+        }
         gg_buf_printf(out, ":\t{\n\t\t\"type\":\t\"%s\",\n", gg_vtype_name(kv->type));
+        if (alt && alt[i]) {
+            gg_buf_puts(out, "\t\t\"key_hex\":\t\"");
+            gg_hex(out, gg_str_ptr(f, kv->key), kv->key.len);
+            gg_buf_puts(out, "\",\n");
+        }
         if (kv->type == GG_VT_ARR)
             gg_buf_printf(out, "\t\t\"arr_type\":\t\"%s\",\n\t\t\"n\":\t%" PRIu64 ",\n",
                           gg_vtype_name(kv->arr_type), kv->arr_n);
@@ -367,4 +509,12 @@ void gg_render_metadata_json(const gg_file *f, gg_buf *out)
         gg_buf_puts(out, i + 1 < f->n_kv ? "\n\t},\n" : "\n\t}\n");
     }
     gg_buf_puts(out, "}\n");
+    gg_metadata_json_keys_free(f, alt);
+}
+
+void gg_metadata_json_keys_free(const gg_file *f, char **keys)
+{
+    for (uint64_t i = 0; keys && i < f->n_kv; i++)
+        free(keys[i]);
+    free(keys);
 }

@@ -8,44 +8,19 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fnmatch.h>
+#include <omp.h>
+#include <stdatomic.h>
 
 #include "gguffs/model.h"
 #include "gguffs/render.h"
 #include "gguffs/tree.h"
 #include "gguffs/view.h"
 
-/* Arguments after the command word: flags and exactly one model path. */
-static int args(int argc, char **argv, const char *cmd, int *json, int *full, const char **path)
-{
-    *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], cmd))
-            continue;
-        if (json && !strcmp(argv[i], "--json"))
-            *json = 1;
-        else if (full && !strcmp(argv[i], "--full"))
-            *full = 1;
-        else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "gguffs %s: unknown option %s\n", cmd, argv[i]);
-            return -1;
-        } else if (*path) {
-            fprintf(stderr, "gguffs %s: one model file at a time\n", cmd);
-            return -1;
-        } else {
-            *path = argv[i];
-        }
-    }
-    if (!*path) {
-        fprintf(stderr, "usage: gguffs %s%s MODEL.gguf\n", cmd, json ? " [--json] [--full]" : "");
-        return -1;
-    }
-    return 0;
-}
-
-static int open_model(gg_model *m, const char *path)
+static int open_model(gg_model *m, const char *path, const gg_open_opts *o)
 {
     char err[GG_ERR_LEN];
-    int rc = gg_model_open(m, path, NULL, err);
+    int rc = gg_model_open(m, path, o, err);
     if (rc != GG_EXIT_OK) {
         fprintf(stderr, "gguffs: %s\n", err);
         gg_model_close(m);
@@ -96,12 +71,27 @@ static void dims(const gg_tinfo *ti, int numpy, gg_buf *out)
                       ti->ne[numpy ? ti->n_dims - 1 - d : d]);
 }
 
+/* The files of a model: one line for a plain file, one per shard of a split set. */
+static void dump_files(const gg_model *m)
+{
+    for (uint32_t i = 0; i < m->nshards; i++) {
+        const gg_shard *sh = &m->shards[i];
+        if (m->nshards > 1)
+            printf("shard %" PRIu32 " of %" PRIu32 ": ", i + 1, m->nshards);
+        printf("%s: GGUF version %" PRIu32 ", %" PRIu64 " key/value pairs, %" PRIu64
+               " tensors, alignment %" PRIu32 ", data at %" PRIu64 ", %" PRIu64 " bytes\n",
+               sh->path, sh->f.version, sh->f.n_kv, sh->f.n_tensors, sh->f.alignment, sh->f.data_offset,
+               sh->size);
+    }
+    if (m->nshards > 1)
+        printf("split model: %" PRIu64 " tensors, %" PRIu64 " bytes in %" PRIu32
+               " files; metadata below is shard 1's\n", m->nt, m->size, m->nshards);
+}
+
 static void dump_text(const gg_model *m, int full)
 {
     const gg_file *f = m->f;
-    printf("%s: GGUF version %" PRIu32 ", %" PRIu64 " key/value pairs, %" PRIu64
-           " tensors, alignment %" PRIu32 ", data at %" PRIu64 ", %" PRIu64 " bytes\n",
-           m->path, f->version, f->n_kv, f->n_tensors, f->alignment, f->data_offset, m->size);
+    dump_files(m);
     printf("\n# metadata\n");
     for (uint64_t i = 0; i < f->n_kv; i++) {
         const gg_kv *kv = &f->kv[i];
@@ -115,8 +105,10 @@ static void dump_text(const gg_model *m, int full)
         putchar('\n');
         gg_buf_free(&line);
     }
-    printf("\n# tensors\n%5s %-10s %-22s %14s %12s %7s  %s\n", "#", "type", "shape (numpy)", "offset",
-           "bytes", "bpw", "name");
+    int split = m->nshards > 1;
+    printf("\n# tensors%s\n%5s %-10s %-22s %s%14s %12s %7s  %s\n",
+           split ? " (file: the shard holding the tensor; offset: in that file)" : "", "#", "type",
+           "shape (numpy)", split ? " file " : "", "offset", "bytes", "bpw", "name");
     uint64_t total = 0;
     for (uint64_t i = 0; i < m->nt; i++) {
         const gg_tensor *t = &m->t[i];
@@ -124,16 +116,18 @@ static void dump_text(const gg_model *m, int full)
         gg_buf_puts(&sh, "(");
         dims(t->info, 1, &sh);
         gg_buf_puts(&sh, ")");
-        char bpw[16] = "-";
+        char bpw[16] = "-", file[16] = "";
         if (t->info->nelems)
             snprintf(bpw, sizeof bpw, "%.3f", t->nbytes * 8.0 / (double)t->info->nelems);
+        if (split)
+            snprintf(file, sizeof file, "%5" PRIu32 " ", t->shard + 1);
         char ty[32];
         if (t->type)
             snprintf(ty, sizeof ty, "%s", t->type->name);
         else
             snprintf(ty, sizeof ty, "?%" PRIu32, t->info->type_id);
-        printf("%5" PRIu64 " %-10s %-22s %14" PRIu64 " %12" PRIu64 " %7s  %.*s%s%s\n", i, ty,
-               sh.p ? sh.p : "", t->abs_offset, t->nbytes, bpw, (int)t->name_len, t->name,
+        printf("%5" PRIu64 " %-10s %-22s %s%14" PRIu64 " %12" PRIu64 " %7s  %.*s%s%s\n", i, ty,
+               sh.p ? sh.p : "", file, t->abs_offset, t->nbytes, bpw, (int)t->name_len, t->name,
                t->why ? "  # " : "", t->why ? t->why : "");
         total += t->nbytes;
         gg_buf_free(&sh);
@@ -156,11 +150,21 @@ static void dump_json(const gg_model *m, int full)
         /* Short form: arrays give their type and count and the first few
          * elements as text lines. */
         gg_buf_puts(&out, "{");
+        int oom;
+        char **keys = gg_metadata_json_keys(f, &oom);
         for (uint64_t i = 0; i < f->n_kv; i++) {
             const gg_kv *kv = &f->kv[i];
             gg_buf_puts(&out, i ? ",\n    " : "\n    ");
-            gg_json_string(&out, gg_str_ptr(f, kv->key), kv->key.len);
+            if (keys && keys[i])
+                gg_buf_printf(&out, "\"%s\"", keys[i]);
+            else
+                gg_json_string(&out, gg_str_ptr(f, kv->key), kv->key.len);
             gg_buf_printf(&out, ": {\"type\": \"%s\", ", gg_vtype_name(kv->type));
+            if (keys && keys[i]) {
+                gg_buf_puts(&out, "\"key_hex\": \"");
+                gg_hex(&out, gg_str_ptr(f, kv->key), kv->key.len);
+                gg_buf_puts(&out, "\", ");
+            }
             gg_buf v = {0};
             kv_value_text(f, kv, 0, &v);
             if (kv->type == GG_VT_ARR)
@@ -172,6 +176,7 @@ static void dump_json(const gg_model *m, int full)
             gg_buf_puts(&out, "}");
             gg_buf_free(&v);
         }
+        gg_metadata_json_keys_free(f, keys);
         gg_buf_puts(&out, "\n  }\n");
     }
     gg_buf_puts(&out, "  ,\"tensors\": [");
@@ -185,105 +190,136 @@ static void dump_json(const gg_model *m, int full)
     gg_buf_free(&out);
 }
 
-int gg_tool_dump(int argc, char **argv)
+int gg_tool_dump(const char *path, const gg_tool_opts *o)
 {
-    int json = 0, full = 0;
-    const char *path;
-    if (args(argc, argv, "--dump", &json, &full, &path))
-        return GG_EXIT_USAGE;
     gg_model m;
-    int rc = open_model(&m, path);
+    int rc = open_model(&m, path, o->open);
     if (rc != GG_EXIT_OK)
         return rc;
-    if (json)
-        dump_json(&m, full);
+    if (o->json)
+        dump_json(&m, o->full);
     else
-        dump_text(&m, full);
+        dump_text(&m, o->full);
     gg_model_close(&m);
     return GG_EXIT_OK;
 }
 
-static void progress(uint64_t done, uint64_t total, double t0)
+static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    double dt = ts.tv_sec + ts.tv_nsec * 1e-9 - t0;
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void progress(uint64_t done, uint64_t total, double t0)
+{
+    double dt = now() - t0;
     int width = 40, fill = total ? (int)(width * (double)done / (double)total) : width;
     fprintf(stderr, "\r[%.*s%*s] %5.1f%%  %.0f MB/s ", fill, "########################################",
             width - fill, "", total ? 100.0 * (double)done / (double)total : 100.0,
             dt > 0 ? done * 4.0 / dt / 1e6 : 0.0);
 }
 
-int gg_tool_verify(int argc, char **argv)
+static int selected(const gg_tensor *t, const gg_tool_opts *o)
 {
-    const char *path;
-    if (args(argc, argv, "--verify", NULL, NULL, &path))
-        return GG_EXIT_USAGE;
+    if (!o->n_only)
+        return 1;
+    char *name = strndup(t->name, t->name_len);
+    int hit = 0;
+    for (int i = 0; name && i < o->n_only && !hit; i++)
+        hit = fnmatch(o->only[i], name, 0) == 0;
+    free(name);
+    return hit;
+}
+
+/* Decode one tensor in chunks on every decode thread; counts NaN and Inf.
+ * Returns NULL or what went wrong. */
+static const char *verify_tensor(gg_reader *r, const gg_model *m, const gg_tensor *t, int nthreads,
+                                 uint64_t *nan_out, uint64_t *inf_out, _Atomic uint64_t *done,
+                                 uint64_t total, double t0, int tty)
+{
+    if (t->why || !t->type)
+        return t->why ? t->why : "type unknown";
+    const uint64_t chunk_elems = 1u << 20;
+    uint64_t g = gg_layout_granule(&t->layout), n = t->layout.nelems;
+    uint64_t step = chunk_elems / g * g;
+    if (step == 0)
+        step = g;
+    uint64_t nchunks = (n + step - 1) / step, nan = 0, inf = 0;
+    int failed = 0, oom = 0;
+#pragma omp parallel num_threads(nthreads) reduction(+ : nan, inf) reduction(|| : failed, oom)
+    {
+        float *b = malloc(step * sizeof(float));
+        if (!b)
+            oom = 1;
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t k = 0; k < nchunks; k++) {
+            if (!b || failed)
+                continue;
+            uint64_t e = k * step, e1 = e + step < n ? e + step : n;
+            if (gg_decode_elems(r, m, t, e, e1, b) != 0) {
+                failed = 1;
+                continue;
+            }
+            for (uint64_t i = 0; i < e1 - e; i++) {
+                nan += isnan(b[i]) != 0;
+                inf += isinf(b[i]) != 0;
+            }
+            uint64_t d = atomic_fetch_add(done, e1 - e) + (e1 - e);
+            if (tty && omp_get_thread_num() == 0)
+                progress(d, total, t0);
+        }
+        free(b);
+    }
+    *nan_out = nan;
+    *inf_out = inf;
+    return oom ? "out of memory" : failed ? "read error" : NULL;
+}
+
+int gg_tool_verify(const char *path, const gg_tool_opts *o)
+{
     gg_model m;
-    int rc = open_model(&m, path);
+    int rc = open_model(&m, path, o->open);
     if (rc != GG_EXIT_OK)
         return rc;
-    gg_reader_opts ro;
-    gg_reader_default_opts(&ro);
-    gg_reader *r = gg_reader_new(&ro);
+    gg_reader *r = gg_reader_new(o->reader);
     if (!r) {
         gg_model_close(&m);
         return GG_EXIT_INTERNAL;
     }
+    int nthreads = o->reader->threads > 0 ? o->reader->threads : omp_get_num_procs();
     int tty = isatty(2);
-    uint64_t total = 0, done = 0;
-    for (uint64_t i = 0; i < m.nt; i++)
-        total += m.t[i].info->nelems;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double t0 = ts.tv_sec + ts.tv_nsec * 1e-9;
-    const uint64_t chunk = 1u << 20;
-    float *buf = malloc(chunk * sizeof(float));
-    uint64_t bad_tensors = 0;
-    printf("tensor\ttype\tstatus\tnan\tinf\n");
-    for (uint64_t i = 0; i < m.nt && buf; i++) {
-        const gg_tensor *t = &m.t[i];
-        uint64_t nan = 0, inf = 0;
-        const char *err = t->why ? t->why : !t->type ? "type unknown" : NULL;
-        if (!err) {
-            uint64_t g = gg_layout_granule(&t->layout), n = t->layout.nelems;
-            uint64_t step = chunk / g * g;
-            float *b = buf;
-            if (step == 0) {
-                step = g;
-                b = malloc(g * sizeof(float));
-                if (!b)
-                    err = "out of memory";
-            }
-            for (uint64_t e = 0; b && e < n && !err; e += step) {
-                uint64_t e1 = e + step < n ? e + step : n;
-                if (gg_decode_elems(r, &m, t, e, e1, b) != 0) {
-                    err = "read error";
-                    break;
-                }
-                for (uint64_t k = 0; k < e1 - e; k++) {
-                    nan += isnan(b[k]) != 0;
-                    inf += isinf(b[k]) != 0;
-                }
-                if (tty)
-                    progress(done + e1, total, t0);
-            }
-            if (b != buf)
-                free(b);
+    uint64_t total = 0, nsel = 0, bad_tensors = 0;
+    _Atomic uint64_t done = 0;
+    for (uint64_t i = 0; i < m.nt; i++) {
+        if (selected(&m.t[i], o)) {
+            total += m.t[i].info->nelems;
+            nsel++;
         }
-        done += t->info->nelems;
+    }
+    double t0 = now();
+    printf("tensor\ttype\tstatus\tnan\tinf\n");
+    for (uint64_t i = 0; i < m.nt; i++) {
+        const gg_tensor *t = &m.t[i];
+        if (!selected(t, o))
+            continue;
+        uint64_t nan = 0, inf = 0;
+        const char *err = verify_tensor(r, &m, t, nthreads, &nan, &inf, &done, total, t0, tty);
         int ok = !err && !nan && !inf;
         bad_tensors += !ok;
         if (tty)
             fprintf(stderr, "\r%*s\r", 70, "");
         printf("%.*s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\n", (int)t->name_len, t->name,
                t->type ? t->type->name : "unknown", err ? err : ok ? "ok" : "non-finite", nan, inf);
+        fflush(stdout);
     }
     if (tty)
         fprintf(stderr, "\r%*s\r", 70, "");
-    fprintf(stderr, "gguffs --verify: %" PRIu64 " tensors, %" PRIu64 " with problems\n", m.nt, bad_tensors);
-    free(buf);
+    if (o->n_only && !nsel)
+        fprintf(stderr, "gguffs --verify: no tensor matches --tensor\n");
+    fprintf(stderr, "gguffs --verify: %" PRIu64 " tensors, %" PRIu64 " with problems (%.1f s, %d threads)\n",
+            nsel, bad_tensors, now() - t0, nthreads);
     gg_reader_free(r);
     gg_model_close(&m);
-    return bad_tensors ? GG_EXIT_VERIFY : GG_EXIT_OK;
+    return bad_tensors || (o->n_only && !nsel) ? GG_EXIT_VERIFY : GG_EXIT_OK;
 }

@@ -46,6 +46,20 @@ static void set_children(gg_tree *t, uint32_t dir, uint32_t first)
     t->nodes[dir].n_children = t->n - first;
 }
 
+/* Make the names of dir's children distinct (names.h), apart from `reserved`. */
+static int unique_children(gg_tree *t, uint32_t dir, const char *const *reserved, size_t nres)
+{
+    const gg_node *d = &t->nodes[dir];
+    char ***names = malloc((d->n_children ? d->n_children : 1) * sizeof *names);
+    if (!names)
+        return -1;
+    for (uint32_t k = 0; k < d->n_children; k++)
+        names[k] = &t->nodes[d->first_child + k].name;
+    int rc = gg_names_unique(names, d->n_children, reserved, nres);
+    free(names);
+    return rc;
+}
+
 /* The standard layout of one model under `dir`. */
 static int build_layout(gg_tree *t, uint32_t dir, uint16_t mi, int with_stats)
 {
@@ -71,12 +85,16 @@ static int build_layout(gg_tree *t, uint32_t dir, uint16_t mi, int with_stats)
             return -1;
     }
     set_children(t, meta_dir, kv0);
+    if (unique_children(t, meta_dir, NULL, 0))
+        return -1;
 
     uint32_t td0 = t->n;
     for (uint64_t i = 0; i < m->nt; i++)
         if (add_node(t, gg_name_escape(m->t[i].name, m->t[i].name_len), tens_dir, GG_C_TENSOR_DIR, mi, i))
             return -1;
     set_children(t, tens_dir, td0);
+    if (unique_children(t, tens_dir, NULL, 0))
+        return -1;
     for (uint64_t i = 0; i < m->nt; i++) {
         uint32_t d = td0 + (uint32_t)i, f0 = t->n;
         if (add_node(t, strdup("raw"), d, GG_C_RAW, mi, i) || add_node(t, strdup("f32"), d, GG_C_F32, mi, i) ||
@@ -178,31 +196,21 @@ int gg_tree_build(gg_tree *t, gg_model **models, int n_models, gg_reader *reader
         if (!t->model_dirs)
             goto oom;
         for (int i = 0; i < n_models; i++) {
-            char *name = model_dir_name(models[i]->base);
-            if (!name || !*name || strcmp(name, ".stats") == 0) {
-                free(name);
-                name = strdup("model");
-            }
-            /* Clashes get ~2, ~3, ... in command-line order. */
-            for (int k = 2;; k++) {
-                int clash = 0;
-                for (int j = 0; j < i; j++)
-                    clash |= strcmp(t->model_dirs[j], name) == 0;
-                if (!clash)
-                    break;
-                char *base = t->model_dirs[i] ? t->model_dirs[i] : model_dir_name(models[i]->base);
-                char *alt = NULL;
-                if (asprintf(&alt, "%s~%d", base && *base ? base : "model", k) < 0)
-                    alt = NULL;
-                if (base != t->model_dirs[i])
-                    free(base);
-                free(name);
-                name = alt;
-                if (!name)
-                    goto oom;
-            }
-            t->model_dirs[i] = name;
+            t->model_dirs[i] = model_dir_name(models[i]->base);
+            if (!t->model_dirs[i])
+                goto oom;
         }
+        /* Same file names from different folders: ~2, ~3, ... in command-line order. */
+        char ***names = malloc((size_t)n_models * sizeof *names);
+        if (!names)
+            goto oom;
+        for (int i = 0; i < n_models; i++)
+            names[i] = &t->model_dirs[i];
+        static const char *const reserved[] = {".stats"};
+        int urc = gg_names_unique(names, (size_t)n_models, reserved, 1);
+        free(names);
+        if (urc)
+            goto oom;
         for (int i = 0; i < n_models; i++)
             if (add_node(t, strdup(t->model_dirs[i]), 0, GG_C_DIR, (uint16_t)i, 0))
                 goto oom;
@@ -313,6 +321,12 @@ void gg_tensor_info_json(const gg_model *m, const gg_tensor *ts, gg_buf *out)
     gg_json_string(&s, ts->name, ts->name_len);
     cJSON_AddRawToObject(o, "name", s.p ? s.p : "\"\"");
     gg_buf_free(&s);
+    if (!gg_utf8_valid(ts->name, ts->name_len)) {
+        /* The name above has U+FFFD where it is not UTF-8: the exact bytes. */
+        gg_hex(&s, ts->name, ts->name_len);
+        cJSON_AddStringToObject(o, "name_hex", s.p ? s.p : "");
+        gg_buf_free(&s);
+    }
     if (ts->type)
         cJSON_AddStringToObject(o, "type", ts->type->name);
     else
@@ -323,6 +337,10 @@ void gg_tensor_info_json(const gg_model *m, const gg_tensor *ts, gg_buf *out)
     shape_json(o, "dims", ti, 0);
     shape_json(o, "shape", ti, 1);
     add_u64(o, "n_elements", ti->nelems);
+    const char *file = m->shards[ts->shard].path;
+    gg_json_string(&s, file, strlen(file));
+    cJSON_AddRawToObject(o, "file", s.p ? s.p : "\"\"");
+    gg_buf_free(&s);
     add_u64(o, "offset", ts->abs_offset);
     add_u64(o, "data_offset", ti->offset);
     add_u64(o, "bytes", ts->nbytes);
@@ -365,31 +383,44 @@ void gg_tensor_info_json(const gg_model *m, const gg_tensor *ts, gg_buf *out)
     cJSON_Delete(o);
 }
 
-/* Tab-separated field: escape backslash, tab, newline, CR. */
+/* Tab-separated field: backslash, tab, newline and CR as \\ \t \n \r, any
+ * other control byte (NUL too) as \xHH; other bytes as they are. */
 static void tsv_field(gg_buf *out, const char *s, size_t n)
 {
+    size_t run = 0;
     for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == '\\' || c == '\t' || c == '\n' || c == '\r') {
-            gg_buf_put(out, "\\", 1);
-            gg_buf_put(out, c == '\\' ? "\\" : c == '\t' ? "t" : c == '\n' ? "n" : "r", 1);
-        } else {
-            gg_buf_put(out, &c, 1);
-        }
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != 0x7f && c != '\\')
+            continue;
+        gg_buf_put(out, s + run, i - run);
+        run = i + 1;
+        if (c == '\\' || c == '\t' || c == '\n' || c == '\r')
+            gg_buf_puts(out, c == '\\' ? "\\\\" : c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r");
+        else
+            gg_buf_printf(out, "\\x%02x", c);
     }
+    gg_buf_put(out, s + run, n - run);
 }
 
-static void tensors_tsv(const gg_model *m, gg_buf *out)
+/* tree_dir: the tensors/ folder of the model (for the names in the tree). */
+static void tensors_tsv(const gg_tree *t, const gg_model *m, uint32_t tree_dir, gg_buf *out)
 {
-    gg_buf_puts(out, "name\ttype\ttype_id\tdims\tn_elements\toffset\tbytes\n");
+    gg_buf_puts(out, "name\ttype\ttype_id\tdims\tn_elements\toffset\tbytes\tfile\ttree_name\n");
+    const gg_node *td = &t->nodes[tree_dir];
     for (uint64_t i = 0; i < m->nt; i++) {
         const gg_tensor *ts = &m->t[i];
         tsv_field(out, ts->name, ts->name_len);
         gg_buf_printf(out, "\t%s\t%" PRIu32 "\t", ts->type ? ts->type->name : "unknown", ts->info->type_id);
         for (uint32_t d = 0; d < ts->info->n_dims; d++)
             gg_buf_printf(out, d ? ",%" PRIu64 : "%" PRIu64, ts->info->ne[d]);
-        gg_buf_printf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", ts->info->nelems, ts->abs_offset,
+        gg_buf_printf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t", ts->info->nelems, ts->abs_offset,
                       ts->nbytes);
+        const char *file = m->shards[ts->shard].path;
+        tsv_field(out, file, strlen(file));
+        gg_buf_put(out, "\t", 1);
+        const char *tn = i < td->n_children ? t->nodes[td->first_child + i].name : "";
+        tsv_field(out, tn, strlen(tn));
+        gg_buf_put(out, "\n", 1);
     }
 }
 
@@ -443,7 +474,9 @@ static void types_tsv(const gg_model *m, gg_buf *out)
     free(gr);
 }
 
-/* Decode the whole tensor in chunks; count, min, max, mean, std, NaN, Inf, zeros. */
+/* Decode the whole tensor in chunks; count, min, max, mean, std, NaN, Inf,
+ * zeros. Fixed-width lines ("%-5s %24s\n"), so the file's size is known
+ * before anything is decoded (GG_STATS_BYTES). */
 static int tensor_stats(gg_tree *t, const gg_model *m, const gg_tensor *ts, gg_buf *out)
 {
     if (!ts->type || ts->why)
@@ -500,8 +533,15 @@ static int tensor_stats(gg_tree *t, const gg_model *m, const gg_tensor *ts, gg_b
     gg_fmt_f32(b, n - nan ? (float)mx : NAN);
     gg_fmt_f64(c, mean);
     gg_fmt_f64(d, sqrt(var));
-    gg_buf_printf(out, "count %" PRIu64 "\nmin %s\nmax %s\nmean %s\nstd %s\nnan %" PRIu64 "\ninf %" PRIu64
-                  "\nzeros %" PRIu64 "\n", n, a, b, c, d, nan, inf, zero);
+    char e[32], f2[32], g2[32], h[32];
+    snprintf(e, sizeof e, "%" PRIu64, n);
+    snprintf(f2, sizeof f2, "%" PRIu64, nan);
+    snprintf(g2, sizeof g2, "%" PRIu64, inf);
+    snprintf(h, sizeof h, "%" PRIu64, zero);
+    const char *keys[] = {"count", "min", "max", "mean", "std", "nan", "inf", "zeros"};
+    const char *vals[] = {e, a, b, c, d, f2, g2, h};
+    for (int k = 0; k < 8; k++)
+        gg_buf_printf(out, "%-5s %*s\n", keys[k], GG_STATS_WIDTH, vals[k]);
     return 0;
 }
 
@@ -535,6 +575,16 @@ static uint64_t text_bound(const gg_tree *t, const gg_node *n)
     }
 }
 
+/* The tensors/ folder beside node i (a sibling of it). */
+static uint32_t tensors_dir_of(const gg_tree *t, uint32_t i)
+{
+    const gg_node *p = &t->nodes[t->nodes[i].parent];
+    for (uint32_t k = 0; k < p->n_children; k++)
+        if (!strcmp(t->nodes[p->first_child + k].name, "tensors"))
+            return p->first_child + k;
+    return 0;
+}
+
 /* Make the text of node i; 0 or -errno. */
 static int generate(gg_tree *t, uint32_t i, gg_buf *out)
 {
@@ -550,7 +600,7 @@ static int generate(gg_tree *t, uint32_t i, gg_buf *out)
         gg_render_metadata_json(m->f, out);
         break;
     case GG_C_TENSORS_TSV:
-        tensors_tsv(m, out);
+        tensors_tsv(t, m, tensors_dir_of(t, i), out);
         break;
     case GG_C_TYPES_TSV:
         types_tsv(m, out);
@@ -606,9 +656,6 @@ static int text_of(gg_tree *t, uint32_t i, gg_text **res)
     return 0;
 }
 
-/* Files whose size cannot be known without the work of reading them. */
-static int size_unknown(const gg_node *n) { return n->content == GG_C_STATS || n->content == GG_C_CACHE_STATS; }
-
 int64_t gg_tree_size(gg_tree *t, uint32_t i)
 {
     const gg_node *n = &t->nodes[i];
@@ -621,12 +668,12 @@ int64_t gg_tree_size(gg_tree *t, uint32_t i)
         return (int64_t)m->t[n->arg].nbytes;
     case GG_C_F32:
         return (int64_t)(m->t[n->arg].info->nelems * 4);
+    case GG_C_STATS:
+        return GG_STATS_BYTES;
+    case GG_C_CACHE_STATS:
+        return (int64_t)gg_reader_stats_size(t->reader);
     default:
         break;
-    }
-    if (size_unknown(n)) {
-        gg_text *txt = atomic_load(&t->nodes[i].text);
-        return txt ? (int64_t)txt->len : 0;
     }
     gg_text *txt;
     int rc = text_of(t, i, &txt);

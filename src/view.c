@@ -583,28 +583,44 @@ ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_
     return got;
 }
 
+/* One .stats line: fixed widths, so the file keeps one size while its
+ * numbers change. */
+static void stat_u64(gg_buf *out, const char *key, uint64_t v)
+{
+    gg_buf_printf(out, "%-28s %20" PRIu64 "\n", key, v);
+}
+
 void gg_reader_stats_text(gg_reader *r, gg_buf *out)
 {
     gg_cache_stats s;
     gg_cache_get_stats(r->cache, &s);
-    gg_buf_printf(out, "cache_hits %" PRIu64 "\n", s.hits);
-    gg_buf_printf(out, "cache_misses %" PRIu64 "\n", s.misses);
-    gg_buf_printf(out, "cache_evictions %" PRIu64 "\n", s.evictions);
-    gg_buf_printf(out, "cache_waits %" PRIu64 "\n", s.waits);
-    gg_buf_printf(out, "cache_resident_bytes %" PRIu64 "\n", s.resident_bytes);
-    gg_buf_printf(out, "cache_resident_pages %" PRIu64 "\n", s.resident_pages);
-    gg_buf_printf(out, "cache_budget_bytes %" PRIu64 "\n", s.budget_bytes);
-    gg_buf_printf(out, "bytes_decoded %" PRIu64 "\n", atomic_load(&r->bytes_decoded));
-    gg_buf_printf(out, "readahead_pages_queued %" PRIu64 "\n", atomic_load(&r->ra_queued));
-    gg_buf_printf(out, "readahead_pages_decoded %" PRIu64 "\n", s.readahead_filled);
-    gg_buf_printf(out, "readahead_hits %" PRIu64 "\n", s.readahead_hits);
-    gg_buf_printf(out, "small_reads_decoded_directly %" PRIu64 "\n", atomic_load(&r->small_reads));
-    gg_buf_printf(out, "page_reads %" PRIu64 "\n", atomic_load(&r->page_reads));
-    gg_buf_printf(out, "parallel_decodes %" PRIu64 "\n", atomic_load(&r->parallel_fills));
-    gg_buf_printf(out, "f32_passthrough_reads %" PRIu64 "\n", atomic_load(&r->passthrough_reads));
-    gg_buf_printf(out, "io_errors %" PRIu64 "\n", atomic_load(&r->io_errors));
-    gg_buf_printf(out, "page_bytes %" PRIu64 "\n", r->o.page_bytes);
-    gg_buf_printf(out, "readahead_depth_pages %d\n", r->o.readahead_pages);
-    gg_buf_printf(out, "decode_threads %d\n", r->nthreads);
-    gg_buf_printf(out, "simd %s\n", gg_isa_name(gg_isa_active()));
+    stat_u64(out, "cache_hits", s.hits);
+    stat_u64(out, "cache_misses", s.misses);
+    stat_u64(out, "cache_evictions", s.evictions);
+    stat_u64(out, "cache_waits", s.waits);
+    stat_u64(out, "cache_resident_bytes", s.resident_bytes);
+    stat_u64(out, "cache_resident_pages", s.resident_pages);
+    stat_u64(out, "cache_budget_bytes", s.budget_bytes);
+    stat_u64(out, "bytes_decoded", atomic_load(&r->bytes_decoded));
+    stat_u64(out, "readahead_pages_queued", atomic_load(&r->ra_queued));
+    stat_u64(out, "readahead_pages_decoded", s.readahead_filled);
+    stat_u64(out, "readahead_hits", s.readahead_hits);
+    stat_u64(out, "small_reads_decoded_directly", atomic_load(&r->small_reads));
+    stat_u64(out, "page_reads", atomic_load(&r->page_reads));
+    stat_u64(out, "parallel_decodes", atomic_load(&r->parallel_fills));
+    stat_u64(out, "f32_passthrough_reads", atomic_load(&r->passthrough_reads));
+    stat_u64(out, "io_errors", atomic_load(&r->io_errors));
+    stat_u64(out, "page_bytes", r->o.page_bytes);
+    stat_u64(out, "readahead_depth_pages", (uint64_t)r->o.readahead_pages);
+    stat_u64(out, "decode_threads", (uint64_t)r->nthreads);
+    gg_buf_printf(out, "%-28s %20s\n", "simd", gg_isa_name(gg_isa_active()));
+}
+
+size_t gg_reader_stats_size(gg_reader *r)
+{
+    gg_buf b = {0};
+    gg_reader_stats_text(r, &b);
+    size_t n = b.len;
+    gg_buf_free(&b);
+    return n;
 }

@@ -45,11 +45,11 @@ def main():
             bad.append("tensors/ is not listed in file order")
         with open(os.path.join(mnt, "tensors.tsv")) as f:
             tsv = [l.rstrip("\n").split("\t") for l in f]
-        if tsv[0] != ["name", "type", "type_id", "dims", "n_elements", "offset", "bytes"]:
+        if tsv[0] != ["name", "type", "type_id", "dims", "n_elements", "offset", "bytes", "file", "tree_name"]:
             bad.append(f"tensors.tsv header {tsv[0]}")
         for r, t in zip(rows, tsv[1:]):
             want = [r["name"], None, r["type_id"], r["dims"], r["n_elements"],
-                    str(h.data_offset + int(r["offset"])), r["n_bytes"]]
+                    str(h.data_offset + int(r["offset"])), r["n_bytes"], None, esc(r["name"])]
             if [x for x, w in zip(t, want) if w is not None] != [w for w in want if w is not None]:
                 bad.append(f"tensors.tsv line {t} vs manifest {want}")
         if len(tsv) - 1 != len(rows):

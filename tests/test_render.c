@@ -135,6 +135,22 @@ int main(void)
     free(e);
     free(e2);
 
+    /* Folder names made distinct in order; reserved names taken first; cut to 255. */
+    char *n[5] = {strdup("a"), strdup("a"), strdup("a~2"), strdup(".stats"), malloc(256)};
+    memset(n[4], 'y', 255);
+    n[4][255] = 0;
+    char *n5 = strdup(n[4]);
+    char **pn[6] = {&n[0], &n[1], &n[2], &n[3], &n[4], &n5};
+    const char *reserved[] = {".stats"};
+    EXPECT(gg_names_unique(pn, 6, reserved, 1) == 0, "gg_names_unique failed");
+    EXPECT(!strcmp(n[0], "a") && !strcmp(n[1], "a~2") && !strcmp(n[2], "a~2~2") && !strcmp(n[3], ".stats~2"),
+           "unique names: %s %s %s %s", n[0], n[1], n[2], n[3]);
+    EXPECT(strlen(n[4]) == 255 && strlen(n5) == 255 && !strcmp(n5 + 253, "~2") && strncmp(n5, n[4], 253) == 0,
+           "cut for a suffix: %zu %s", strlen(n5), n5 + 250);
+    for (int i = 0; i < 5; i++)
+        free(n[i]);
+    free(n5);
+
     printf("test_render: %s\n", fails ? "FAILED" : "all passed");
     return fails != 0;
 }

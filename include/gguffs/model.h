@@ -22,6 +22,7 @@ enum {
     GG_EXIT_MOUNT_BUSY = 7,    /* mount point already mounted (or stale) */
     GG_EXIT_MOUNT_FAILED = 8,  /* FUSE refused to mount */
     GG_EXIT_VERIFY = 9,        /* --verify found problems */
+    GG_EXIT_UNMOUNT = 10,      /* the mount could not be undone */
 };
 
 #define GG_MAX_FORCED 32
@@ -77,6 +78,9 @@ typedef struct gg_model {
  * afterwards in both cases. */
 int gg_model_open(gg_model *m, const char *path, const gg_open_opts *o, char *err);
 void gg_model_close(gg_model *m);
+
+/* Do a and b open the same file (or the same split set)? */
+int gg_model_same(const gg_model *a, const gg_model *b);
 
 /* Parse "ID:NAME[,ID:NAME...]" into o. Returns 0, or -1 with err set. */
 int gg_parse_forced_types(gg_open_opts *o, const char *spec, char *err, size_t errlen);

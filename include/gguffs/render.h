@@ -37,10 +37,26 @@ int gg_fmt_f64(char *out, double v);
 void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out);
 
 /* metadata.json: {"key": {"type": ..., "value": ...}, ...} in file order.
- * Strings that are not valid UTF-8 have the bad bytes replaced by U+FFFD. */
+ * Strings are gg_json_string()s. No key is lost: a key that is not valid
+ * UTF-8 is written with U+FFFD replacements, made distinct from every other
+ * key with "~2", "~3", ... (keys that are valid UTF-8 keep their exact
+ * form), and its object says "key_hex": the exact bytes in hex. */
 void gg_render_metadata_json(const gg_file *f, gg_buf *out);
 
-/* Append s (n bytes) to out as a JSON string literal, quotes included. */
+/* Append s (n bytes) to out as a JSON string literal, quotes included; each
+ * maximal invalid UTF-8 subpart becomes one U+FFFD, as Python's
+ * errors="replace" decodes it. */
 void gg_json_string(gg_buf *out, const char *s, size_t n);
+/* The keys metadata.json gives the KVs that are not valid UTF-8, per KV
+ * index: the inside of the JSON string literal; NULL for keys written as
+ * themselves. Returns NULL when every key is valid UTF-8 (or, with *oom
+ * set, when memory ran out). Free with gg_metadata_json_keys_free(). */
+char **gg_metadata_json_keys(const gg_file *f, int *oom);
+void gg_metadata_json_keys_free(const gg_file *f, char **keys);
+
+/* Is s[0..n) well-formed UTF-8? */
+int gg_utf8_valid(const char *s, size_t n);
+/* Append the bytes p[0..n) as lowercase hex digits. */
+void gg_hex(gg_buf *out, const void *p, size_t n);
 
 #endif

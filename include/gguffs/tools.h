@@ -2,12 +2,25 @@
 #ifndef GGUFFS_TOOLS_H
 #define GGUFFS_TOOLS_H
 
-/* gguffs --dump [--json] [--full] MODEL.gguf: header, key/values (long
- * arrays shortened unless --full) and the tensor table. */
-int gg_tool_dump(int argc, char **argv);
+#include "gguffs/model.h"
+#include "gguffs/view.h"
 
-/* gguffs --verify MODEL.gguf: decode every tensor once and report NaN/Inf
- * counts and decode errors; exit status 9 if any. */
-int gg_tool_verify(int argc, char **argv);
+typedef struct gg_tool_opts {
+    int json, full;              /* --dump --json / --full */
+    const gg_open_opts *open;    /* -o types=, stq1_0_order= (as when mounting) */
+    const gg_reader_opts *reader; /* -o threads= */
+    char **only;                 /* --verify --tensor GLOB...: only matching tensors */
+    int n_only;
+} gg_tool_opts;
+
+/* gguffs --dump [--json] [--full] MODEL: header, key/values (long arrays
+ * shortened unless --full) and the tensor table, with the file holding each
+ * tensor for split models. Returns an exit status. */
+int gg_tool_dump(const char *path, const gg_tool_opts *o);
+
+/* gguffs --verify MODEL: decode every tensor (or those --tensor names) once,
+ * on every core, and report NaN/Inf counts and decode errors; exit status 9
+ * if any. */
+int gg_tool_verify(const char *path, const gg_tool_opts *o);
 
 #endif

@@ -37,8 +37,12 @@ typedef enum gg_content {
     GG_C_RAW,           /* arg: tensor index */
     GG_C_F32,           /* arg: tensor index */
     GG_C_STATS,         /* arg: tensor index */
-    GG_C_CACHE_STATS,   /* changes at every read: no fixed size */
+    GG_C_CACHE_STATS,   /* changes at every read (its size does not) */
 } gg_content;
+
+/* tensors/<name>/stats: 8 lines of "%-5s %24s\n". */
+#define GG_STATS_WIDTH 24
+#define GG_STATS_BYTES (8 * (5 + 1 + GG_STATS_WIDTH + 1))
 
 typedef struct gg_text {
     size_t len;

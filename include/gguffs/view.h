@@ -85,7 +85,9 @@ void gg_f32_ref_release(gg_reader *r, gg_f32_ref *ref);
 int gg_decode_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t e0, uint64_t e1,
                     float *dst);
 
-/* The .stats text: one "key value" per line. */
+/* The .stats text: one "key value" per line, in fixed widths: its size
+ * (gg_reader_stats_size) never changes. */
 void gg_reader_stats_text(gg_reader *r, gg_buf *out);
+size_t gg_reader_stats_size(gg_reader *r);
 
 #endif

@@ -189,7 +189,7 @@ MODEL=$DATA/ik/ik.gguf
 mkdir -p "$TMP/mp"
 expect_exit 2 "usage:" "$GGUFFS"
 expect_exit 2 "usage:" "$GGUFFS" "$MODEL"
-expect_exit 2 "bad value in -o" "$GGUFFS" -o cache_size=lots "$MODEL" "$TMP/mp"
+expect_exit 2 "-o cache_size=lots: expected a size from 1M to" "$GGUFFS" -o cache_size=lots "$MODEL" "$TMP/mp"
 expect_exit 3 "$TMP/none.gguf: No such file or directory" "$GGUFFS" "$TMP/none.gguf" "$TMP/mp"
 expect_exit 4 "$TMP/mp: is a directory, not a GGUF file" "$GGUFFS" "$TMP/mp" "$TMP/mp2"
 expect_exit 4 "/dev/null: not a regular file" "$GGUFFS" /dev/null "$TMP/mp"
@@ -206,7 +206,7 @@ expect_exit 8 "$TMP/mp: cannot mount" "$GGUFFS" -o blkdev "$MODEL" "$TMP/mp"
 if start_fg "$GGUFFS" -f "$MODEL" "$M"; then
     kill -KILL "$PID"
     wait "$PID" 2>/dev/null
-    expect_exit 7 "a stale FUSE mount (transport endpoint not connected)" "$GGUFFS" "$MODEL" "$M"
+    expect_exit 7 "is a stale FUSE mount (its daemon is gone: transport endpoint not connected); clear it with: fusermount3 -u $M" "$GGUFFS" "$MODEL" "$M"
     fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"
     check "stale mount cleared" bash -c "! grep -qs ' $M fuse' /proc/mounts"
 fi

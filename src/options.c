@@ -1,0 +1,414 @@
+/* options.c - the command line (see options.h). */
+#include "options.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gguffs/decode.h"
+
+void gg_cli_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: gguffs [options] MODEL.gguf [MODEL2.gguf ...] MOUNTPOINT\n"
+            "       gguffs --dump [--json] [--full] [-o OPTS] MODEL.gguf\n"
+            "       gguffs --verify [--tensor GLOB ...] [-o OPTS] MODEL.gguf\n"
+            "       gguffs --help | --version\n"
+            "\n"
+            "Mounts GGUF model files as a read-only tree: metadata/<key>, metadata.json,\n"
+            "tensors/<name>/{raw,f32,info.json,stats}, tensors.tsv, types.tsv.\n"
+            "Unmount with: fusermount3 -u MOUNTPOINT\n"
+            "\n"
+            "options:\n"
+            "  -f                      stay in the foreground\n"
+            "  -d                      debug output (implies -f)\n"
+            "  -s                      single-threaded (slower)\n"
+            "  -o cache_size=SIZE      decoded-page cache budget (default 256M; K, M, G, T; 1.5G)\n"
+            "  -o page_size=SIZE       decoded page size (default 256K; 4K to 64M)\n"
+            "  -o threads=N            decode threads (default: number of cores)\n"
+            "  -o readahead=N          pages decoded ahead of sequential readers (default 16, 0 off)\n"
+            "  -o read_ahead_kb=N      kernel read-ahead of the mount, as root (default 1024, 0: kernel's)\n"
+            "  -o simd=ISA             force scalar, avx2, avx512 or neon decoding (also $GGUFFS_SIMD)\n"
+            "  -o types=ID:NAME[,...]  force the meaning of type ids, e.g. types=42:STQ1_0\n"
+            "  -o stq1_0_order=ORDER   stride16 (default) or consecutive\n"
+            "  -o direct_io            tensor files bypass the kernel page cache\n"
+            "  -o max_threads=N        FUSE worker threads (default 16)\n"
+            "  -o clone_fd             one /dev/fuse descriptor per FUSE thread\n"
+            "  -o logfile=PATH         append the daemon's messages to PATH\n"
+            "  -o OPT                  any other option is passed to libfuse (e.g. allow_other)\n"
+            "\n"
+            "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot open model, 4 model is not\n"
+            "a regular file, 5 malformed model, 6 mount point missing or not a directory,\n"
+            "7 mount point busy or stale, 8 mount failed, 9 --verify found problems,\n"
+            "10 unmounting failed.\n"
+            "See gguffs(1).\n");
+}
+
+int gg_parse_size(const char *s, unsigned long long *out)
+{
+    /* Digits, an optional fraction, an optional K/M/G/T (+ optional "i"),
+     * an optional "B". A fraction needs a unit (bytes are whole). */
+    const char *p = s;
+    unsigned long long whole = 0;
+    int nd = 0;
+    for (; *p >= '0' && *p <= '9'; p++, nd++) {
+        if (whole > (ULLONG_MAX - 9) / 10)
+            return -1;
+        whole = whole * 10 + (unsigned)(*p - '0');
+    }
+    double frac = 0, scale = 0.1;
+    int nf = 0;
+    if (*p == '.') {
+        for (p++; *p >= '0' && *p <= '9'; p++, nf++, scale /= 10)
+            frac += (*p - '0') * scale;
+        if (!nf)
+            return -1;
+    }
+    if (!nd && !nf)
+        return -1;
+    unsigned shift = 0;
+    switch (*p) {
+    case 'k': case 'K': shift = 10; p++; break;
+    case 'm': case 'M': shift = 20; p++; break;
+    case 'g': case 'G': shift = 30; p++; break;
+    case 't': case 'T': shift = 40; p++; break;
+    default: break;
+    }
+    if (shift && *p == 'i')
+        p++;
+    if (*p == 'B' || *p == 'b')
+        p++;
+    if (*p || (nf && !shift) || (shift && whole > (ULLONG_MAX >> shift) - 1))
+        return -1;
+    *out = (whole << shift) + (unsigned long long)(frac * (double)(1ull << shift));
+    return 0;
+}
+
+static int parse_count(const char *s, long long *out)
+{
+    char *end;
+    errno = 0;
+    if (!(*s >= '0' && *s <= '9'))
+        return -1;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A size for messages: exact with a unit where it divides, else to 0.1. */
+static void show_size(char *out, size_t n, unsigned long long v)
+{
+    static const char u[] = "KMGT";
+    int k = -1;
+    double x = (double)v;
+    while (x >= 1024 && k < 3) {
+        x /= 1024;
+        k++;
+    }
+    if (k < 0)
+        snprintf(out, n, "%llu", v);
+    else if (v % (1ull << (10 * (k + 1))) == 0)
+        snprintf(out, n, "%.0f%c", x, u[k]);
+    else
+        snprintf(out, n, "%.1f%c", (double)(long long)(x * 10) / 10, u[k]);
+}
+
+static unsigned long long physical_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    return pages > 0 && psz > 0 ? (unsigned long long)pages * (unsigned long long)psz : 1ull << 40;
+}
+
+static int cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* A size option: bytes within [lo, hi]. */
+static int size_opt(const char *name, const char *val, unsigned long long lo, unsigned long long hi,
+                    unsigned long long *out)
+{
+    if (gg_parse_size(val, out) == 0 && *out >= lo && *out <= hi)
+        return 0;
+    char a[32], b[32];
+    show_size(a, sizeof a, lo);
+    show_size(b, sizeof b, hi);
+    fprintf(stderr, "gguffs: -o %s=%s: expected a size from %s to %s (a number with K, M, G or T; "
+                    "fractions like 1.5G are fine)\n", name, val, a, b);
+    return -1;
+}
+
+/* A whole-number option within [lo, hi]. */
+static int int_opt(const char *name, const char *val, long long lo, long long hi, int *out)
+{
+    long long v;
+    if (parse_count(val, &v) == 0 && v >= lo && v <= hi) {
+        *out = (int)v;
+        return 0;
+    }
+    fprintf(stderr, "gguffs: -o %s=%s: expected a whole number from %lld to %lld\n", name, val, lo, hi);
+    return -1;
+}
+
+static int push(char ***arr, int *n, const char *s)
+{
+    char **p = realloc(*arr, (size_t)(*n + 2) * sizeof *p);
+    if (!p)
+        return -1;
+    *arr = p;
+    p[*n] = strdup(s);
+    if (!p[*n])
+        return -1;
+    p[++*n] = NULL;
+    return 0;
+}
+
+/* Options for libfuse, joined into one -o argument. */
+typedef struct fuse_o {
+    char *s;
+    size_t len;
+} fuse_o;
+
+static int fuse_o_add(fuse_o *f, const char *opt)
+{
+    size_t n = strlen(opt);
+    char *p = realloc(f->s, f->len + n + 2);
+    if (!p)
+        return -1;
+    f->s = p;
+    if (f->len)
+        p[f->len++] = ',';
+    memcpy(p + f->len, opt, n + 1);
+    f->len += n;
+    return 0;
+}
+
+/* One -o option (name or name=value, separators already removed). Returns
+ * 0, 1 to hand it to libfuse, or -1 after a message. */
+static int one_option(gg_cli *c, const char *opt)
+{
+    const char *eq = strchr(opt, '=');
+    size_t nl = eq ? (size_t)(eq - opt) : strlen(opt);
+    const char *val = eq ? eq + 1 : NULL;
+#define IS(s) (nl == strlen(s) && memcmp(opt, s, nl) == 0)
+    unsigned long long v;
+    if (IS("direct_io") || IS("clone_fd")) {
+        if (val) {
+            fprintf(stderr, "gguffs: -o %s takes no value\n", opt);
+            return -1;
+        }
+        if (IS("direct_io"))
+            c->fuse.direct_io = 1;
+        else
+            c->fuse.clone_fd = 1;
+        return 0;
+    }
+    if (!val) {
+        if (IS("cache_size") || IS("page_size") || IS("threads") || IS("readahead") || IS("read_ahead_kb") ||
+            IS("simd") || IS("types") || IS("stq1_0_order") || IS("max_threads") || IS("logfile")) {
+            fprintf(stderr, "gguffs: -o %s needs a value (%s=...)\n", opt, opt);
+            return -1;
+        }
+        return 1;
+    }
+    if (IS("cache_size")) {
+        if (size_opt("cache_size", val, 1ull << 20, physical_memory(), &v))
+            return -1;
+        c->reader.cache_bytes = v;
+    } else if (IS("page_size")) {
+        if (size_opt("page_size", val, 4096, 64ull << 20, &v))
+            return -1;
+        c->reader.page_bytes = v;
+    } else if (IS("threads")) {
+        int hi = 4 * cores() < 8 ? 8 : 4 * cores();
+        if (int_opt("threads", val, 1, hi, &c->reader.threads))
+            return -1;
+    } else if (IS("readahead")) {
+        if (int_opt("readahead", val, 0, 1024, &c->reader.readahead_pages))
+            return -1;
+    } else if (IS("read_ahead_kb")) {
+        if (int_opt("read_ahead_kb", val, 0, 65536, &c->fuse.read_ahead_kb))
+            return -1;
+    } else if (IS("max_threads")) {
+        if (int_opt("max_threads", val, 1, 256, &c->fuse.max_threads))
+            return -1;
+    } else if (IS("simd")) {
+        gg_isa isa;
+        if (gg_isa_parse(val, &isa) != 0) {
+            fprintf(stderr, "gguffs: -o simd=%s: expected scalar, avx2, avx512 or neon\n", val);
+            return -1;
+        }
+        if (gg_isa_set(isa) != 0) {
+            fprintf(stderr, "gguffs: -o simd=%s: this CPU (or this build) does not have it\n", val);
+            return -1;
+        }
+    } else if (IS("types")) {
+        char err[GG_ERR_LEN];
+        if (gg_parse_forced_types(&c->open, val, err, sizeof err) != 0) {
+            fprintf(stderr, "gguffs: -o types=%s: %s\n", val, err);
+            return -1;
+        }
+    } else if (IS("stq1_0_order")) {
+        if (!strcmp(val, "consecutive"))
+            c->open.stq1_0_consecutive = 1;
+        else if (!strcmp(val, "stride16"))
+            c->open.stq1_0_consecutive = 0;
+        else {
+            fprintf(stderr, "gguffs: -o stq1_0_order=%s: expected stride16 or consecutive\n", val);
+            return -1;
+        }
+    } else if (IS("logfile")) {
+        if (!*val) {
+            fprintf(stderr, "gguffs: -o logfile= needs a path\n");
+            return -1;
+        }
+        free(c->logfile);
+        c->logfile = strdup(val);
+    } else {
+        return 1;
+    }
+    return 0;
+#undef IS
+}
+
+/* Split "a,b\,c" at unescaped commas and handle each. */
+static int options_arg(gg_cli *c, const char *arg, fuse_o *fo)
+{
+    size_t n = strlen(arg);
+    char *one = malloc(n + 1);
+    if (!one)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i <= n && rc == 0;) {
+        size_t k = 0;
+        for (; i < n && arg[i] != ','; i++) {
+            if (arg[i] == '\\' && i + 1 < n)
+                i++;
+            one[k++] = arg[i];
+        }
+        one[k] = 0;
+        i++;
+        if (!k)
+            continue;
+        int r = one_option(c, one);
+        if (r < 0)
+            rc = -1;
+        else if (r > 0)
+            rc = fuse_o_add(fo, one);
+    }
+    free(one);
+    return rc;
+}
+
+int gg_cli_parse(gg_cli *c, int argc, char **argv)
+{
+    memset(c, 0, sizeof *c);
+    gg_reader_default_opts(&c->reader);
+    c->fuse.read_ahead_kb = 1024;
+    fuse_o fo = {0};
+    int debug = 0, rc = 0, dashdash = 0;
+    const char *bad = NULL;
+    for (int i = 1; i < argc && !rc && !bad; i++) {
+        const char *a = argv[i];
+        if (dashdash || a[0] != '-' || !a[1]) {
+            if (push(&c->pos, &c->npos, a))
+                rc = 1;
+        } else if (!strcmp(a, "--")) {
+            dashdash = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            c->mode = GG_MODE_HELP;
+        } else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+            c->mode = GG_MODE_VERSION;
+        } else if (!strcmp(a, "--dump")) {
+            c->mode = GG_MODE_DUMP;
+        } else if (!strcmp(a, "--verify")) {
+            c->mode = GG_MODE_VERIFY;
+        } else if (!strcmp(a, "--json")) {
+            c->json = 1;
+        } else if (!strcmp(a, "--full")) {
+            c->full = 1;
+        } else if (!strcmp(a, "--tensor") || !strncmp(a, "--tensor=", 9)) {
+            const char *g = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
+            if (!g)
+                bad = "--tensor needs a name or a glob pattern";
+            else if (push(&c->only, &c->n_only, g))
+                rc = 1;
+        } else if (!strcmp(a, "-f")) {
+            c->fuse.foreground = 1;
+        } else if (!strcmp(a, "-d")) {
+            debug = c->fuse.foreground = 1;
+        } else if (!strcmp(a, "-s")) {
+            c->fuse.single_thread = 1;
+        } else if (!strncmp(a, "-o", 2)) {
+            const char *o = a[2] ? a + 2 : i + 1 < argc ? argv[++i] : NULL;
+            if (!o)
+                bad = "-o needs options";
+            else if (options_arg(c, o, &fo))
+                rc = 2;
+        } else {
+            fprintf(stderr, "gguffs: unknown option %s (see gguffs --help)\n", a);
+            rc = 2;
+        }
+    }
+    if (bad) {
+        fprintf(stderr, "gguffs: %s\n", bad);
+        rc = 2;
+    }
+    if (rc == 1)
+        fprintf(stderr, "gguffs: out of memory\n");
+    if (!rc && c->mode == GG_MODE_MOUNT) {
+        if (c->npos < 2) {
+            gg_cli_usage(stderr);
+            rc = 2;
+        }
+    } else if (!rc && (c->mode == GG_MODE_DUMP || c->mode == GG_MODE_VERIFY)) {
+        const char *cmd = c->mode == GG_MODE_DUMP ? "--dump" : "--verify";
+        if (c->npos != 1) {
+            fprintf(stderr, "gguffs %s: %s\n", cmd, c->npos ? "one model at a time" : "which model?");
+            rc = 2;
+        } else if (fo.len) {
+            fprintf(stderr, "gguffs %s: -o %s only applies to mounting\n", cmd, fo.s);
+            rc = 2;
+        } else if ((c->json || c->full) && c->mode != GG_MODE_DUMP) {
+            fprintf(stderr, "gguffs --verify: --json and --full belong to --dump\n");
+            rc = 2;
+        }
+    }
+    if (!rc && c->n_only && c->mode != GG_MODE_VERIFY) {
+        fprintf(stderr, "gguffs: --tensor belongs to --verify\n");
+        rc = 2;
+    }
+    if (!rc && c->mode == GG_MODE_MOUNT) {
+        /* libfuse's own arguments: debug, our fixed options, the user's. */
+        if (fuse_o_add(&fo, "ro") || fuse_o_add(&fo, "default_permissions") ||
+            fuse_o_add(&fo, "subtype=gguffs") || push(&c->fuse_argv, &c->fuse_argc, argv[0]) ||
+            (debug && push(&c->fuse_argv, &c->fuse_argc, "-d")) || push(&c->fuse_argv, &c->fuse_argc, "-o") ||
+            push(&c->fuse_argv, &c->fuse_argc, fo.s)) {
+            fprintf(stderr, "gguffs: out of memory\n");
+            rc = 1;
+        }
+    }
+    free(fo.s);
+    return rc;
+}
+
+void gg_cli_free(gg_cli *c)
+{
+    for (int i = 0; i < c->npos; i++)
+        free(c->pos[i]);
+    for (int i = 0; i < c->n_only; i++)
+        free(c->only[i]);
+    for (int i = 0; i < c->fuse_argc; i++)
+        free(c->fuse_argv[i]);
+    free(c->pos);
+    free(c->only);
+    free(c->fuse_argv);
+    free(c->logfile);
+    memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,44 @@
+/* options.h - the command line: words, -o options and their checked values.
+ *
+ * Every gguffs option is parsed and range-checked here, before anything is
+ * opened; a bad value is refused with a message naming the option and the
+ * values it accepts (exit status 2). Options libfuse knows (allow_other,
+ * ...) are passed on to it untouched. --dump and --verify take the options
+ * that change how a model is read (types=, stq1_0_order=, simd=, threads=). */
+#ifndef GGUFFS_OPTIONS_H
+#define GGUFFS_OPTIONS_H
+
+#include <stdio.h>
+
+#include "fuse_glue.h"
+#include "gguffs/model.h"
+#include "gguffs/view.h"
+
+typedef enum gg_mode { GG_MODE_MOUNT, GG_MODE_DUMP, GG_MODE_VERIFY, GG_MODE_HELP, GG_MODE_VERSION } gg_mode;
+
+typedef struct gg_cli {
+    gg_mode mode;
+    int json, full;        /* --dump --json / --full */
+    char **only;           /* --verify --tensor GLOB (repeatable) */
+    int n_only;
+    char **pos;            /* models..., and the mount point when mounting */
+    int npos;
+    char *logfile;         /* -o logfile=PATH */
+    gg_reader_opts reader;
+    gg_open_opts open;
+    gg_fuse_opts fuse;
+    int fuse_argc;         /* what goes to libfuse: argv[0], -f/-d/-s, -o ... */
+    char **fuse_argv;
+} gg_cli;
+
+/* Parse argv. Returns 0, or an exit status (2 for usage errors, after a
+ * message on stderr). Free with gg_cli_free() in both cases. */
+int gg_cli_parse(gg_cli *c, int argc, char **argv);
+void gg_cli_free(gg_cli *c);
+
+void gg_cli_usage(FILE *out);
+
+/* "1.5G", "256M", "4096", "64KiB" -> bytes. Returns 0, or -1 if not a size. */
+int gg_parse_size(const char *s, unsigned long long *out);
+
+#endif
