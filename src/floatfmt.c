@@ -1,0 +1,258 @@
+/* floatfmt.c - shortest round-trip float text and integer text (rules in
+ * floatfmt.h).
+ *
+ * The digits come from the Schubfach method (R. Giulietti, "The Schubfach
+ * way to render doubles", 2020), written here from the paper's description:
+ *
+ * A finite v > 0 is c * 2^q (c the integer significand). Every real in its
+ * rounding interval R reads back as v: R spans half an ulp each side,
+ * (c -+ 1/2) * 2^q, except that the gap below a power of two (c = 2^(P-1),
+ * not the least exponent) is half as wide, so R's lower end is (c - 1/4) 2^q.
+ * R includes its ends when c is even (ties go to even on reading).
+ *
+ * Pick k with 10^k <= width(R) < 10^(k+1) (k = floor(log10(2^q)), or of
+ * 3/4 * 2^q for the narrow case). In units of 10^k, R is then between 1 and
+ * 10 long, so:
+ *  - it holds at most one multiple of 10: if it does, that is the shortest
+ *    decimal (any shorter decimal would be a multiple of 10 too);
+ *  - otherwise it holds floor(v) or floor(v) + 1 (it is at least 1 long),
+ *    and the shortest decimal is whichever of them is inside, the closer to
+ *    v if both are (even on an exact tie).
+ * Python's repr (David Gay's dtoa, mode 0) makes the same choice. Unlike
+ * Java's Double.toString, which uses the same method, we look for the
+ * shorter decimal whenever floor(v) has two digits or more: Java prefers a
+ * closer 2-digit decimal to a 1-digit one, Python does not.
+ *
+ * The three scaled values 4 * {lower end, v, upper end} / 10^k are products
+ * of a small integer with 10^-k, taken from a table of 128-bit
+ * overestimates (src/floatfmt_tables.h). They are rounded "to odd": the
+ * integer part, with the lowest bit set when the exact product is not an
+ * integer. The paper shows the truncated fraction bits kept below (64 for
+ * f64, 32 for f32) tell the two apart for every float, so the comparisons
+ * with 4 * candidate (an even number) are exact. */
+#include "gguffs/floatfmt.h"
+
+#include <string.h>
+
+#include "floatfmt_tables.h"
+
+typedef unsigned __int128 u128;
+
+/* "00" "01" ... "99": two digits per table read. */
+static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                               "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                               "8081828384858687888990919293949596979899";
+
+/* floor(log10(2^q)), floor(log10(3/4 * 2^q)), floor(log2(10^e)); the
+ * constants are checked over the whole f64 range by the generator. An
+ * arithmetic right shift of a negative product is what gcc and clang do. */
+static inline int flog10_pow2(int q) { return (int)(((int64_t)q * FF_L10_M + FF_L10_A) >> FF_L10_SHIFT); }
+static inline int flog10_3q_pow2(int q) { return (int)(((int64_t)q * FF_L10Q_M + FF_L10Q_A) >> FF_L10_SHIFT); }
+static inline int flog2_pow10(int e) { return (int)(((int64_t)e * FF_L2_M + FF_L2_A) >> FF_L2_SHIFT); }
+
+/* cp * G / 2^128 rounded to odd, G = {hi, lo}; cp < 2^59. */
+static inline uint64_t scale64(uint64_t hi, uint64_t lo, uint64_t cp)
+{
+    u128 top = (u128)hi * cp + (((u128)lo * cp) >> 64); /* the product >> 64 */
+    return (uint64_t)(top >> 64) | ((uint64_t)top != 0);
+}
+
+/* cp * g / 2^64 rounded to odd, g = G >> 64 plus one; cp < 2^30. */
+static inline uint64_t scale32(uint64_t g, uint64_t cp)
+{
+    u128 p = (u128)g * cp;
+    return (uint64_t)(p >> 64) | (((uint64_t)p >> 32) != 0);
+}
+
+/* The choice described at the top, from the scaled values of R's ends and v
+ * (vl, vr, vb, each 4 * x / 10^k rounded to odd). open: R excludes its ends.
+ * Returns the decimal's digits; *k goes up by one when they lost a zero. */
+static inline uint64_t choose(uint64_t vl, uint64_t vb, uint64_t vr, unsigned open, int *k)
+{
+    uint64_t s = vb >> 2;
+    if (s >= 10) {
+        uint64_t s10 = s / 10;
+        int lo_in = vl + open <= s10 * 40;
+        int hi_in = (s10 + 1) * 40 + open <= vr;
+        if (lo_in != hi_in) {
+            ++*k;
+            return lo_in ? s10 : s10 + 1;
+        }
+    }
+    uint64_t t = s + 1;
+    int s_in = vl + open <= s << 2;
+    int t_in = (t << 2) + open <= vr;
+    if (s_in != t_in)
+        return s_in ? s : t;
+    /* Both inside: the closer to v; vb == 4s + 2 only on an exact tie. */
+    uint64_t mid = (s << 2) + 2;
+    return vb < mid || (vb == mid && !(s & 1)) ? s : t;
+}
+
+/* Shortest digits of c * 2^q (c > 0); narrow: R's lower gap is halved. */
+static uint64_t shortest64(uint64_t c, int q, int narrow, int *k10)
+{
+    int k = narrow ? flog10_3q_pow2(q) : flog10_pow2(q);
+    int h = q + flog2_pow10(-k) + 1; /* 0..4: cb << h keeps 2^127 scaling */
+    uint64_t hi = ff_pow10[-k - FF_E_MIN].hi, lo = ff_pow10[-k - FF_E_MIN].lo;
+    uint64_t cb = c << 2;
+    uint64_t vb = scale64(hi, lo, cb << h);
+    uint64_t vl = scale64(hi, lo, (cb - 2 + narrow) << h);
+    uint64_t vr = scale64(hi, lo, (cb + 2) << h);
+    *k10 = k;
+    return choose(vl, vb, vr, (unsigned)c & 1, k10);
+}
+
+static uint64_t shortest32(uint32_t c, int q, int narrow, int *k10)
+{
+    int k = narrow ? flog10_3q_pow2(q) : flog10_pow2(q);
+    int h = q + flog2_pow10(-k) + 1;
+    uint64_t g = ff_pow10[-k - FF_E_MIN].hi + 1;
+    uint64_t cb = (uint64_t)c << 2;
+    uint64_t vb = scale32(g, cb << h);
+    uint64_t vl = scale32(g, (cb - 2 + narrow) << h);
+    uint64_t vr = scale32(g, (cb + 2) << h);
+    *k10 = k;
+    return choose(vl, vb, vr, c & 1, k10);
+}
+
+static const uint64_t pow10_u64[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+    1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+    100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+    1000000000000000000ull, 10000000000000000000ull,
+};
+
+/* Number of decimal digits of d (1 for 0). */
+static inline int digit_count(uint64_t d)
+{
+    int bits = 64 - __builtin_clzll(d | 1);
+    int n = (bits * 1233) >> 12; /* floor(bits * log10(2)): the count or one short */
+    return d ? n + (d >= pow10_u64[n]) : 1;
+}
+
+/* The n = digit_count(d) digits of d at out[0..n). */
+static inline void put_digits(char *out, uint64_t d, int n)
+{
+    char *o = out + n;
+    while (d >= 100) {
+        uint64_t q = d / 100;
+        o -= 2;
+        memcpy(o, pairs + 2 * (d - 100 * q), 2);
+        d = q;
+    }
+    if (d >= 10) {
+        o -= 2;
+        memcpy(o, pairs + 2 * d, 2);
+    } else {
+        *--o = (char)('0' + d);
+    }
+}
+
+/* Python's layout of (-)digits * 10^k; digits > 0, at most 17 of them. */
+static int layout(char *out, int neg, uint64_t digits, int k)
+{
+    char d[24];
+    int n = digit_count(digits);
+    put_digits(d, digits, n);
+    while (d[n - 1] == '0') { /* digits > 0, so d[0] != '0' stops this */
+        n--;
+        k++;
+    }
+    int e = k + n - 1; /* exponent of the first digit */
+    char *o = out;
+    *o = '-';
+    o += neg;
+    if (e < -4 || e >= 16) {
+        *o++ = d[0];
+        if (n > 1) {
+            *o++ = '.';
+            memcpy(o, d + 1, (size_t)n - 1);
+            o += n - 1;
+        }
+        *o++ = 'e';
+        *o++ = e < 0 ? '-' : '+';
+        unsigned a = (unsigned)(e < 0 ? -e : e);
+        if (a >= 100) {
+            *o++ = (char)('0' + a / 100);
+            a %= 100;
+        }
+        memcpy(o, pairs + 2 * a, 2);
+        o += 2;
+    } else if (e < 0) {
+        memcpy(o, "0.000", (size_t)(1 - e)); /* "0." and -e - 1 zeros */
+        o += 1 - e;
+        memcpy(o, d, (size_t)n);
+        o += n;
+    } else if (n <= e + 1) {
+        memcpy(o, d, (size_t)n);
+        o += n;
+        memset(o, '0', (size_t)(e + 1 - n));
+        o += e + 1 - n;
+        memcpy(o, ".0", 2);
+        o += 2;
+    } else {
+        memcpy(o, d, (size_t)e + 1);
+        o += e + 1;
+        *o++ = '.';
+        memcpy(o, d + e + 1, (size_t)(n - e - 1));
+        o += n - e - 1;
+    }
+    *o = 0;
+    return (int)(o - out);
+}
+
+/* Zero, infinity and NaN; the sign of a NaN is not shown (as in Python). */
+static int special(char *out, int neg, int nan, int inf)
+{
+    const char *s = nan ? "nan" : inf ? (neg ? "-inf" : "inf") : (neg ? "-0.0" : "0.0");
+    size_t n = strlen(s);
+    memcpy(out, s, n + 1);
+    return (int)n;
+}
+
+int gg_fmt_f64(char *out, double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int neg = (int)(bits >> 63);
+    uint64_t t = bits & ((1ull << 52) - 1);
+    int bq = (int)(bits >> 52) & 0x7ff;
+    if (bq == 0x7ff || (bq == 0 && t == 0))
+        return special(out, neg, bq == 0x7ff && t, bq == 0x7ff && !t);
+    int k;
+    uint64_t d = bq ? shortest64(t | 1ull << 52, bq - 1075, t == 0 && bq > 1, &k)
+                    : shortest64(t, -1074, 0, &k);
+    return layout(out, neg, d, k);
+}
+
+int gg_fmt_f32(char *out, float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int neg = (int)(bits >> 31);
+    uint32_t t = bits & ((1u << 23) - 1);
+    int bq = (int)(bits >> 23) & 0xff;
+    if (bq == 0xff || (bq == 0 && t == 0))
+        return special(out, neg, bq == 0xff && t, bq == 0xff && !t);
+    int k;
+    uint64_t d = bq ? shortest32(t | 1u << 23, bq - 150, t == 0 && bq > 1, &k)
+                    : shortest32(t, -149, 0, &k);
+    return layout(out, neg, d, k);
+}
+
+int gg_fmt_u64(char *out, uint64_t v)
+{
+    int n = digit_count(v);
+    put_digits(out, v, n);
+    out[n] = 0;
+    return n;
+}
+
+int gg_fmt_i64(char *out, int64_t v)
+{
+    uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    *out = '-';
+    int neg = v < 0;
+    return neg + gg_fmt_u64(out + neg, m);
+}
