@@ -66,27 +66,24 @@ static inline uint64_t scale32(uint64_t g, uint64_t cp)
 
 /* The choice described at the top, from the scaled values of R's ends and v
  * (vl, vr, vb, each 4 * x / 10^k rounded to odd). open: R excludes its ends.
- * Returns the decimal's digits; *k goes up by one when they lost a zero. */
+ * Returns the decimal's digits; *k goes up by one when they lost a zero.
+ * Written without branches: on random data each test is a coin toss. */
 static inline uint64_t choose(uint64_t vl, uint64_t vb, uint64_t vr, unsigned open, int *k)
 {
-    uint64_t s = vb >> 2;
-    if (s >= 10) {
-        uint64_t s10 = s / 10;
-        int lo_in = vl + open <= s10 * 40;
-        int hi_in = (s10 + 1) * 40 + open <= vr;
-        if (lo_in != hi_in) {
-            ++*k;
-            return lo_in ? s10 : s10 + 1;
-        }
-    }
-    uint64_t t = s + 1;
-    int s_in = vl + open <= s << 2;
-    int t_in = (t << 2) + open <= vr;
-    if (s_in != t_in)
-        return s_in ? s : t;
-    /* Both inside: the closer to v; vb == 4s + 2 only on an exact tie. */
+    uint64_t s = vb >> 2, s10 = s / 10;
+    /* One digit less: 10 * s10 or 10 * (s10 + 1), if exactly one is in R. */
+    unsigned lo_in = vl + open <= s10 * 40;
+    unsigned hi_in = (s10 + 1) * 40 + open <= vr;
+    unsigned shorter = (lo_in ^ hi_in) & (s >= 10);
+    /* Else s or t = s + 1: the one in R, the closer to v if both are (vb ==
+     * 4s + 2 only on an exact tie, which goes to the even one). */
+    unsigned s_in = vl + open <= s << 2;
+    unsigned t_in = ((s + 1) << 2) + open <= vr;
     uint64_t mid = (s << 2) + 2;
-    return vb < mid || (vb == mid && !(s & 1)) ? s : t;
+    unsigned t_closer = (vb > mid) | ((vb == mid) & (unsigned)s);
+    uint64_t same = s + ((!s_in) | (t_in & t_closer));
+    *k += (int)shorter;
+    return shorter ? s10 + hi_in : same;
 }
 
 /* Shortest digits of c * 2^q (c > 0); narrow: R's lower gap is halved. */
@@ -131,72 +128,98 @@ static inline int digit_count(uint64_t d)
     return d ? n + (d >= pow10_u64[n]) : 1;
 }
 
-/* The n = digit_count(d) digits of d at out[0..n). */
-static inline void put_digits(char *out, uint64_t d, int n)
+/* Exactly 8 digits of v < 10^8 at o, leading zeros included: two levels of
+ * independent divisions rather than a chain of eight. */
+static inline void put8(char *o, uint32_t v)
 {
-    char *o = out + n;
-    while (d >= 100) {
-        uint64_t q = d / 100;
-        o -= 2;
-        memcpy(o, pairs + 2 * (d - 100 * q), 2);
-        d = q;
-    }
-    if (d >= 10) {
-        o -= 2;
-        memcpy(o, pairs + 2 * d, 2);
-    } else {
-        *--o = (char)('0' + d);
-    }
+    uint32_t a = v / 10000, b = v % 10000;
+    memcpy(o, pairs + 2 * (a / 100), 2);
+    memcpy(o + 2, pairs + 2 * (a % 100), 2);
+    memcpy(o + 4, pairs + 2 * (b / 100), 2);
+    memcpy(o + 6, pairs + 2 * (b % 100), 2);
 }
 
-/* Python's layout of (-)digits * 10^k; digits > 0, at most 17 of them. */
-static int layout(char *out, int neg, uint64_t digits, int k)
+/* The digits of d end at end (the 24 bytes before it are written, leading
+ * zeros and all); returns where they start. */
+static inline char *digits_before(char *end, uint64_t d)
 {
-    char d[24];
-    int n = digit_count(digits);
-    put_digits(d, digits, n);
-    while (d[n - 1] == '0') { /* digits > 0, so d[0] != '0' stops this */
-        n--;
+    uint64_t hi = d / 100000000;
+    put8(end - 8, (uint32_t)(d - hi * 100000000));
+    if (hi) {
+        uint64_t top = hi / 100000000; /* < 2^64 / 10^16 < 10^8 */
+        put8(end - 16, (uint32_t)(hi - top * 100000000));
+        put8(end - 24, (uint32_t)top);
+    }
+    return end - digit_count(d);
+}
+
+/* The same for the significands of floats, d < 10^17 (f64: s < 2^53 * 10;
+ * f32: s < 2^24 * 10): a fixed number of steps whatever the length, as
+ * branching on it mispredicts on mixed data. */
+static inline char *sig_digits_before(char *end, uint64_t d, int f64)
+{
+    uint64_t hi = d / 100000000;
+    put8(end - 8, (uint32_t)(d - hi * 100000000));
+    if (f64) {
+        uint64_t top = hi / 100000000;
+        put8(end - 16, (uint32_t)(hi - top * 100000000));
+        end[-17] = (char)('0' + top);
+    } else {
+        end[-9] = (char)('0' + hi);
+    }
+    return end - digit_count(d);
+}
+
+/* Python's layout of (-)digits * 10^k; digits > 0, at most 17 of them.
+ * Digits move in fixed-size copies (8, 16 or 24 bytes, one or two moves
+ * each) rather than copies of the exact length, whose size-dependent
+ * branches mispredict on mixed data: bytes past the text, up to
+ * GG_FMT_BUF, are scratch. */
+static inline int layout(char *out, int neg, uint64_t digits, int k, int f64)
+{
+    char buf[48];
+    char *end = buf + 24, *d = sig_digits_before(end, digits, f64);
+    memset(end, '0', 24); /* what the fixed copies read past the digits */
+    while (end[-1] == '0') { /* digits > 0, so *d != '0' stops this */
+        end--;
         k++;
     }
+    int n = (int)(end - d);
     int e = k + n - 1; /* exponent of the first digit */
     char *o = out;
     *o = '-';
     o += neg;
-    if (e < -4 || e >= 16) {
-        *o++ = d[0];
-        if (n > 1) {
-            *o++ = '.';
-            memcpy(o, d + 1, (size_t)n - 1);
-            o += n - 1;
-        }
-        *o++ = 'e';
-        *o++ = e < 0 ? '-' : '+';
+    if (e < -4 || e >= 16) { /* d.ddd e+XX: at most 1 + 1 + 16 + 5 bytes */
+        o[0] = d[0];
+        o[1] = '.';
+        memcpy(o + 2, d + 1, 16);
+        o += n + (n > 1); /* no point after a lone digit */
+        o[0] = 'e';
+        o[1] = e < 0 ? '-' : '+';
         unsigned a = (unsigned)(e < 0 ? -e : e);
-        if (a >= 100) {
-            *o++ = (char)('0' + a / 100);
-            a %= 100;
-        }
-        memcpy(o, pairs + 2 * a, 2);
+        unsigned h = a >= 100;
+        o[2] = (char)('0' + a / 100);
+        o += 2 + h;
+        memcpy(o, pairs + 2 * (a % 100), 2);
         o += 2;
-    } else if (e < 0) {
-        memcpy(o, "0.000", (size_t)(1 - e)); /* "0." and -e - 1 zeros */
-        o += 1 - e;
-        memcpy(o, d, (size_t)n);
+    } else if (e < 0) { /* 0.000ddd: at most 5 + 24 bytes */
+        memcpy(o, "0.000000", 8);
+        o += 1 - e; /* "0." and -e - 1 zeros */
+        memcpy(o, d, 24);
         o += n;
-    } else if (n <= e + 1) {
-        memcpy(o, d, (size_t)n);
-        o += n;
-        memset(o, '0', (size_t)(e + 1 - n));
-        o += e + 1 - n;
+    } else if (n <= e + 1) { /* ddd000.0: at most 16 + 2 bytes */
+        memcpy(o, d, 16);
+        memset(o + n, '0', 16 - (size_t)n);
+        o += e + 1;
         memcpy(o, ".0", 2);
         o += 2;
-    } else {
-        memcpy(o, d, (size_t)e + 1);
-        o += e + 1;
-        *o++ = '.';
-        memcpy(o, d + e + 1, (size_t)(n - e - 1));
-        o += n - e - 1;
+    } else { /* ddd.ddd: the point moves the fraction (n - e - 1 <= 16 - e bytes) */
+        memcpy(o, d, 16);
+        o[e + 1] = '.';
+        memcpy(o + e + 2, d + e + 1, 8);
+        if (n - e - 1 > 8) /* then e <= 7: ends before 7 + 2 + 16 */
+            memcpy(o + e + 10, d + e + 9, 8);
+        o += n + 1;
     }
     *o = 0;
     return (int)(o - out);
@@ -223,7 +246,7 @@ int gg_fmt_f64(char *out, double v)
     int k;
     uint64_t d = bq ? shortest64(t | 1ull << 52, bq - 1075, t == 0 && bq > 1, &k)
                     : shortest64(t, -1074, 0, &k);
-    return layout(out, neg, d, k);
+    return layout(out, neg, d, k, 1);
 }
 
 int gg_fmt_f32(char *out, float v)
@@ -238,15 +261,17 @@ int gg_fmt_f32(char *out, float v)
     int k;
     uint64_t d = bq ? shortest32(t | 1u << 23, bq - 150, t == 0 && bq > 1, &k)
                     : shortest32(t, -149, 0, &k);
-    return layout(out, neg, d, k);
+    return layout(out, neg, d, k, 0);
 }
 
 int gg_fmt_u64(char *out, uint64_t v)
 {
-    int n = digit_count(v);
-    put_digits(out, v, n);
+    char buf[24];
+    char *end = buf + sizeof buf, *d = digits_before(end, v);
+    size_t n = (size_t)(end - d);
+    memcpy(out, d, n);
     out[n] = 0;
-    return n;
+    return (int)n;
 }
 
 int gg_fmt_i64(char *out, int64_t v)

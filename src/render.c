@@ -1,5 +1,6 @@
 /* render.c - key/value pairs to text and JSON (rules in render.h). */
 #include "gguffs/render.h"
+#include "numarray.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -77,110 +78,6 @@ static uint64_t cur_le(cursor *c, size_t n)
 }
 
 static uint64_t cur_count(cursor *c) { return cur_le(c, c->f->version == 1 ? 4 : 8); }
-
-/* Numeric and bool arrays are most of the text of a vocabulary (150 000
- * scores): they are written straight into out a block at a time, room made
- * once per block, with no printf and no per-value copy. */
-#define RUN_BLOCK 4096
-#define RUN_MAX_TEXT (GG_FMT_F64_MAX + 3) /* longest element, quotes and ", " */
-
-static int numeric_vtype(uint32_t t) { return t < GG_VT_COUNT && t != GG_VT_STR && t != GG_VT_ARR; }
-
-/* Room for n more bytes and a NUL at the end of b, or NULL (b->oom set). */
-static char *buf_room(gg_buf *b, size_t n)
-{
-    if (b->oom)
-        return NULL;
-    if (b->len + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (nc < b->len + n + 1)
-            nc *= 2;
-        char *p = realloc(b->p, nc);
-        if (!p) {
-            b->oom = 1;
-            return NULL;
-        }
-        b->p = p;
-        b->cap = nc;
-    }
-    return b->p + b->len;
-}
-
-static uint64_t le_at(const uint8_t *p, size_t n)
-{
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++)
-        v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
-
-/* One element of type t at p as text at o; returns its length. In JSON, nan
- * and infinities are strings (JSON has no such numbers). */
-static inline int element_text(const uint8_t *p, uint32_t t, int json, char *o)
-{
-    uint64_t v = le_at(p, gg_vtype_size(t));
-    switch (t) {
-    case GG_VT_U8: case GG_VT_U16: case GG_VT_U32: case GG_VT_U64:
-        return gg_fmt_u64(o, v);
-    case GG_VT_I8: return gg_fmt_i64(o, (int8_t)v);
-    case GG_VT_I16: return gg_fmt_i64(o, (int16_t)v);
-    case GG_VT_I32: return gg_fmt_i64(o, (int32_t)v);
-    case GG_VT_I64: return gg_fmt_i64(o, (int64_t)v);
-    case GG_VT_BOOL:
-        memcpy(o, v ? "true" : "false", 5);
-        return v ? 4 : 5;
-    case GG_VT_F32:
-    case GG_VT_F64: {
-        int finite = t == GG_VT_F32 ? (~v & 0x7f800000u) != 0 : (~v & 0x7ff0000000000000ull) != 0;
-        int q = json && !finite;
-        char *s = o + q;
-        int n;
-        if (t == GG_VT_F32) {
-            float f;
-            uint32_t u = (uint32_t)v;
-            memcpy(&f, &u, 4);
-            n = gg_fmt_f32(s, f);
-        } else {
-            double d;
-            memcpy(&d, &v, 8);
-            n = gg_fmt_f64(s, d);
-        }
-        if (q) {
-            o[0] = s[n] = '"';
-            n += 2;
-        }
-        return n;
-    }
-    }
-    return 0;
-}
-
-/* n elements of numeric type t at the cursor: each followed by a newline
- * (text), or separated by ", " (JSON). */
-static void numeric_run(cursor *c, uint32_t t, uint64_t n, int json, gg_buf *out)
-{
-    size_t sz = gg_vtype_size(t);
-    const uint8_t *p = c->f->hdr + c->pos;
-    for (uint64_t i = 0; i < n;) {
-        uint64_t m = n - i < RUN_BLOCK ? n - i : RUN_BLOCK;
-        char *o = buf_room(out, (size_t)m * RUN_MAX_TEXT);
-        if (!o)
-            return;
-        char *start = o;
-        for (uint64_t j = 0; j < m; j++, i++, p += sz) {
-            if (json && i) {
-                memcpy(o, ", ", 2);
-                o += 2;
-            }
-            o += element_text(p, t, json, o);
-            if (!json)
-                *o++ = '\n';
-        }
-        out->len += (size_t)(o - start);
-        out->p[out->len] = 0;
-    }
-    c->pos += n * sz;
-}
 
 /* Scalar (non-string, non-array) value at the cursor as text. */
 static void scalar_text(cursor *c, uint32_t type, gg_buf *out)
@@ -302,8 +199,8 @@ static void value_json(cursor *c, uint32_t type, gg_buf *out)
         uint32_t et = (uint32_t)cur_le(c, 4);
         uint64_t n = cur_count(c);
         gg_buf_put(out, "[", 1);
-        if (numeric_vtype(et)) {
-            numeric_run(c, et, n, 1, out);
+        if (gg_numarray_type(et)) {
+            c->pos += gg_numarray_text(out, c->f->hdr + c->pos, et, n, 1);
         } else {
             for (uint64_t i = 0; i < n; i++) {
                 if (i)
@@ -345,8 +242,8 @@ void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out)
     }
     uint32_t et = (uint32_t)cur_le(&c, 4);
     uint64_t n = cur_count(&c);
-    if (numeric_vtype(et)) {
-        numeric_run(&c, et, n, 0, out);
+    if (gg_numarray_type(et)) {
+        gg_numarray_text(out, f->hdr + c.pos, et, n, 0);
         return;
     }
     for (uint64_t i = 0; i < n && !out->oom; i++) {

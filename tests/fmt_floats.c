@@ -18,7 +18,7 @@ int main(int argc, char **argv)
     }
     size_t w = f64 ? 8 : 4;
     static unsigned char in[1 << 16];
-    static char out[(sizeof in / 4) * GG_FMT_F64_MAX];
+    static char out[(sizeof in / 4) * (GG_FMT_F64_LEN + 1) + GG_FMT_BUF];
     size_t got, carry = 0;
     while ((got = fread(in + carry, 1, sizeof in - carry, stdin)) > 0) {
         size_t have = carry + got, n = 0, i;

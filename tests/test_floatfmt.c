@@ -16,7 +16,7 @@
 
 static void f32_case(float v, const char *want)
 {
-    char out[GG_FMT_F32_MAX];
+    char out[GG_FMT_BUF];
     int n = gg_fmt_f32(out, v);
     EXPECT(strcmp(out, want) == 0 && n == (int)strlen(out), "f32 %.9g -> \"%s\" (%d), want \"%s\"", v, out, n,
            want);
@@ -24,7 +24,7 @@ static void f32_case(float v, const char *want)
 
 static void f64_case(double v, const char *want)
 {
-    char out[GG_FMT_F64_MAX];
+    char out[GG_FMT_BUF];
     int n = gg_fmt_f64(out, v);
     EXPECT(strcmp(out, want) == 0 && n == (int)strlen(out), "f64 %.17g -> \"%s\" (%d), want \"%s\"", v, out, n,
            want);
@@ -32,7 +32,7 @@ static void f64_case(double v, const char *want)
 
 static void int_case(int64_t v, const char *want)
 {
-    char out[GG_FMT_INT_MAX];
+    char out[GG_FMT_BUF];
     int n = gg_fmt_i64(out, v);
     EXPECT(strcmp(out, want) == 0 && n == (int)strlen(out), "i64 -> \"%s\", want \"%s\"", out, want);
 }
@@ -150,7 +150,7 @@ static void random_properties(void)
         memcpy(&f, &u, 4);
         double d;
         memcpy(&d, &x, 8);
-        char out[GG_FMT_F64_MAX];
+        char out[GG_FMT_BUF];
         if (isfinite(f) && f != 0) {
             gg_fmt_f32(out, f);
             properties(out, 0, &f);
@@ -224,7 +224,7 @@ int main(void)
     int_case(10, "10");
     int_case(INT64_MIN, "-9223372036854775808");
     int_case(INT64_MAX, "9223372036854775807");
-    char out[GG_FMT_INT_MAX];
+    char out[GG_FMT_BUF];
     gg_fmt_u64(out, UINT64_MAX);
     EXPECT(strcmp(out, "18446744073709551615") == 0, "u64 max -> %s", out);
     for (uint64_t p = 1, i = 0; i < 20; i++, p *= 10) {

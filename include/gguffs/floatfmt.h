@@ -13,19 +13,21 @@
  *
  * Integers: plain decimal, '-' for negatives.
  *
- * Every function writes the text and a terminating NUL, returns the length
- * without the NUL, allocates nothing, calls no libc formatting, and is safe
- * from any thread. */
+ * Every function writes the text and a terminating NUL into out, which must
+ * have room for GG_FMT_BUF bytes (bytes after the NUL are scratch), returns
+ * the text's length, allocates nothing, calls no libc formatting, and is
+ * safe from any thread. */
 #ifndef GGUFFS_FLOATFMT_H
 #define GGUFFS_FLOATFMT_H
 
 #include <stdint.h>
 
-/* Longest texts, NUL included: "-1.2345678e-38" and "-1000000000000000.0"
- * for f32; "-1.2345678901234567e-308" for f64; "-9223372036854775808". */
-#define GG_FMT_F32_MAX 20
-#define GG_FMT_F64_MAX 25
-#define GG_FMT_INT_MAX 21
+#define GG_FMT_BUF 32
+/* Longest texts (NUL not counted): "-1.2345678e-38", "-1000000000000000.0"
+ * (19) for f32; "-1.2345678901234567e-308" (24) for f64; integers 20. */
+#define GG_FMT_F32_LEN 19
+#define GG_FMT_F64_LEN 24
+#define GG_FMT_INT_LEN 20
 
 int gg_fmt_f32(char *out, float v);
 int gg_fmt_f64(char *out, double v);
