@@ -1,11 +1,15 @@
 # bench.mk - `make bench`: per-type decode speed against memcpy (decode.sh),
 # then FUSE streaming, latency, mount time and memory on synthetic models
-# (fs.sh, needs FUSE). Never part of `make check`; no timing thresholds.
-BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench
+# (fs.sh, needs FUSE), and metadata array text against the renderer it
+# replaced (render_bench). Never part of `make check`; no timing thresholds.
+BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench
 
 bench: gguffs $(BENCH_PROGS)
 	@echo "== decode speed per type (bench/decode.sh)"
 	@BUILD=$(BUILD) bench/decode.sh
+	@echo
+	@echo "== metadata array text, old renderer vs new (bench/render_bench)"
+	@$(BUILD)/bench/render_bench
 	@echo
 	@echo "== FUSE (bench/fs.sh)"
 	@BUILD=$(BUILD) bench/fs.sh

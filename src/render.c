@@ -1,10 +1,10 @@
 /* render.c - key/value pairs to text and JSON (rules in render.h). */
 #include "gguffs/render.h"
+#include "numarray.h"
 
 #include "gguffs/names.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,99 +62,6 @@ void gg_buf_free(gg_buf *b)
 {
     free(b->p);
     memset(b, 0, sizeof *b);
-}
-
-/* From "%.*e" output (d.ddde±XX) to Python's repr layout: plain notation for
- * decimal exponents -4..15, scientific otherwise, always showing it is a float. */
-static int python_style(char *out, const char *e)
-{
-    const char *p = e;
-    int neg = *p == '-';
-    if (neg)
-        p++;
-    char digits[40];
-    int nd = 0;
-    for (; *p && *p != 'e'; p++)
-        if (*p >= '0' && *p <= '9')
-            digits[nd++] = *p;
-    int exp10 = atoi(p + 1);
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    digits[nd] = 0;
-    char *o = out;
-    if (neg)
-        *o++ = '-';
-    if (exp10 < -4 || exp10 >= 16) {
-        *o++ = digits[0];
-        if (nd > 1) {
-            *o++ = '.';
-            memcpy(o, digits + 1, (size_t)nd - 1);
-            o += nd - 1;
-        }
-        o += sprintf(o, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
-    } else if (exp10 < 0) {
-        o += sprintf(o, "0.");
-        for (int i = 0; i < -exp10 - 1; i++)
-            *o++ = '0';
-        memcpy(o, digits, (size_t)nd);
-        o += nd;
-    } else {
-        for (int i = 0; i <= exp10; i++)
-            *o++ = i < nd ? digits[i] : '0';
-        *o++ = '.';
-        if (nd > exp10 + 1) {
-            memcpy(o, digits + exp10 + 1, (size_t)(nd - exp10 - 1));
-            o += nd - exp10 - 1;
-        } else {
-            *o++ = '0';
-        }
-    }
-    *o = 0;
-    return (int)(o - out);
-}
-
-static int special(char *out, double v)
-{
-    if (isnan(v))
-        return sprintf(out, "nan");
-    if (isinf(v))
-        return sprintf(out, v < 0 ? "-inf" : "inf");
-    return -1;
-}
-
-int gg_fmt_f32(char *out, float v)
-{
-    int n = special(out, v);
-    if (n >= 0)
-        return n;
-    char tmp[48];
-    uint32_t want;
-    memcpy(&want, &v, 4);
-    for (int prec = 1; prec <= 9; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, (double)v);
-        float a = strtof(tmp, NULL), b = (float)strtod(tmp, NULL);
-        uint32_t ua, ub;
-        memcpy(&ua, &a, 4);
-        memcpy(&ub, &b, 4);
-        if (ua == want && ub == want)
-            break;
-    }
-    return python_style(out, tmp);
-}
-
-int gg_fmt_f64(char *out, double v)
-{
-    int n = special(out, v);
-    if (n >= 0)
-        return n;
-    char tmp[48];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
-        double a = strtod(tmp, NULL);
-        if (memcmp(&a, &v, 8) == 0)
-            break;
-    }
-    return python_style(out, tmp);
 }
 
 /* Walking values in the header copy. */
@@ -337,10 +244,14 @@ static void value_json(cursor *c, uint32_t type, gg_buf *out)
         uint32_t et = (uint32_t)cur_le(c, 4);
         uint64_t n = cur_count(c);
         gg_buf_put(out, "[", 1);
-        for (uint64_t i = 0; i < n; i++) {
-            if (i)
-                gg_buf_put(out, ", ", 2);
-            value_json(c, et, out);
+        if (gg_numarray_type(et)) {
+            c->pos += gg_numarray_text(out, c->f->hdr + c->pos, et, n, 1);
+        } else {
+            for (uint64_t i = 0; i < n; i++) {
+                if (i)
+                    gg_buf_put(out, ", ", 2);
+                value_json(c, et, out);
+            }
         }
         gg_buf_put(out, "]", 1);
         return;
@@ -376,6 +287,10 @@ void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out)
     }
     uint32_t et = (uint32_t)cur_le(&c, 4);
     uint64_t n = cur_count(&c);
+    if (gg_numarray_type(et)) {
+        gg_numarray_text(out, f->hdr + c.pos, et, n, 0);
+        return;
+    }
     for (uint64_t i = 0; i < n && !out->oom; i++) {
         if (et == GG_VT_STR) {
             uint64_t len = cur_count(&c);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gguffs/floatfmt.h" /* gg_fmt_f32, gg_fmt_f64: the float text rules */
 #include "gguffs/gguf.h"
 
 /* A growable byte buffer. */
@@ -27,11 +28,6 @@ void gg_buf_put(gg_buf *b, const void *s, size_t n);
 void gg_buf_puts(gg_buf *b, const char *s);
 void gg_buf_printf(gg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gg_buf_free(gg_buf *b);
-
-/* Shortest round-trip text of a float / double (no trailing newline);
- * returns its length. out needs 32 bytes. */
-int gg_fmt_f32(char *out, float v);
-int gg_fmt_f64(char *out, double v);
 
 /* The text of metadata/<key> for KV kv. */
 void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out);
