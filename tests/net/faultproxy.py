@@ -150,12 +150,12 @@ def hdel(headers, name):
 
 
 def hset(headers, name, value):
-    for h in headers:
-        if h[0].lower() == name.lower():
+    """Set a header: replaces the first of that name, drops the others."""
+    lname = name.lower()
+    for i, h in enumerate(headers):
+        if h[0].lower() == lname:
             h[1] = value
-            hdel_after = [x for x in headers if x[0].lower() == name.lower() and x is not h]
-            for x in hdel_after:
-                headers.remove(x)
+            headers[i + 1:] = [x for x in headers[i + 1:] if x[0].lower() != lname]
             return
     headers.append([name, value])
 

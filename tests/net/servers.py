@@ -11,7 +11,6 @@ STATEDIR; `start` writes STATEDIR/env (shell variables) once the ports
 answer. `stop` signals only the pids recorded by `start` (checked against
 /proc first) and waits, bounded, until they are gone. See README.md.
 """
-import hashlib
 import json
 import os
 import re
