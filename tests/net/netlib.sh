@@ -49,9 +49,10 @@ net_start() {
     "$NET/servers.sh" "$@"
 }
 
-# net_stop STATEDIR: stop it now.
+# net_stop STATEDIR: stop it now (and not again at exit).
 net_stop() {
-    "$NET/servers.sh" stop "$1"
+    "$NET/servers.sh" stop "$1" || return
+    NET_STATES=$(printf '%s\n' $NET_STATES | grep -vxF "$1" | tr '\n' ' ')
 }
 
 # net_proxy VAR UPSTREAM_PORT [faultproxy options...]: starts a faultproxy in
