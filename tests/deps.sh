@@ -20,6 +20,11 @@ clang_rt=$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a 2>
 command -v valgrind >/dev/null 2>&1 || need valgrind
 command -v strace >/dev/null 2>&1 || need strace
 command -v column >/dev/null 2>&1 || need bsdextrautils
+# Network tests (tests/net/): private nginx instances, TLS certificates made
+# at test time, curl for the tools' self-test.
+[ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || need nginx
+command -v openssl >/dev/null 2>&1 || need openssl
+command -v curl >/dev/null 2>&1 || need curl
 [ -z "$pkgs" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "missing packages:$pkgs" >&2
@@ -28,7 +33,22 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "installing:$pkgs" >&2
 export DEBIAN_FRONTEND=noninteractive
+# The tests run nginx themselves, on loopback, at ports of their own: keep
+# the package from starting its system service (on port 80) while it
+# installs, and from starting it at boot.
+nginx_new=false
+case " $pkgs " in *" nginx "*) nginx_new=true ;; esac
+if $nginx_new && [ ! -e /usr/sbin/policy-rc.d ]; then
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+    trap 'exit 130' INT TERM
+    printf '#!/bin/sh\n# temporary, from gguffs tests/deps.sh\nexit 101\n' >/usr/sbin/policy-rc.d
+    chmod 755 /usr/sbin/policy-rc.d
+fi
 apt-get update -qq && apt-get install -y -qq $pkgs >/dev/null || {
     echo "apt-get install failed for:$pkgs" >&2
     exit 1
 }
+if $nginx_new && [ -d /run/systemd/system ]; then
+    systemctl disable --now nginx >/dev/null 2>&1 || true
+fi
+exit 0

@@ -1,0 +1,131 @@
+# tests/net/netlib.sh - shell helpers for suites that use the network test
+# tools (source it after tests/lib.sh). See README.md beside this file.
+#
+# It replaces lib.sh's EXIT trap with 'net_cleanup; cleanup', so every
+# nginx and faultproxy started through these helpers is stopped by PID, also
+# when the suite fails. A suite that sets its own EXIT trap must call
+# net_cleanup in it too.
+NET=$TOP/tests/net
+NET_STATES=""
+NET_PIDS=""
+# Loopback never goes through a proxy from the environment.
+export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}"
+export no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
+
+# net_alive PID: true while PID exists and is not a zombie.
+net_alive() {
+    local st
+    st=$(cut -d')' -f2 "/proc/$1/stat" 2>/dev/null) || return 1
+    case "$st" in " Z"* | "") return 1 ;; esac
+    return 0
+}
+
+# net_kill PID: SIGTERM, wait up to 3 s, then SIGKILL; reaps our children.
+net_kill() {
+    local p=$1
+    kill -TERM "$p" 2>/dev/null
+    for _ in $(seq 1 60); do net_alive "$p" || break; sleep 0.05; done
+    if net_alive "$p"; then
+        kill -KILL "$p" 2>/dev/null
+        for _ in $(seq 1 40); do net_alive "$p" || break; sleep 0.05; done
+    fi
+    wait "$p" 2>/dev/null
+    return 0
+}
+
+net_cleanup() {
+    local p s
+    for p in $NET_PIDS; do net_kill "$p"; done
+    NET_PIDS=""
+    for s in $NET_STATES; do "$NET/servers.sh" stop "$s" >/dev/null 2>&1; done
+    NET_STATES=""
+}
+trap 'net_cleanup; cleanup' EXIT
+
+# net_start start|start-hf ROOTDIR STATEDIR [--cdn-url URL]: starts nginx
+# (see servers.sh), registered for stop at exit. Read STATEDIR/env after it.
+net_start() {
+    NET_STATES="$NET_STATES $3"
+    "$NET/servers.sh" "$@"
+}
+
+# net_stop STATEDIR: stop it now (and not again at exit).
+net_stop() {
+    "$NET/servers.sh" stop "$1" || return
+    NET_STATES=$(printf '%s\n' $NET_STATES | grep -vxF "$1" | tr '\n' ' ')
+}
+
+# net_proxy VAR UPSTREAM_PORT [faultproxy options...]: starts a faultproxy in
+# front of 127.0.0.1:UPSTREAM_PORT; sets $VAR to its port and ${VAR}_PID to
+# its pid. Its JSON-lines log is $TMP/proxy-VAR.log, its stderr
+# $TMP/proxy-VAR.out.
+net_proxy() {
+    local var=$1 up=$2 pf pid
+    shift 2
+    pf=$TMP/proxy-$var.port
+    rm -f "$pf"
+    "$PY" "$NET/faultproxy.py" --upstream "127.0.0.1:$up" --port-file "$pf" \
+        --log "$TMP/proxy-$var.log" "$@" </dev/null >>"$TMP/proxy-$var.out" 2>&1 &
+    pid=$!
+    NET_PIDS="$NET_PIDS $pid"
+    for _ in $(seq 1 200); do
+        [ -s "$pf" ] && break
+        net_alive "$pid" || break
+        sleep 0.025
+    done
+    if ! [ -s "$pf" ]; then
+        echo "faultproxy $var did not start:" >&2
+        cat "$TMP/proxy-$var.out" >&2
+        return 1
+    fi
+    eval "$var=\$(cat \"\$pf\")"
+    eval "${var}_PID=$pid"
+}
+
+# net_proxy_stop PID: stop one faultproxy now.
+net_proxy_stop() {
+    net_kill "$1"
+    NET_PIDS=$(printf '%s\n' $NET_PIDS | grep -vx "$1" | tr '\n' ' ')
+}
+
+# Control interface: net_rules P JSON / net_reset P / net_plog P /
+# net_plog_clear P, where P is a proxy's port (plain HTTP) or its base URL
+# (https://127.0.0.1:PORT for a TLS proxy, with NET_CAFILE set to the CA).
+# net_rules fails, and prints the proxy's reason, on a rejected configuration.
+_net_url() { case $1 in *://*) printf '%s' "$1" ;; *) printf 'http://127.0.0.1:%s' "$1" ;; esac; }
+_net_curl() { curl -sS --noproxy '*' -m 5 ${NET_CAFILE:+--cacert "$NET_CAFILE"} "$@"; }
+net_rules() { _net_curl --fail-with-body -X POST --data-binary "$2" "$(_net_url "$1")/__proxy/rules" >/dev/null; }
+net_reset() { _net_curl -f -X POST "$(_net_url "$1")/__proxy/reset" >/dev/null; }
+net_plog() { _net_curl -f "$(_net_url "$1")/__proxy/log"; }
+net_plog_clear() { _net_curl -f -X POST "$(_net_url "$1")/__proxy/log/clear" >/dev/null; }
+
+# net_wait_lines FILE N [SECONDS]: wait (bounded, default 5 s) until FILE
+# has at least N lines. nginx writes an access-log line when it finalizes
+# the request, which can be a moment after the client has the response.
+net_wait_lines() {
+    local i n=$(( ${3:-5} * 20 ))
+    for i in $(seq 1 "$n"); do
+        [ "$(wc -l <"$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# Access-log columns (tab-separated), for awk -F'\t' '{print $N}':
+ALOG_METHOD=1 ALOG_URI=2 ALOG_STATUS=3 ALOG_BYTES=4 ALOG_RANGE=5
+ALOG_IF_MATCH=6 ALOG_IF_RANGE=7 ALOG_AUTH=8 ALOG_CONTENT_RANGE=9 ALOG_TIME=10
+ALOG_CONN=11 ALOG_CONN_REQ=12 ALOG_SCHEME=13 ALOG_PORT=14
+
+# net_env STATEDIR VAR: one variable from STATEDIR/env (without sourcing it
+# into the suite, where two instances' variables would collide).
+net_env() {
+    (. "$1/env" && eval "printf '%s\\n' \"\${$2-}\"")
+}
+
+# net_hdr DUMPFILE NAME: a header's value from a curl -D dump (last response).
+net_hdr() {
+    tr -d '\r' <"$1" | awk -v n="$(printf '%s' "$2" | tr 'A-Z' 'a-z')" '
+        /^HTTP\// { v = "" }
+        { i = index($0, ":"); if (i && tolower(substr($0, 1, i - 1)) == n) { v = substr($0, i + 1); sub(/^[ \t]+/, "", v) } }
+        END { print v }'
+}
