@@ -28,14 +28,15 @@ LDLIBS := -lcjson -lm -fopenmp -pthread
 AVX2_FLAGS := -mavx2 -mfma -mf16c -mbmi -mbmi2 -mlzcnt -mpopcnt
 AVX512_FLAGS := $(AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512cd
 
-# The core library: no FUSE in it.
-CORE_SRC := $(filter-out src/main.c src/fuse.c,$(wildcard src/*.c))
+# The core library: no FUSE and no command line in it.
+APP_SRC := src/main.c src/fuse.c src/options.c src/tools.c
+CORE_SRC := $(filter-out $(APP_SRC),$(wildcard src/*.c))
 DECODE_SRC := $(filter-out %_avx2.c %_avx512.c,$(wildcard src/decode/*.c))
 ifeq ($(X86),1)
 SIMD_SRC := $(wildcard src/decode/*_avx2.c src/decode/*_avx512.c)
 endif
 LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC) $(DECODE_SRC) $(SIMD_SRC))
-APP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter src/main.c src/fuse.c,$(wildcard src/*.c)))
+APP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(APP_SRC))
 
 TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
 
@@ -60,7 +61,7 @@ $(BUILD)/src/%_avx512.o: src/%_avx512.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(AVX512_FLAGS) -MMD -c -o $@ $<
 
-$(BUILD)/src/fuse.o $(BUILD)/src/main.o: $(BUILD)/src/%.o: src/%.c
+$(BUILD)/src/fuse.o $(BUILD)/src/main.o $(BUILD)/src/options.o: $(BUILD)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FUSE_CFLAGS) -MMD -c -o $@ $<
 

@@ -125,15 +125,14 @@ int main(int argc, char **argv)
         if (!wanted(only, sm->type->name))
             continue;
         gg_layout l0;
-        const char *why;
-        if (gg_layout_init(&l0, sm->type, sm->ne0, sm->nrows, &why) != 0)
+        if (gg_layout_init(&l0, sm->type, sm->ne0, sm->nrows, NULL) != 0)
             continue;
         /* Tile the reference tensor until the output fills the buffer. */
         uint64_t reps = out_bytes / (l0.nelems * 4);
         if (reps == 0)
             reps = 1;
         gg_layout l;
-        gg_layout_init(&l, sm->type, sm->ne0, sm->nrows * reps, &why);
+        gg_layout_init(&l, sm->type, sm->ne0, sm->nrows * reps, NULL);
         uint8_t *src = malloc(l.nbytes);
         const uint8_t *tail = NULL;
         if (sm->type->flags & GG_TYPE_TRAILING_SCALE) {

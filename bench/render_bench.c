@@ -207,9 +207,9 @@ static void make_file(gg_file *f, uint32_t et, kind k, uint64_t n)
             put_le(&p, u, 8);
         }
     }
-    char err[GG_ERR_LEN];
-    if (gg_parse("bench.gguf", buf, (uint64_t)(p - buf), f, err) != 0) {
-        fprintf(stderr, "%s\n", err);
+    gg_err err;
+    if (gg_parse("bench.gguf", buf, (uint64_t)(p - buf), (uint64_t)(p - buf), f, NULL, &err) != 0) {
+        fprintf(stderr, "%s\n", err.msg);
         exit(1);
     }
     free(buf);

@@ -11,6 +11,8 @@
  * decoding into it. */
 #include "gguffs/cache.h"
 
+#include "gguffs/hash.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -57,13 +59,7 @@ struct gg_cache {
     _Atomic unsigned evict_cursor;
 };
 
-static uint64_t mix(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return k;
-}
+static uint64_t mix(uint64_t k) { return gg_hash_mix(k); }
 
 static shard *shard_of(gg_cache *c, uint64_t key) { return &c->shards[mix(key) % NSHARDS]; }
 static size_t bucket_of(const shard *s, uint64_t key) { return (mix(key) >> 8) & (s->nbuckets - 1); }
@@ -430,6 +426,38 @@ void gg_cache_release(gg_cache *c, gg_page *p, const void *stream)
 }
 
 void gg_cache_unpin(gg_cache *c, gg_page *p) { gg_cache_release(c, p, NULL); }
+
+void gg_cache_drop_range(gg_cache *c, uint64_t lo, uint64_t hi)
+{
+    for (int i = 0; i < NSHARDS; i++) {
+        shard *s = &c->shards[i];
+        gg_page *freed = NULL;
+        pthread_mutex_lock(&s->lock);
+        for (size_t b = 0; b < s->nbuckets; b++) {
+            for (gg_page *p = s->buckets[b], *n; p; p = n) {
+                n = p->hnext;
+                /* A page being filled is settled by its filler. */
+                if (p->key < lo || p->key >= hi || p->state != READY)
+                    continue;
+                unlink_hash(s, p);
+                list_remove(c, p);
+                p->state = DROPPED;
+                atomic_fetch_sub(&c->resident, p->cap);
+                atomic_fetch_sub(&c->resident_pages, 1);
+                if (p->pins == 0) { /* else the last release frees it */
+                    p->hnext = freed;
+                    freed = p;
+                }
+            }
+        }
+        pthread_mutex_unlock(&s->lock);
+        while (freed) {
+            gg_page *n = freed->hnext;
+            page_free(freed);
+            freed = n;
+        }
+    }
+}
 
 void *gg_page_data(gg_page *p) { return p->data; }
 size_t gg_page_bytes(const gg_page *p) { return p->bytes; }

@@ -1,7 +1,8 @@
 /* fuse.c - the libfuse low-level callbacks: thin glue between the kernel and
- * the tree. Inode numbers are tree node numbers + 1 (the root is 1). The
- * content never changes while mounted, so attributes and entries are cached
- * by the kernel for a long time and file pages are kept across opens. */
+ * the tree (tree.h). Inode numbers are the tree's. The content never changes
+ * while mounted, so attributes and entries are cached by the kernel for a
+ * long time and file pages are kept across opens. Errors come from the tree
+ * as gg_err codes and leave here as errno values. */
 #define FUSE_USE_VERSION 312
 #include "fuse_glue.h"
 
@@ -9,7 +10,6 @@
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +20,7 @@
 
 #include "gguffs/log.h"
 #include "gguffs/mountinfo.h"
+#include "gguffs/tlbuf.h"
 
 #define FOREVER 86400.0 /* seconds: nothing here ever changes */
 #define IO_BLOCK (1u << 20)
@@ -35,46 +36,20 @@ typedef struct ctx {
 
 static ctx *ctx_of(fuse_req_t req) { return fuse_req_userdata(req); }
 
-static int node_of(ctx *c, fuse_ino_t ino, uint32_t *node)
-{
-    if (ino < 1 || ino > c->tree->n)
-        return -1;
-    *node = (uint32_t)(ino - 1);
-    return 0;
-}
+static void reply_error(fuse_req_t req, const gg_err *e) { fuse_reply_err(req, gg_code_errno(e->code)); }
 
-/* Content that changes on every read (its size does not). */
-static int is_live(const gg_node *n) { return n->content == GG_C_CACHE_STATS; }
-
-static int fill_attr(ctx *c, uint32_t node, struct stat *st)
+static void to_stat(ctx *c, gg_ino ino, const gg_attr *a, struct stat *st)
 {
-    gg_tree *t = c->tree;
-    const gg_node *n = &t->nodes[node];
     memset(st, 0, sizeof *st);
-    st->st_ino = node + 1;
+    st->st_ino = ino;
     st->st_uid = c->uid;
     st->st_gid = c->gid;
-    const gg_model *m = t->models[n->model];
-    st->st_mtim = st->st_ctim = st->st_atim = m->mtime;
+    st->st_mtim = st->st_ctim = st->st_atim = a->mtime;
     st->st_blksize = IO_BLOCK;
-    if (gg_node_is_dir(n)) {
-        st->st_mode = S_IFDIR | 0555;
-        uint32_t subdirs = 0;
-        for (uint32_t k = 0; k < n->n_children; k++)
-            subdirs += gg_node_is_dir(&t->nodes[n->first_child + k]);
-        st->st_nlink = 2 + subdirs;
-        return 0;
-    }
-    int64_t size = gg_tree_size(t, node);
-    if (size < 0)
-        return (int)size;
-    st->st_mode = S_IFREG | 0444;
-    st->st_nlink = 1;
-    st->st_size = size;
-    /* Only stored bytes take disk: du of a mount reports the model, not
-     * the decoded views and texts made from it. */
-    st->st_blocks = n->content == GG_C_RAW ? (size + 511) / 512 : 0;
-    return 0;
+    st->st_nlink = a->nlink;
+    st->st_mode = a->kind == GG_K_DIR ? S_IFDIR | 0555 : a->kind == GG_K_LINK ? S_IFLNK | 0777 : S_IFREG | 0444;
+    st->st_size = (off_t)a->size;
+    st->st_blocks = (blkcnt_t)a->blocks;
 }
 
 /* The mount's device number as "MAJ:MIN", from the mount table: the mount
@@ -118,98 +93,104 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     ctx *c = ctx_of(req);
-    uint32_t p;
-    if (node_of(c, parent, &p) || !gg_node_is_dir(&c->tree->nodes[p])) {
-        fuse_reply_err(req, ENOTDIR);
-        return;
-    }
-    uint32_t node = gg_tree_lookup(c->tree, p, name);
-    if (node == UINT32_MAX) {
+    gg_err e;
+    gg_ino ino;
+    struct fuse_entry_param ep = {0};
+    if (gg_tree_lookup(c->tree, parent, name, &ino, &e)) {
+        if (e.code != GG_E_NOENT) {
+            reply_error(req, &e);
+            return;
+        }
         /* Cache the miss too: names never appear later. */
-        struct fuse_entry_param e = {0};
-        e.entry_timeout = FOREVER;
-        fuse_reply_entry(req, &e);
+        ep.entry_timeout = FOREVER;
+        fuse_reply_entry(req, &ep);
         return;
     }
-    struct fuse_entry_param e = {0};
-    int rc = fill_attr(c, node, &e.attr);
-    if (rc) {
-        fuse_reply_err(req, -rc);
+    gg_attr a;
+    if (gg_tree_getattr(c->tree, ino, &a, &e)) {
+        reply_error(req, &e);
         return;
     }
-    e.ino = node + 1;
-    e.generation = 1;
-    e.attr_timeout = FOREVER;
-    e.entry_timeout = FOREVER;
-    fuse_reply_entry(req, &e);
+    to_stat(c, ino, &a, &ep.attr);
+    ep.ino = ino;
+    ep.generation = 1;
+    ep.attr_timeout = FOREVER;
+    ep.entry_timeout = FOREVER;
+    fuse_reply_entry(req, &ep);
 }
 
 static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)fi;
     ctx *c = ctx_of(req);
-    uint32_t node;
+    gg_err e;
+    gg_attr a;
     struct stat st;
-    if (node_of(c, ino, &node)) {
-        fuse_reply_err(req, ENOENT);
+    if (gg_tree_getattr(c->tree, ino, &a, &e)) {
+        reply_error(req, &e);
         return;
     }
-    int rc = fill_attr(c, node, &st);
-    if (rc)
-        fuse_reply_err(req, -rc);
-    else
-        fuse_reply_attr(req, &st, FOREVER);
+    to_stat(c, ino, &a, &st);
+    fuse_reply_attr(req, &st, FOREVER);
 }
+
+typedef struct dirbuf {
+    fuse_req_t req;
+    char *p;
+    size_t size, used;
+    uint64_t next; /* the offset of the entry after the last one added */
+} dirbuf;
+
+static int add_entry(dirbuf *d, const char *name, gg_ino ino, gg_kind kind)
+{
+    struct stat st = {0};
+    st.st_ino = ino;
+    st.st_mode = kind == GG_K_DIR ? S_IFDIR : kind == GG_K_LINK ? S_IFLNK : S_IFREG;
+    size_t need = fuse_add_direntry(d->req, d->p + d->used, d->size - d->used, name, &st, (off_t)(d->next + 1));
+    if (need > d->size - d->used)
+        return 1; /* full */
+    d->used += need;
+    d->next++;
+    return 0;
+}
+
+static int add_child(void *arg, const char *name, gg_ino ino, gg_kind kind) { return add_entry(arg, name, ino, kind); }
 
 static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
     (void)fi;
     ctx *c = ctx_of(req);
-    uint32_t node;
-    if (node_of(c, ino, &node) || !gg_node_is_dir(&c->tree->nodes[node])) {
-        fuse_reply_err(req, ENOTDIR);
-        return;
-    }
-    const gg_node *d = &c->tree->nodes[node];
-    char *buf = malloc(size);
-    if (!buf) {
+    gg_err e;
+    dirbuf d = {req, malloc(size), size, 0, (uint64_t)off};
+    if (!d.p) {
         fuse_reply_err(req, ENOMEM);
         return;
     }
-    size_t used = 0;
-    /* Offsets: 0 ".", 1 "..", 2 + k the k-th child, in file order. */
-    for (uint64_t k = (uint64_t)off; k < 2 + (uint64_t)d->n_children; k++) {
-        struct stat st = {0};
-        const char *name;
-        if (k < 2) {
-            name = k == 0 ? "." : "..";
-            st.st_ino = k == 0 ? node + 1 : d->parent + 1;
-            st.st_mode = S_IFDIR;
-        } else {
-            uint32_t child = d->first_child + (uint32_t)(k - 2);
-            name = c->tree->nodes[child].name;
-            st.st_ino = child + 1;
-            st.st_mode = gg_node_is_dir(&c->tree->nodes[child]) ? S_IFDIR : S_IFREG;
-        }
-        size_t need = fuse_add_direntry(req, buf + used, size - used, name, &st, (off_t)(k + 1));
-        if (need > size - used)
-            break;
-        used += need;
+    /* Offsets: 0 ".", 1 "..", 2 + k the k-th child. */
+    int full = 0;
+    if (d.next == 0)
+        full = add_entry(&d, ".", ino, GG_K_DIR);
+    if (!full && d.next == 1)
+        full = add_entry(&d, "..", gg_tree_parent(c->tree, ino), GG_K_DIR);
+    if (!full && gg_tree_readdir(c->tree, ino, d.next - 2, add_child, &d, &e)) {
+        free(d.p);
+        reply_error(req, &e);
+        return;
     }
-    fuse_reply_buf(req, buf, used);
-    free(buf);
+    fuse_reply_buf(req, d.p, d.used);
+    free(d.p);
 }
 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     ctx *c = ctx_of(req);
-    uint32_t node;
-    if (node_of(c, ino, &node)) {
-        fuse_reply_err(req, ENOENT);
+    gg_err e;
+    gg_attr a;
+    if (gg_tree_getattr(c->tree, ino, &a, &e)) {
+        reply_error(req, &e);
         return;
     }
-    const gg_node *n = &c->tree->nodes[node];
-    if (gg_node_is_dir(n)) {
+    if (a.kind == GG_K_DIR) {
         fuse_reply_err(req, EISDIR);
         return;
     }
@@ -217,23 +198,21 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_err(req, EROFS);
         return;
     }
-    fi->fh = 0;
-    if (is_live(n)) {
+    gg_open_file *of;
+    if (gg_tree_open(c->tree, ino, &of, &e)) {
+        reply_error(req, &e);
+        return;
+    }
+    fi->fh = (uint64_t)(uintptr_t)of;
+    if (a.live) {
         fi->direct_io = 1; /* new numbers at every read: never from the page cache */
     } else {
         fi->keep_cache = 1;
-        if (n->content == GG_C_F32 || n->content == GG_C_RAW) {
+        if (a.tensor_data) {
             if (c->o->direct_io)
                 fi->direct_io = 1;
             else
                 set_bdi_readahead(c);
-        }
-    }
-    if (n->content == GG_C_F32) {
-        gg_readahead *ra = malloc(sizeof *ra);
-        if (ra) {
-            gg_readahead_init(ra);
-            fi->fh = (uint64_t)(uintptr_t)ra;
         }
     }
     fuse_reply_open(req, fi);
@@ -242,108 +221,35 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)ino;
-    gg_readahead *ra = (gg_readahead *)(uintptr_t)fi->fh;
-    if (ra) {
-        gg_readahead_destroy(ra);
-        free(ra);
-    }
+    gg_tree_close(ctx_of(req)->tree, (gg_open_file *)(uintptr_t)fi->fh);
     fuse_reply_err(req, 0);
 }
 
-/* Reply buffer of the calling FUSE thread, reused across requests; freed
- * with the thread (the loop retires idle threads) through a thread key. */
-typedef struct rbuf {
-    char *p;
-    size_t cap;
-} rbuf;
+/* Reply buffer of the calling FUSE thread, reused across requests. */
+static gg_tlbuf reply_buf = GG_TLBUF_INIT;
 
-static pthread_key_t rbuf_key;
-static pthread_once_t rbuf_once = PTHREAD_ONCE_INIT;
-static int rbuf_key_ok;
-
-static void rbuf_free(void *v)
+/* Replies go out from where the bytes are (cached pages, texts) when they
+ * can: the kernel copies once, into the page cache or the reader. */
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
-    rbuf *b = v;
-    free(b->p);
-    free(b);
-}
-
-static void rbuf_key_init(void) { rbuf_key_ok = pthread_key_create(&rbuf_key, rbuf_free) == 0; }
-
-static char *reply_buf(size_t size)
-{
-    pthread_once(&rbuf_once, rbuf_key_init);
-    if (!rbuf_key_ok)
-        return NULL;
-    rbuf *b = pthread_getspecific(rbuf_key);
-    if (!b) {
-        b = calloc(1, sizeof *b);
-        if (!b)
-            return NULL;
-        if (pthread_setspecific(rbuf_key, b) != 0) {
-            free(b);
-            return NULL;
-        }
-    }
-    if (size > b->cap || !b->p) {
-        char *p = realloc(b->p, size ? size : 1);
-        if (!p)
-            return NULL;
-        b->p = p;
-        b->cap = size;
-    }
-    return b->p;
-}
-
-/* The cache's number for a tensor: the same numbering as tree.c (tensors of
- * all models in order). */
-/* f32 reads are sent straight from the pinned cache pages: no copy in
- * user space (the kernel copies once, into the page cache or the reader). */
-static void read_f32(fuse_req_t req, ctx *c, uint32_t node, size_t size, off_t off, struct fuse_file_info *fi)
-{
-    const gg_model *m;
-    const gg_tensor *t = gg_tree_tensor(c->tree, node, &m);
-    char *buf = reply_buf(size);
-    if (!t || !buf) {
-        fuse_reply_err(req, t ? ENOMEM : EIO);
+    ctx *c = ctx_of(req);
+    char *buf = gg_tlbuf_get(&reply_buf, size);
+    if (!buf) {
+        fuse_reply_err(req, ENOMEM);
         return;
     }
-    gg_f32_ref ref;
-    ssize_t got = gg_read_f32_ref(c->tree->reader, m, t, gg_tree_uid(c->tree, node), buf, size, (uint64_t)off,
-                                  (gg_readahead *)(uintptr_t)fi->fh, &ref);
+    gg_err e;
+    gg_ref ref;
+    ssize_t got = gg_tree_read_ref(c->tree, ino, (gg_open_file *)(uintptr_t)fi->fh, buf, size, (uint64_t)off, &ref, &e);
     if (got < 0) {
-        fuse_reply_err(req, (int)-got);
+        reply_error(req, &e);
         return;
     }
     if (ref.niov)
         fuse_reply_iov(req, ref.iov, ref.niov);
     else
         fuse_reply_buf(req, NULL, 0);
-    gg_f32_ref_release(c->tree->reader, &ref);
-}
-
-static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
-{
-    ctx *c = ctx_of(req);
-    uint32_t node;
-    if (node_of(c, ino, &node)) {
-        fuse_reply_err(req, ENOENT);
-        return;
-    }
-    if (c->tree->nodes[node].content == GG_C_F32) {
-        read_f32(req, c, node, size, off, fi);
-        return;
-    }
-    char *buf = reply_buf(size);
-    if (!buf) {
-        fuse_reply_err(req, ENOMEM);
-        return;
-    }
-    ssize_t got = gg_tree_read(c->tree, node, buf, size, (uint64_t)off, (gg_readahead *)(uintptr_t)fi->fh);
-    if (got < 0)
-        fuse_reply_err(req, (int)-got);
-    else
-        fuse_reply_buf(req, buf, (size_t)got);
+    gg_tree_read_done(c->tree, &ref);
 }
 
 static void op_statfs(fuse_req_t req, fuse_ino_t ino)
@@ -351,12 +257,11 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
     (void)ino;
     ctx *c = ctx_of(req);
     struct statvfs sv = {0};
-    uint64_t bytes = 0;
-    for (int i = 0; i < c->tree->n_models; i++)
-        bytes += c->tree->models[i]->size;
+    uint64_t bytes, nodes;
+    gg_tree_totals(c->tree, &bytes, &nodes);
     sv.f_bsize = sv.f_frsize = 4096;
     sv.f_blocks = (bytes + 4095) / 4096;
-    sv.f_files = c->tree->n;
+    sv.f_files = nodes;
     sv.f_namemax = 255;
     fuse_reply_statfs(req, &sv);
 }
@@ -364,15 +269,11 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
     ctx *c = ctx_of(req);
-    uint32_t node;
-    if (node_of(c, ino, &node)) {
-        fuse_reply_err(req, ENOENT);
-        return;
-    }
     char val[256];
-    int n = gg_xattr_get(c->tree, node, name, val, sizeof val);
+    gg_err e;
+    int n = gg_tree_getxattr(c->tree, ino, name, val, sizeof val, &e);
     if (n < 0)
-        fuse_reply_err(req, -n);
+        reply_error(req, &e);
     else if (size == 0)
         fuse_reply_xattr(req, (size_t)n);
     else if ((size_t)n > size)
@@ -384,14 +285,12 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
 static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
     ctx *c = ctx_of(req);
-    uint32_t node;
-    if (node_of(c, ino, &node)) {
-        fuse_reply_err(req, ENOENT);
-        return;
-    }
     char list[512];
-    int n = gg_xattr_list(c->tree, node, list, sizeof list);
-    if (size == 0)
+    gg_err e;
+    int n = gg_tree_listxattr(c->tree, ino, list, sizeof list, &e);
+    if (n < 0)
+        reply_error(req, &e);
+    else if (size == 0)
         fuse_reply_xattr(req, (size_t)n);
     else if ((size_t)n > size)
         fuse_reply_err(req, ERANGE);

@@ -2,8 +2,8 @@
 #ifndef GGUFFS_FUSE_GLUE_H
 #define GGUFFS_FUSE_GLUE_H
 
+#include "cli.h"
 #include "gguffs/tree.h"
-#include "gguffs/xattr.h"
 
 typedef struct gg_fuse_opts {
     int foreground;

@@ -20,12 +20,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gguffs/hash.h"
+
 typedef struct reader {
     const uint8_t *p;
-    uint64_t size, pos;
+    uint64_t size;  /* bytes of the whole file */
+    uint64_t avail; /* bytes of it at p (the start of the file) */
+    uint64_t pos;
     int v1; /* 32-bit counts and lengths */
     const char *path;
-    char *err;
+    gg_err *err;
+    uint64_t *want; /* more bytes needed: how many, at least, in all */
 } reader;
 
 static int fail(reader *r, uint64_t at, const char *fmt, ...)
@@ -35,15 +40,21 @@ static int fail(reader *r, uint64_t at, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(r->err, GG_ERR_LEN, "%s: offset %" PRIu64 ": %s", r->path, at, msg);
-    return -1;
+    return gg_fail(r->err, GG_E_MALFORMED, "%s: offset %" PRIu64 ": %s", r->path, at, msg);
 }
 
+/* n more bytes from pos: past the end of the file is an error; past what
+ * the caller gave us (but within the file) asks for more bytes. */
 static int need(reader *r, uint64_t n, const char *what)
 {
     if (n > r->size - r->pos)
         return fail(r, r->pos, "%s needs %" PRIu64 " bytes but the file ends at %" PRIu64
                     " (truncated?)", what, n, r->size);
+    if (n > r->avail - r->pos) {
+        if (r->want)
+            *r->want = r->pos + n;
+        return gg_fail(r->err, GG_E_AGAIN, "%s: the header goes on past byte %" PRIu64, r->path, r->avail);
+    }
     return 0;
 }
 
@@ -89,6 +100,8 @@ static int rd_str(reader *r, gg_bytes *s, const char *what)
     if (len > r->size - r->pos)
         return fail(r, at, "%s: length %" PRIu64 " runs past the end of the file (%" PRIu64
                     " bytes left)", what, len, r->size - r->pos);
+    if (need(r, len, what))
+        return -1;
     s->off = r->pos;
     s->len = len;
     r->pos += len;
@@ -134,6 +147,8 @@ static int skip_value(reader *r, uint32_t type, int depth, const char *what)
         return fail(r, at, "%s: array of %" PRIu64 " %s elements cannot fit in the %" PRIu64
                     " bytes left", what, n, vtype_names[et], r->size - r->pos);
     if (et != GG_VT_STR && et != GG_VT_ARR && et != GG_VT_BOOL) {
+        if (need(r, n * min, what))
+            return -1;
         r->pos += n * min;
         return 0;
     }
@@ -162,15 +177,6 @@ static int bytes_eq(const reader *r, gg_bytes a, gg_bytes b)
     return a.len == b.len && memcmp(r->p + a.off, r->p + b.off, a.len) == 0;
 }
 
-/* FNV-1a over a byte string, for duplicate detection. */
-static uint64_t hash_bytes(const uint8_t *p, uint64_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (uint64_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
-}
-
 /* Returns the index of an earlier item with the same name, or -1; adds this
  * one. Open addressing over indices, table sized 2x the items. */
 typedef struct dupset {
@@ -181,7 +187,7 @@ typedef struct dupset {
 static int64_t dup_check(reader *r, dupset *d, const gg_bytes *names, size_t stride, uint64_t i)
 {
     const gg_bytes *me = (const gg_bytes *)((const char *)names + i * stride);
-    uint64_t h = hash_bytes(r->p + me->off, me->len);
+    uint64_t h = gg_hash64(r->p + me->off, me->len, 0);
     for (uint64_t k = h & (d->cap - 1);; k = (k + 1) & (d->cap - 1)) {
         if (d->slot[k] < 0) {
             d->slot[k] = (int64_t)i;
@@ -374,16 +380,22 @@ static int read_alignment(reader *r, gg_file *f)
     return 0;
 }
 
-int gg_parse(const char *path, const uint8_t *bytes, uint64_t size, gg_file *f, char *err)
+int gg_parse(const char *path, const uint8_t *bytes, uint64_t avail, uint64_t size, gg_file *f,
+             uint64_t *want, gg_err *err)
 {
     memset(f, 0, sizeof *f);
     f->path = path;
     f->size = size;
-    reader r = {bytes, size, 0, 0, path, err};
-    r.p = bytes;
+    if (avail > size)
+        avail = size;
+    reader r = {bytes, size, avail, 0, 0, path, err, want};
     /* The header copy is the file's own bytes; parse in place, copy at the end. */
     f->hdr = (uint8_t *)bytes;
 
+    if (size >= 4 && avail < 4) {
+        need(&r, 4, "magic");
+        goto bad;
+    }
     if (size < 4 || memcmp(bytes, "GGUF", 4) != 0) {
         if (size >= 4 && memcmp(bytes, "FUGG", 4) == 0)
             fail(&r, 0, "magic \"FUGG\": a byte-swapped (big-endian) GGUF file, which is not supported");

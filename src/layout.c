@@ -13,24 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-int gg_layout_init(gg_layout *l, const gg_type *t, uint64_t ne0, uint64_t nrows, const char **why)
+int gg_layout_init(gg_layout *l, const gg_type *t, uint64_t ne0, uint64_t nrows, gg_err *e)
 {
     memset(l, 0, sizeof *l);
     l->type = t;
     l->ne0 = ne0;
     l->nrows = nrows;
-    if (nrows && ne0 > UINT64_MAX / nrows) {
-        *why = "element count overflows";
-        return -1;
-    }
+    if (nrows && ne0 > UINT64_MAX / nrows)
+        return gg_fail(e, GG_E_UNSUPPORTED, "element count overflows");
     l->nelems = ne0 * nrows;
-    const char *bad = NULL;
-    uint64_t nb = gg_type_nbytes(t, ne0, nrows, &bad);
-    if (bad) { /* also with 0 elements: rows of metadata can overflow */
-        *why = bad;
+    /* (also with 0 elements: rows of metadata can overflow) */
+    if (gg_type_nbytes(t, ne0, nrows, &l->nbytes, e))
         return -1;
-    }
-    l->nbytes = nb;
     if (!(t->flags & GG_TYPE_TRAILING_SCALE))
         l->row_bytes = t->row_meta_bytes + ne0 / t->block_elems * t->block_bytes;
     return 0;

@@ -15,7 +15,7 @@
 #include "fuse_glue.h"
 #include "gguffs/log.h"
 #include "gguffs/mountinfo.h"
-#include "gguffs/tools.h"
+#include "tools.h"
 #include "options.h"
 
 #define GGUFFS_VERSION "0.2.0"
@@ -107,7 +107,6 @@ static void close_models(gg_model **models, int n)
 static int open_models(gg_cli *c, int n, gg_model ***out, int *nout)
 {
     gg_model **models = calloc((size_t)n, sizeof *models);
-    char err[GG_ERR_LEN];
     int k = 0;
     if (!models) {
         fprintf(stderr, "gguffs: out of memory\n");
@@ -120,13 +119,13 @@ static int open_models(gg_cli *c, int n, gg_model ***out, int *nout)
             close_models(models, k);
             return GG_EXIT_INTERNAL;
         }
-        int rc = gg_model_open(m, c->pos[i], &c->open, err);
-        if (rc != GG_EXIT_OK) {
-            fprintf(stderr, "gguffs: %s\n", err);
+        gg_err e;
+        if (gg_model_open(m, c->pos[i], &c->open, &e)) {
+            fprintf(stderr, "gguffs: %s\n", e.msg);
             gg_model_close(m);
             free(m);
             close_models(models, k);
-            return rc;
+            return gg_exit_for(e.code);
         }
         int dup = 0;
         for (int j = 0; j < k && !dup; j++)
@@ -172,13 +171,13 @@ static int run_mount(gg_cli *c)
     }
     char *fsn = fsname_opt(c->pos[0]);
     gg_reader *reader = gg_reader_new(&c->reader);
-    gg_tree tree;
-    char err[GG_ERR_LEN];
+    gg_tree *tree = NULL;
+    gg_err e;
     if (!fsn || !reader) {
         fprintf(stderr, "gguffs: out of memory\n");
         rc = GG_EXIT_INTERNAL;
-    } else if (gg_tree_build(&tree, models, nmodels, reader, err) != 0) {
-        fprintf(stderr, "gguffs: %s\n", err);
+    } else if (!(tree = gg_tree_new(models, nmodels, reader, &e))) {
+        fprintf(stderr, "gguffs: %s\n", e.msg);
         rc = GG_EXIT_INTERNAL;
     } else {
         char *argv[64];
@@ -188,8 +187,8 @@ static int run_mount(gg_cli *c)
         argv[argc++] = "-o";
         argv[argc++] = fsn;
         argv[argc] = NULL;
-        rc = gg_fuse_run(&tree, argc, argv, mp, &c->fuse);
-        gg_tree_free(&tree);
+        rc = gg_fuse_run(tree, argc, argv, mp, &c->fuse);
+        gg_tree_free(tree);
     }
     gg_reader_free(reader);
     free(fsn);

@@ -1,6 +1,8 @@
 /* model.c - open a model file (or the shards of a split model) and place its
  * tensors: where each one's data lies, how much space the file gives it, and
- * (through resolve.c) what type its id means. */
+ * (through resolve.c) what type its id means. Files are read through their
+ * source (a local file or a URL): the header in growing ranges, so that a
+ * remote header costs few requests and no fixed size limits it. */
 #include "gguffs/model.h"
 
 #include "resolve.h"
@@ -13,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include "gguffs/hash.h"
 
 /* Order of tensors by data offset, for the space each one has. */
 static const gg_tinfo *sort_base;
@@ -23,15 +25,6 @@ static int by_offset(const void *a, const void *b)
 {
     uint64_t x = sort_base[*(const uint64_t *)a].offset, y = sort_base[*(const uint64_t *)b].offset;
     return x < y ? -1 : x > y;
-}
-
-static int fail(char *err, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, GG_ERR_LEN, fmt, ap);
-    va_end(ap);
-    return code;
 }
 
 static void shown_name(const gg_tensor *t, char *out, size_t n)
@@ -44,17 +37,19 @@ static void shown_name(const gg_tensor *t, char *out, size_t n)
 
 /* Place the tensors of one shard: data ranges, space, resolved types.
  * ts points at this shard's first entry of the model's tensor array. */
-static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_opts *o, char *err)
+static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_opts *o, gg_err *err)
 {
     gg_shard *sh = &m->shards[si];
     gg_file *f = &sh->f;
+    const char *path = sh->src->name;
+    const uint64_t size = sh->src->size;
     uint64_t nt = f->n_tensors;
     uint64_t *order = malloc((nt ? nt : 1) * sizeof *order);
     uint64_t *next_end = malloc((nt ? nt : 1) * sizeof *next_end);
     if (!order || !next_end) {
         free(order);
         free(next_end);
-        return fail(err, GG_EXIT_INTERNAL, "%s: out of memory", sh->path);
+        return gg_fail(err, GG_E_NOMEM, "%s: out of memory", path);
     }
     for (uint64_t i = 0; i < nt; i++)
         order[i] = i;
@@ -65,40 +60,39 @@ static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_op
      * keeps this linear even when many tensors share an offset. */
     for (uint64_t k = nt; k-- > 0;) {
         uint64_t next = k + 1 < nt ? f->tensors[order[k + 1]].offset : 0;
-        if (k + 1 == nt || next > sh->size - f->data_offset) /* (no overflow in the sum below) */
-            next_end[k] = sh->size;
+        if (k + 1 == nt || next > size - f->data_offset) /* (no overflow in the sum below) */
+            next_end[k] = size;
         else if (next > f->tensors[order[k]].offset)
             next_end[k] = f->data_offset + next;
         else
             next_end[k] = next_end[k + 1];
-        if (next_end[k] > sh->size)
-            next_end[k] = sh->size;
+        if (next_end[k] > size)
+            next_end[k] = size;
     }
 
-    int rc = GG_EXIT_OK;
+    int rc = 0;
     char nm[100];
-    for (uint64_t k = 0; k < nt && rc == GG_EXIT_OK; k++) {
+    for (uint64_t k = 0; k < nt && rc == 0; k++) {
         uint64_t i = order[k];
         gg_tensor *t = &ts[i];
         const gg_tinfo *ti = &f->tensors[i];
         t->info = ti;
-        t->fd = sh->fd;
         t->shard = si;
         t->name = gg_str_ptr(f, ti->name);
         t->name_len = ti->name.len;
         shown_name(t, nm, sizeof nm);
         if (ti->offset % f->alignment) {
-            rc = fail(err, GG_EXIT_MALFORMED,
-                      "%s: tensor %" PRIu64 " \"%s\": data offset %" PRIu64
-                      " is not a multiple of the alignment %" PRIu32, sh->path, i, nm, ti->offset,
-                      f->alignment);
+            rc = gg_fail(err, GG_E_MALFORMED,
+                         "%s: tensor %" PRIu64 " \"%s\": data offset %" PRIu64
+                         " is not a multiple of the alignment %" PRIu32, path, i, nm, ti->offset,
+                         f->alignment);
             break;
         }
-        if (ti->offset > sh->size - f->data_offset) {
-            rc = fail(err, GG_EXIT_MALFORMED,
-                      "%s: tensor %" PRIu64 " \"%s\": data offset %" PRIu64
-                      " is past the end of the file (data section at %" PRIu64 ", file size %" PRIu64 ")",
-                      sh->path, i, nm, ti->offset, f->data_offset, sh->size);
+        if (ti->offset > size - f->data_offset) {
+            rc = gg_fail(err, GG_E_MALFORMED,
+                         "%s: tensor %" PRIu64 " \"%s\": data offset %" PRIu64
+                         " is past the end of the file (data section at %" PRIu64 ", file size %" PRIu64 ")",
+                         path, i, nm, ti->offset, f->data_offset, size);
             break;
         }
         t->abs_offset = f->data_offset + ti->offset;
@@ -107,17 +101,17 @@ static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_op
         t->space = end - t->abs_offset;
         t->type = gg_resolve(m, t, o);
         if (t->type) {
-            const char *why = NULL;
-            if (gg_layout_init(&t->layout, t->type, ti->ne[0], gg_nrows(ti), &why) != 0) {
-                t->why = gg_xprintf("%s", why); /* unreachable: resolve checked the shape */
+            gg_err le;
+            if (gg_layout_init(&t->layout, t->type, ti->ne[0], gg_nrows(ti), &le) != 0) {
+                t->err = gg_err_keep(le.code, "%s", le.msg); /* unreachable: resolve checked the shape */
                 t->type = NULL;
             }
         }
         if (t->type) {
             t->nbytes = t->layout.nbytes;
             if (!gg_type_kernel(t->type, GG_ISA_SCALAR))
-                t->why = gg_xprintf("no decoder for %s%s%s", t->type->name,
-                                 t->type->note ? ": " : "", t->type->note ? t->type->note : "");
+                t->err = gg_err_keep(GG_E_UNSUPPORTED, "no decoder for %s%s%s", t->type->name,
+                                     t->type->note ? ": " : "", t->type->note ? t->type->note : "");
             continue;
         }
         /* Unknown: serve the bytes up to the next tensor. */
@@ -127,17 +121,18 @@ static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_op
         for (size_t j = 0; j < n; j++) {
             if (c[j]->flags & GG_TYPE_VARIANT)
                 continue;
-            uint64_t nb = gg_type_nbytes(c[j], ti->ne[0], gg_nrows(ti), NULL);
-            if ((nb || !ti->nelems) && nb > sh->size - t->abs_offset && nb < need)
+            uint64_t nb;
+            if (gg_type_nbytes(c[j], ti->ne[0], gg_nrows(ti), &nb, NULL) == 0 && nb > size - t->abs_offset &&
+                nb < need)
                 need = nb;
         }
         /* The last tensor: a layout that runs past the end, and none that
          * fits exactly, means the file was cut short. */
-        if (end == sh->size && need != UINT64_MAX) {
-            rc = fail(err, GG_EXIT_MALFORMED,
-                      "%s: tensor %" PRIu64 " \"%s\": data [%" PRIu64 ", %" PRIu64
-                      ") ends past end of file (%" PRIu64 ")", sh->path, i, nm, t->abs_offset,
-                      need > UINT64_MAX - t->abs_offset ? UINT64_MAX : t->abs_offset + need, sh->size);
+        if (end == size && need != UINT64_MAX) {
+            rc = gg_fail(err, GG_E_MALFORMED,
+                         "%s: tensor %" PRIu64 " \"%s\": data [%" PRIu64 ", %" PRIu64
+                         ") ends past end of file (%" PRIu64 ")", path, i, nm, t->abs_offset,
+                         need > UINT64_MAX - t->abs_offset ? UINT64_MAX : t->abs_offset + need, size);
             break;
         }
         t->nbytes = t->space;
@@ -148,49 +143,60 @@ static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_op
     return rc;
 }
 
-/* Stat, open, map and parse one file. */
-static int open_shard(gg_shard *sh, const char *path, char *err)
+/* The header of a file: read in ranges that double (1 MiB, 2, 4, ...; or
+ * what the parser says it needs, if more) until it parses. */
+#define HEADER_FIRST_READ (1u << 20)
+
+static int read_header(gg_shard *sh, gg_err *err)
+{
+    gg_source *src = sh->src;
+    uint64_t size = src->size, have = 0, chunk = HEADER_FIRST_READ;
+    uint8_t *buf = NULL;
+    gg_err e;
+    for (;;) {
+        uint64_t want = 0;
+        int rc = gg_parse(src->name, buf ? buf : (const uint8_t *)"", have, size, &sh->f, &want, &e);
+        if (rc == 0 || e.code != GG_E_AGAIN || have >= size) {
+            free(buf);
+            if (rc && err)
+                *err = e;
+            return rc;
+        }
+        uint64_t to = have + chunk;
+        if (want > to)
+            to = want + chunk / 2;
+        if (to > size)
+            to = size;
+        uint8_t *nb = realloc(buf, to);
+        if (!nb) {
+            free(buf);
+            return gg_fail(err, GG_E_NOMEM, "%s: out of memory for a %" PRIu64 "-byte header", src->name, to);
+        }
+        buf = nb;
+        if (gg_source_read(src, buf + have, to - have, have, err)) {
+            free(buf);
+            return -1;
+        }
+        have = to;
+        chunk *= 2;
+    }
+}
+
+/* Open one file (or URL) and parse its header. */
+static int open_shard(gg_shard *sh, const char *path, const gg_open_opts *o, gg_err *err)
 {
     memset(sh, 0, sizeof *sh);
-    sh->fd = -1;
-    sh->path = strdup(path);
-    if (!sh->path)
-        return fail(err, GG_EXIT_INTERNAL, "out of memory");
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return fail(err, GG_EXIT_CANNOT_OPEN, "%s: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return fail(err, GG_EXIT_NOT_REGULAR, "%s: is a directory, not a GGUF file", path);
-    if (!S_ISREG(st.st_mode))
-        return fail(err, GG_EXIT_NOT_REGULAR, "%s: not a regular file", path);
-    sh->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (sh->fd < 0)
-        return fail(err, GG_EXIT_CANNOT_OPEN, "%s: %s", path, strerror(errno));
-    if (fstat(sh->fd, &st) != 0)
-        return fail(err, GG_EXIT_CANNOT_OPEN, "%s: %s", path, strerror(errno));
-    sh->size = (uint64_t)st.st_size;
-    sh->mtime = st.st_mtim;
-    /* Map the file only to parse its header; the parser copies what it keeps. */
-    const uint8_t *map = NULL;
-    if (sh->size) {
-        map = mmap(NULL, sh->size, PROT_READ, MAP_PRIVATE, sh->fd, 0);
-        if (map == MAP_FAILED)
-            return fail(err, GG_EXIT_CANNOT_OPEN, "%s: cannot map: %s", path, strerror(errno));
-    }
-    int rc = gg_parse(sh->path, map ? map : (const uint8_t *)"", sh->size, &sh->f, err);
-    if (map)
-        munmap((void *)map, sh->size);
-    return rc != 0 ? GG_EXIT_MALFORMED : GG_EXIT_OK;
+    sh->src = gg_source_open(path, o ? o->net : NULL, err);
+    if (!sh->src)
+        return -1;
+    return read_header(sh, err);
 }
 
 static void close_shard(gg_shard *sh)
 {
     gg_file_free(&sh->f);
-    if (sh->fd >= 0)
-        close(sh->fd);
-    free(sh->path);
-    sh->fd = -1;
-    sh->path = NULL;
+    gg_source_close(sh->src);
+    sh->src = NULL;
 }
 
 /* An integer KV of any integer type, or -1 if absent or not an integer. */
@@ -222,73 +228,76 @@ static long shard_suffix(const char *path)
 }
 
 /* The file given is a shard of a split model: open all shards in order. */
-static int open_split(gg_model *m, gg_shard *given, int64_t count, char *err)
+static int open_split(gg_model *m, gg_shard *given, int64_t count, const gg_open_opts *o, gg_err *err)
 {
-    long cut = shard_suffix(given->path);
+    const char *gpath = given->src->name;
+    long cut = shard_suffix(gpath);
     if (cut < 0)
-        return fail(err, GG_EXIT_MALFORMED,
-                    "%s: split.count is %" PRId64 " but the file name does not end in "
-                    "-NNNNN-of-%05" PRId64 ".gguf, so the other shards cannot be found",
-                    given->path, count, count);
-    int64_t named = strtol(given->path + cut + 11, NULL, 10);
+        return gg_fail(err, GG_E_MALFORMED,
+                       "%s: split.count is %" PRId64 " but the file name does not end in "
+                       "-NNNNN-of-%05" PRId64 ".gguf, so the other shards cannot be found",
+                       gpath, count, count);
+    int64_t named = strtol(gpath + cut + 11, NULL, 10);
     if (named != count)
-        return fail(err, GG_EXIT_MALFORMED, "%s: the name says %" PRId64 " shards, split.count says %" PRId64,
-                    given->path, named, count);
+        return gg_fail(err, GG_E_MALFORMED, "%s: the name says %" PRId64 " shards, split.count says %" PRId64,
+                       gpath, named, count);
     int64_t no = int_key(&given->f, "split.no");
     if (no < 0 || no >= count)
-        return fail(err, GG_EXIT_MALFORMED, "%s: split.no is missing or not in 0..%" PRId64, given->path,
-                    count - 1);
+        return gg_fail(err, GG_E_MALFORMED, "%s: split.no is missing or not in 0..%" PRId64, gpath, count - 1);
     m->shards = calloc((size_t)count, sizeof *m->shards);
     if (!m->shards)
-        return fail(err, GG_EXIT_INTERNAL, "out of memory");
+        return gg_fail(err, GG_E_NOMEM, "out of memory");
     m->nshards = (uint32_t)count;
-    for (int64_t i = 0; i < count; i++)
-        m->shards[i].fd = -1;
     m->shards[no] = *given;
     memset(given, 0, sizeof *given);
-    given->fd = -1;
+    const char *base = m->shards[no].src->name;
     for (int64_t i = 0; i < count; i++) {
         if (i == no)
             continue;
-        char *path = gg_xprintf("%.*s-%05" PRId64 "-of-%05" PRId64 ".gguf", (int)cut, m->shards[no].path,
-                             i + 1, count);
+        char *path = gg_xprintf("%.*s-%05" PRId64 "-of-%05" PRId64 ".gguf", (int)cut, base, i + 1, count);
         if (!path)
-            return fail(err, GG_EXIT_INTERNAL, "out of memory");
-        int rc = open_shard(&m->shards[i], path, err);
-        if (rc == GG_EXIT_CANNOT_OPEN) {
-            fail(err, rc, "%s: missing shard %" PRId64 " of %" PRId64 " of the split model: %s", path,
-                 i + 1, count, strerror(errno));
+            return gg_fail(err, GG_E_NOMEM, "out of memory");
+        gg_err e;
+        int rc = open_shard(&m->shards[i], path, o, &e);
+        if (rc && (e.code == GG_E_NOTFOUND || e.code == GG_E_ACCESS || e.code == GG_E_IO)) {
+            size_t pl = strlen(path);
+            char why[GG_ERR_LEN];
+            snprintf(why, sizeof why, "%s", !strncmp(e.msg, path, pl) && e.msg[pl] == ':' ? e.msg + pl + 2 : e.msg);
+            gg_fail(&e, e.code, "%s: missing shard %" PRId64 " of %" PRId64 " of the split model: %s", path, i + 1,
+                    count, why);
         }
         free(path);
-        if (rc != GG_EXIT_OK)
-            return rc;
+        if (rc) {
+            if (err)
+                *err = e;
+            return -1;
+        }
         const gg_file *f = &m->shards[i].f;
         if (int_key(f, "split.no") != i || int_key(f, "split.count") != count)
-            return fail(err, GG_EXIT_MALFORMED,
-                        "%s: split.no / split.count say %" PRId64 " / %" PRId64 ", expected %" PRId64 " / %" PRId64,
-                        m->shards[i].path, int_key(f, "split.no"), int_key(f, "split.count"), i, count);
+            return gg_fail(err, GG_E_MALFORMED,
+                           "%s: split.no / split.count say %" PRId64 " / %" PRId64 ", expected %" PRId64
+                           " / %" PRId64, m->shards[i].src->name, int_key(f, "split.no"),
+                           int_key(f, "split.count"), i, count);
     }
-    return GG_EXIT_OK;
+    return 0;
 }
 
 /* Tensor names must be unique across the shards of a model too. */
-static int check_names_across(gg_model *m, char *err)
+static int check_names_across(gg_model *m, gg_err *err)
 {
     if (m->nshards < 2)
-        return GG_EXIT_OK;
+        return 0;
     uint64_t cap = 16;
     while (cap < 2 * m->nt)
         cap *= 2;
     uint64_t *slot = calloc(cap, sizeof *slot);
     if (!slot)
-        return fail(err, GG_EXIT_INTERNAL, "out of memory");
-    int rc = GG_EXIT_OK;
+        return gg_fail(err, GG_E_NOMEM, "out of memory");
+    int rc = 0;
     char nm[100];
-    for (uint64_t i = 0; i < m->nt && rc == GG_EXIT_OK; i++) {
+    for (uint64_t i = 0; i < m->nt && rc == 0; i++) {
         const gg_tensor *t = &m->t[i];
-        uint64_t h = 1469598103934665603ull;
-        for (uint64_t k = 0; k < t->name_len; k++)
-            h = (h ^ (unsigned char)t->name[k]) * 1099511628211ull;
+        uint64_t h = gg_hash64(t->name, t->name_len, 0);
         for (uint64_t k = h & (cap - 1);; k = (k + 1) & (cap - 1)) {
             if (!slot[k]) {
                 slot[k] = i + 1;
@@ -297,8 +306,8 @@ static int check_names_across(gg_model *m, char *err)
             const gg_tensor *o = &m->t[slot[k] - 1];
             if (o->name_len == t->name_len && memcmp(o->name, t->name, t->name_len) == 0) {
                 shown_name(t, nm, sizeof nm);
-                rc = fail(err, GG_EXIT_MALFORMED, "%s: tensor \"%s\" appears in two shards (%s and %s)",
-                          m->path, nm, m->shards[o->shard].path, m->shards[t->shard].path);
+                rc = gg_fail(err, GG_E_MALFORMED, "%s: tensor \"%s\" appears in two shards (%s and %s)",
+                             m->path, nm, m->shards[o->shard].src->name, m->shards[t->shard].src->name);
                 break;
             }
         }
@@ -307,57 +316,57 @@ static int check_names_across(gg_model *m, char *err)
     return rc;
 }
 
-int gg_model_open(gg_model *m, const char *path, const gg_open_opts *o, char *err)
+int gg_model_open(gg_model *m, const char *path, const gg_open_opts *o, gg_err *err)
 {
     memset(m, 0, sizeof *m);
     m->path = strdup(path);
     if (!m->path)
-        return fail(err, GG_EXIT_INTERNAL, "out of memory");
+        return gg_fail(err, GG_E_NOMEM, "out of memory");
     m->base = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
     gg_shard given;
-    int rc = open_shard(&given, path, err);
-    if (rc != GG_EXIT_OK) {
+    if (open_shard(&given, path, o, err)) {
         close_shard(&given);
-        return rc;
+        return -1;
     }
     int64_t count = int_key(&given.f, "split.count");
     if (count > 1) {
-        rc = open_split(m, &given, count, err);
+        int rc = open_split(m, &given, count, o, err);
         close_shard(&given);
-        if (rc != GG_EXIT_OK)
-            return rc;
+        if (rc)
+            return -1;
     } else {
         m->shards = calloc(1, sizeof *m->shards);
         if (!m->shards) {
             close_shard(&given);
-            return fail(err, GG_EXIT_INTERNAL, "out of memory");
+            return gg_fail(err, GG_E_NOMEM, "out of memory");
         }
         m->shards[0] = given;
         m->nshards = 1;
     }
     m->f = &m->shards[0].f;
     for (uint32_t i = 0; i < m->nshards; i++) {
-        m->size += m->shards[i].size;
+        const gg_source *src = m->shards[i].src;
+        m->size += src->size;
         m->nt += m->shards[i].f.n_tensors;
-        const struct timespec *mt = &m->shards[i].mtime;
+        const struct timespec *mt = &src->mtime;
         if (mt->tv_sec > m->mtime.tv_sec || (mt->tv_sec == m->mtime.tv_sec && mt->tv_nsec > m->mtime.tv_nsec))
             m->mtime = *mt;
     }
     if (m->nshards > 1) {
         int64_t want = int_key(m->f, "split.tensors.count");
         if (want >= 0 && (uint64_t)want != m->nt)
-            return fail(err, GG_EXIT_MALFORMED, "%s: the shards hold %" PRIu64 " tensors, split.tensors.count says %"
-                        PRId64, m->shards[0].path, m->nt, want);
+            return gg_fail(err, GG_E_MALFORMED,
+                           "%s: the shards hold %" PRIu64 " tensors, split.tensors.count says %" PRId64,
+                           m->shards[0].src->name, m->nt, want);
     }
     m->t = calloc(m->nt ? m->nt : 1, sizeof *m->t);
     if (!m->t)
-        return fail(err, GG_EXIT_INTERNAL, "out of memory");
+        return gg_fail(err, GG_E_NOMEM, "out of memory");
     m->dialect_hint = gg_dialect_evidence(m);
     gg_tensor *ts = m->t;
     for (uint32_t i = 0; i < m->nshards; i++) {
-        rc = place_shard(m, i, ts, o, err);
-        if (rc != GG_EXIT_OK)
-            return rc;
+        if (place_shard(m, i, ts, o, err))
+            return -1;
         ts += m->shards[i].f.n_tensors;
     }
     return check_names_across(m, err);
@@ -366,7 +375,7 @@ int gg_model_open(gg_model *m, const char *path, const gg_open_opts *o, char *er
 void gg_model_close(gg_model *m)
 {
     for (uint64_t i = 0; m->t && i < m->nt; i++) {
-        free(m->t[i].why);
+        free(m->t[i].err);
         free(m->t[i].resolution);
     }
     free(m->t);
@@ -379,7 +388,6 @@ void gg_model_close(gg_model *m)
 
 int gg_model_same(const gg_model *a, const gg_model *b)
 {
-    struct stat x, y;
-    return a->nshards && b->nshards && fstat(a->shards[0].fd, &x) == 0 && fstat(b->shards[0].fd, &y) == 0 &&
-           x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+    return a->nshards && b->nshards && a->shards[0].src && b->shards[0].src &&
+           !strcmp(a->shards[0].src->id, b->shards[0].src->id);
 }

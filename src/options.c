@@ -218,7 +218,7 @@ static int one_option(gg_cli *c, const char *opt)
         return 1;
     }
     if (IS("cache_size")) {
-        if (size_opt("cache_size", val, 1ull << 20, physical_memory(), &v))
+        if (size_opt("cache_size", val, 64ull << 10, physical_memory(), &v))
             return -1;
         c->reader.cache_bytes = v;
     } else if (IS("page_size")) {
@@ -249,9 +249,9 @@ static int one_option(gg_cli *c, const char *opt)
             return -1;
         }
     } else if (IS("types")) {
-        char err[GG_ERR_LEN];
-        if (gg_parse_forced_types(&c->open, val, err, sizeof err) != 0) {
-            fprintf(stderr, "gguffs: -o types=%s: %s\n", val, err);
+        gg_err e;
+        if (gg_parse_forced_types(&c->open, val, &e) != 0) {
+            fprintf(stderr, "gguffs: -o types=%s: %s\n", val, e.msg);
             return -1;
         }
     } else if (IS("stq1_0_order")) {

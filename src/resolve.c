@@ -41,34 +41,26 @@ const char *gg_dialect_name(uint32_t d)
     return "?";
 }
 
-int gg_parse_forced_types(gg_open_opts *o, const char *spec, char *err, size_t errlen)
+int gg_parse_forced_types(gg_open_opts *o, const char *spec, gg_err *e)
 {
     const char *p = spec;
     while (*p) {
         char *end;
         unsigned long id = strtoul(p, &end, 10);
-        if (end == p || *end != ':' || id > UINT32_MAX) {
-            snprintf(err, errlen, "types=%s: expected ID:NAME[,ID:NAME...]", spec);
-            return -1;
-        }
+        if (end == p || *end != ':' || id > UINT32_MAX)
+            return gg_fail(e, GG_E_INVAL, "expected ID:NAME[,ID:NAME...]");
         const char *name = end + 1;
         size_t n = strcspn(name, ",");
         char buf[64];
-        if (n == 0 || n >= sizeof buf) {
-            snprintf(err, errlen, "types=%s: missing or overlong type name", spec);
-            return -1;
-        }
+        if (n == 0 || n >= sizeof buf)
+            return gg_fail(e, GG_E_INVAL, "missing or overlong type name");
         memcpy(buf, name, n);
         buf[n] = 0;
         const gg_type *t = gg_type_by_name(buf);
-        if (!t) {
-            snprintf(err, errlen, "types=%s: unknown type name \"%s\"", spec, buf);
-            return -1;
-        }
-        if (o->n_forced >= GG_MAX_FORCED) {
-            snprintf(err, errlen, "types=: at most %d entries", GG_MAX_FORCED);
-            return -1;
-        }
+        if (!t)
+            return gg_fail(e, GG_E_INVAL, "unknown type name \"%s\"", buf);
+        if (o->n_forced >= GG_MAX_FORCED)
+            return gg_fail(e, GG_E_INVAL, "at most %d entries", GG_MAX_FORCED);
         o->forced_id[o->n_forced] = (uint32_t)id;
         o->forced_type[o->n_forced++] = t;
         p = name + n + (name[n] == ',');
@@ -173,7 +165,7 @@ const gg_type *gg_resolve(gg_model *m, gg_tensor *t, const gg_open_opts *o)
                 cand[nc++] = all[i];
     }
     if (nc == 0) {
-        t->why = gg_xprintf("unsupported type %" PRIu32, ti->type_id);
+        t->err = gg_err_keep(GG_E_UNSUPPORTED, "unsupported type %" PRIu32, ti->type_id);
         return NULL;
     }
     /* Keep candidates whose layout fits the shape and the space. */
@@ -182,10 +174,10 @@ const gg_type *gg_resolve(gg_model *m, gg_tensor *t, const gg_open_opts *o)
     size_t nf = 0;
     char *reasons = NULL;
     for (size_t i = 0; i < nc; i++) {
-        const char *why = NULL;
-        uint64_t nb = gg_type_nbytes(cand[i], ti->ne[0], gg_nrows(ti), &why);
-        if (why) { /* bad shape or overflow (nb is 0 then, as it is for 0 elements) */
-            note(&reasons, "%s rejected: %s", cand[i]->name, why);
+        gg_err why;
+        uint64_t nb;
+        if (gg_type_nbytes(cand[i], ti->ne[0], gg_nrows(ti), &nb, &why)) { /* bad shape or overflow */
+            note(&reasons, "%s rejected: %s", cand[i]->name, why.msg);
             continue;
         }
         if (nb > t->space) {
@@ -235,14 +227,15 @@ const gg_type *gg_resolve(gg_model *m, gg_tensor *t, const gg_open_opts *o)
         return ty;
     }
     if (nf == 0) {
-        t->why = gg_xprintf("type id %" PRIu32 " fits no known layout: %s", ti->type_id,
-                         reasons ? reasons : "no candidates");
+        t->err = gg_err_keep(GG_E_UNSUPPORTED, "type id %" PRIu32 " fits no known layout: %s", ti->type_id,
+                             reasons ? reasons : "no candidates");
     } else {
         char *names = NULL;
         for (size_t i = 0; i < nf; i++)
             note(&names, "%s", fit[i]->name);
-        t->why = gg_xprintf("type id %" PRIu32 " is ambiguous: it fits %s; force one with -o types=%" PRIu32
-                         ":NAME", ti->type_id, names ? names : "?", ti->type_id);
+        t->err = gg_err_keep(GG_E_UNSUPPORTED,
+                             "type id %" PRIu32 " is ambiguous: it fits %s; force one with -o types=%" PRIu32
+                             ":NAME", ti->type_id, names ? names : "?", ti->type_id);
         free(names);
     }
     t->resolution = reasons;

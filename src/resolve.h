@@ -11,7 +11,7 @@
 uint32_t gg_dialect_evidence(const gg_model *m);
 
 /* The type t's id means here, given its shape and t->space; NULL (with
- * t->why set) when unknown, ambiguous or fitting nothing. t->resolution
+ * t->err set) when unknown, ambiguous or fitting nothing. t->resolution
  * explains the choice when the id has several meanings or was forced. */
 const gg_type *gg_resolve(gg_model *m, gg_tensor *t, const gg_open_opts *o);
 

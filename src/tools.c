@@ -1,5 +1,5 @@
 /* tools.c - the commands that need no FUSE: --dump and --verify. */
-#include "gguffs/tools.h"
+#include "tools.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -19,13 +19,12 @@
 
 static int open_model(gg_model *m, const char *path, const gg_open_opts *o)
 {
-    char err[GG_ERR_LEN];
-    int rc = gg_model_open(m, path, o, err);
-    if (rc != GG_EXIT_OK) {
-        fprintf(stderr, "gguffs: %s\n", err);
-        gg_model_close(m);
-    }
-    return rc;
+    gg_err e;
+    if (gg_model_open(m, path, o, &e) == 0)
+        return GG_EXIT_OK;
+    fprintf(stderr, "gguffs: %s\n", e.msg);
+    gg_model_close(m);
+    return gg_exit_for(e.code);
 }
 
 #define SHORT_ARRAY 8 /* elements shown of a long array unless --full */
@@ -80,8 +79,8 @@ static void dump_files(const gg_model *m)
             printf("shard %" PRIu32 " of %" PRIu32 ": ", i + 1, m->nshards);
         printf("%s: GGUF version %" PRIu32 ", %" PRIu64 " key/value pairs, %" PRIu64
                " tensors, alignment %" PRIu32 ", data at %" PRIu64 ", %" PRIu64 " bytes\n",
-               sh->path, sh->f.version, sh->f.n_kv, sh->f.n_tensors, sh->f.alignment, sh->f.data_offset,
-               sh->size);
+               sh->src->name, sh->f.version, sh->f.n_kv, sh->f.n_tensors, sh->f.alignment, sh->f.data_offset,
+               sh->src->size);
     }
     if (m->nshards > 1)
         printf("split model: %" PRIu64 " tensors, %" PRIu64 " bytes in %" PRIu32
@@ -128,7 +127,7 @@ static void dump_text(const gg_model *m, int full)
             snprintf(ty, sizeof ty, "?%" PRIu32, t->info->type_id);
         printf("%5" PRIu64 " %-10s %-22s %s%14" PRIu64 " %12" PRIu64 " %7s  %.*s%s%s\n", i, ty,
                sh.p ? sh.p : "", file, t->abs_offset, t->nbytes, bpw, (int)t->name_len, t->name,
-               t->why ? "  # " : "", t->why ? t->why : "");
+               t->err ? "  # " : "", t->err ? t->err->msg : "");
         total += t->nbytes;
         gg_buf_free(&sh);
     }
@@ -238,8 +237,8 @@ static const char *verify_tensor(gg_reader *r, const gg_model *m, const gg_tenso
                                  uint64_t *nan_out, uint64_t *inf_out, _Atomic uint64_t *done,
                                  uint64_t total, double t0, int tty)
 {
-    if (t->why || !t->type)
-        return t->why ? t->why : "type unknown";
+    if (t->err || !t->type)
+        return t->err ? t->err->msg : "type unknown";
     const uint64_t chunk_elems = 1u << 20;
     uint64_t g = gg_layout_granule(&t->layout), n = t->layout.nelems;
     uint64_t step = chunk_elems / g * g;
@@ -257,7 +256,7 @@ static const char *verify_tensor(gg_reader *r, const gg_model *m, const gg_tenso
             if (!b || failed)
                 continue;
             uint64_t e = k * step, e1 = e + step < n ? e + step : n;
-            if (gg_decode_elems(r, m, t, e, e1, b) != 0) {
+            if (gg_decode_elems(r, m, t, e, e1, b, NULL) != 0) {
                 failed = 1;
                 continue;
             }

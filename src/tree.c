@@ -1,6 +1,6 @@
 /* tree.c - build the virtual tree from models, look names up, produce the
  * content of every file. */
-#include "gguffs/tree.h"
+#include "tree_internal.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gguffs/hash.h"
 #include "gguffs/names.h"
 
 /* ---- building ---- */
@@ -108,10 +109,7 @@ static int build_layout(gg_tree *t, uint32_t dir, uint16_t mi, int with_stats)
 
 static uint64_t name_hash(uint32_t parent, const char *name)
 {
-    uint64_t h = 1469598103934665603ull ^ ((uint64_t)parent * 0x9E3779B97F4A7C15ull);
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    return h;
+    return gg_hash64(name, strlen(name), (uint64_t)parent * 0x9E3779B97F4A7C15ull);
 }
 
 static int build_hash(gg_tree *t)
@@ -132,7 +130,7 @@ static int build_hash(gg_tree *t)
     return 0;
 }
 
-uint32_t gg_tree_lookup(const gg_tree *t, uint32_t parent, const char *name)
+static uint32_t find_child(const gg_tree *t, uint32_t parent, const char *name)
 {
     uint64_t k = name_hash(parent, name) & (t->hash_cap - 1);
     for (; t->hash[k]; k = (k + 1) & (t->hash_cap - 1)) {
@@ -165,25 +163,29 @@ static char *model_dir_name(const char *base)
 /* Node numbers are 32-bit and the tables double: keep well below that. */
 #define MAX_NODES (1u << 30)
 
-int gg_tree_build(gg_tree *t, gg_model **models, int n_models, gg_reader *reader, char *err)
+gg_tree *gg_tree_new(gg_model **models, int n_models, gg_reader *reader, gg_err *err)
 {
-    memset(t, 0, sizeof *t);
+    gg_tree *t = calloc(1, sizeof *t);
+    if (!t) {
+        gg_fail(err, GG_E_NOMEM, "out of memory building the tree");
+        return NULL;
+    }
     uint64_t want = 2;
     for (int i = 0; i < n_models; i++)
         want += 8 + models[i]->f->n_kv + 5 * models[i]->nt;
     if (n_models < 1 || n_models > UINT16_MAX || want > MAX_NODES) { /* (gg_node.model is 16 bits) */
-        snprintf(err, GG_ERR_LEN, "%s: too many keys and tensors (%" PRIu64 " files; at most %u in one mount)",
-                 n_models < 1 ? "no model" : models[0]->path, want, MAX_NODES);
-        return -1;
+        gg_fail(err, GG_E_TOOBIG, "%s: too many keys and tensors (%" PRIu64 " files; at most %u in one mount)",
+                n_models < 1 ? "no model" : models[0]->path, want, MAX_NODES);
+        free(t);
+        return NULL;
     }
     t->models = models;
     t->n_models = n_models;
     t->reader = reader;
     t->uid_base = calloc((size_t)n_models, sizeof *t->uid_base);
-    if (!t->uid_base) {
-        snprintf(err, GG_ERR_LEN, "out of memory building the tree");
-        return -1;
-    }
+    t->forgotten = calloc((size_t)n_models, sizeof *t->forgotten);
+    if (!t->uid_base || !t->forgotten)
+        goto oom;
     for (int i = 1; i < n_models; i++)
         t->uid_base[i] = t->uid_base[i - 1] + (uint32_t)models[i - 1]->nt;
     if (add_node(t, strdup(""), 0, GG_C_DIR, 0, 0))
@@ -223,15 +225,17 @@ int gg_tree_build(gg_tree *t, gg_model **models, int n_models, gg_reader *reader
     }
     if (build_hash(t))
         goto oom;
-    return 0;
+    return t;
 oom:
-    snprintf(err, GG_ERR_LEN, "out of memory building the tree");
+    gg_fail(err, GG_E_NOMEM, "out of memory building the tree");
     gg_tree_free(t);
-    return -1;
+    return NULL;
 }
 
 void gg_tree_free(gg_tree *t)
 {
+    if (!t)
+        return;
     for (uint32_t i = 0; i < t->n; i++) {
         free(t->nodes[i].name);
         free(atomic_load(&t->nodes[i].text));
@@ -243,12 +247,12 @@ void gg_tree_free(gg_tree *t)
             free(t->model_dirs[i]);
     free(t->model_dirs);
     free(t->uid_base);
-    memset(t, 0, sizeof *t);
+    free(t->forgotten);
+    free(t);
 }
 
-const gg_tensor *gg_tree_tensor(const gg_tree *t, uint32_t node, const gg_model **m)
+const gg_tensor *gg_node_tensor(const gg_tree *t, const gg_node *n, const gg_model **m)
 {
-    const gg_node *n = &t->nodes[node];
     switch (n->content) {
     case GG_C_TENSOR_DIR: case GG_C_RAW: case GG_C_F32: case GG_C_INFO_JSON: case GG_C_STATS:
         break;
@@ -337,7 +341,7 @@ void gg_tensor_info_json(const gg_model *m, const gg_tensor *ts, gg_buf *out)
     shape_json(o, "dims", ti, 0);
     shape_json(o, "shape", ti, 1);
     add_u64(o, "n_elements", ti->nelems);
-    const char *file = m->shards[ts->shard].path;
+    const char *file = gg_tensor_source(m, ts)->name;
     gg_json_string(&s, file, strlen(file));
     cJSON_AddRawToObject(o, "file", s.p ? s.p : "\"\"");
     gg_buf_free(&s);
@@ -361,9 +365,9 @@ void gg_tensor_info_json(const gg_model *m, const gg_tensor *ts, gg_buf *out)
         }
     }
     add_u64(o, "f32_bytes", ti->nelems * 4);
-    cJSON_AddBoolToObject(o, "f32_readable", ts->type && !ts->why);
-    if (ts->why)
-        cJSON_AddStringToObject(o, "error", ts->why);
+    cJSON_AddBoolToObject(o, "f32_readable", ts->type && !ts->err);
+    if (ts->err)
+        cJSON_AddStringToObject(o, "error", ts->err->msg);
     if (ts->resolution)
         cJSON_AddStringToObject(o, "resolution", ts->resolution);
     if (ts->type && ts->type->note)
@@ -415,7 +419,7 @@ static void tensors_tsv(const gg_tree *t, const gg_model *m, uint32_t tree_dir, 
             gg_buf_printf(out, d ? ",%" PRIu64 : "%" PRIu64, ts->info->ne[d]);
         gg_buf_printf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t", ts->info->nelems, ts->abs_offset,
                       ts->nbytes);
-        const char *file = m->shards[ts->shard].path;
+        const char *file = gg_tensor_source(m, ts)->name;
         tsv_field(out, file, strlen(file));
         gg_buf_put(out, "\t", 1);
         const char *tn = i < td->n_children ? t->nodes[td->first_child + i].name : "";
@@ -446,10 +450,7 @@ static void types_tsv(const gg_model *m, gg_buf *out)
     uint64_t ng = 0;
     for (uint64_t i = 0; i < m->nt; i++) {
         const gg_tensor *a = &m->t[i];
-        uint64_t h = (uint64_t)(uintptr_t)a->type * 0x9E3779B97F4A7C15ull ^ a->info->type_id;
-        h ^= h >> 33;
-        h *= 0xff51afd7ed558ccdull;
-        h ^= h >> 33;
+        uint64_t h = gg_hash_mix((uint64_t)(uintptr_t)a->type * 0x9E3779B97F4A7C15ull ^ a->info->type_id);
         for (uint64_t k = h & (cap - 1);; k = (k + 1) & (cap - 1)) {
             if (!slot[k]) {
                 gr[ng] = (group){i, 0, 0};
@@ -477,16 +478,17 @@ static void types_tsv(const gg_model *m, gg_buf *out)
 /* Decode the whole tensor in chunks; count, min, max, mean, std, NaN, Inf,
  * zeros. Fixed-width lines ("%-5s %24s\n"), so the file's size is known
  * before anything is decoded (GG_STATS_BYTES). */
-static int tensor_stats(gg_tree *t, const gg_model *m, const gg_tensor *ts, gg_buf *out)
+static int tensor_stats(gg_tree *t, const gg_model *m, const gg_tensor *ts, gg_buf *out, gg_err *err)
 {
-    if (!ts->type || ts->why)
-        return -EIO;
+    if (!ts->type || ts->err)
+        return gg_fail(err, ts->err ? ts->err->code : GG_E_UNSUPPORTED, "%s",
+                       ts->err ? ts->err->msg : "type unknown");
     const uint64_t chunk = 1u << 20;
     uint64_t n = ts->layout.nelems, nan = 0, inf = 0, zero = 0, finite = 0;
     double sum = 0, sumsq = 0, mn = INFINITY, mx = -INFINITY;
     float *buf = malloc(chunk * sizeof(float));
     if (!buf)
-        return -ENOMEM;
+        return gg_fail(err, GG_E_NOMEM, "out of memory");
     /* Chunks aligned to the decode granule so no block is decoded twice. */
     uint64_t g = gg_layout_granule(&ts->layout), step = chunk / g * g;
     if (step == 0) {
@@ -494,12 +496,12 @@ static int tensor_stats(gg_tree *t, const gg_model *m, const gg_tensor *ts, gg_b
         buf = malloc(g * sizeof(float));
         step = g;
         if (!buf)
-            return -ENOMEM;
+            return gg_fail(err, GG_E_NOMEM, "out of memory");
     }
     int rc = 0;
     for (uint64_t e = 0; e < n && rc == 0; e += step) {
         uint64_t e1 = e + step < n ? e + step : n;
-        rc = gg_decode_elems(t->reader, m, ts, e, e1, buf);
+        rc = gg_decode_elems(t->reader, m, ts, e, e1, buf, err);
         for (uint64_t i = 0; rc == 0 && i < e1 - e; i++) {
             float v = buf[i];
             if (isnan(v)) {
@@ -523,7 +525,7 @@ static int tensor_stats(gg_tree *t, const gg_model *m, const gg_tensor *ts, gg_b
     }
     free(buf);
     if (rc)
-        return rc;
+        return -1;
     char a[32], b[32], c[32], d[32];
     double mean = finite ? sum / finite : NAN;
     double var = finite ? sumsq / finite - mean * mean : NAN;
@@ -566,7 +568,7 @@ static uint64_t text_bound(const gg_tree *t, const gg_node *n)
         return b;
     case GG_C_TENSORS_TSV:
         for (uint64_t k = 0; k < m->nt; k++)
-            b += 256 + 2 * m->t[k].name_len;
+            b += 256 + 8 * m->t[k].name_len + strlen(gg_tensor_source(m, &m->t[k])->name) * 4;
         return b;
     case GG_C_INFO_JSON:
         return b + 6 * m->t[n->arg].name_len;
@@ -585,13 +587,22 @@ static uint32_t tensors_dir_of(const gg_tree *t, uint32_t i)
     return 0;
 }
 
-/* Make the text of node i; 0 or -errno. */
-static int generate(gg_tree *t, uint32_t i, gg_buf *out)
+/* The model of a node changed under us: its decoded pages go (once). */
+static void forget_model(gg_tree *t, uint16_t mi)
+{
+    if (atomic_exchange(&t->forgotten[mi], 1))
+        return;
+    gg_reader_forget(t->reader, t->uid_base[mi], t->uid_base[mi] + (uint32_t)t->models[mi]->nt);
+}
+
+/* Make the text of node i. */
+static int generate(gg_tree *t, uint32_t i, gg_buf *out, gg_err *e)
 {
     const gg_node *n = &t->nodes[i];
     const gg_model *m = t->models[n->model];
     if (text_bound(t, n) > MAX_TEXT)
-        return -EFBIG;
+        return gg_fail(e, GG_E_TOOBIG, "%s: %s would be more than %llu MiB of text", m->path, n->name,
+                       MAX_TEXT >> 20);
     switch (n->content) {
     case GG_C_KV:
         gg_render_kv_text(m->f, &m->f->kv[n->arg], out);
@@ -608,23 +619,24 @@ static int generate(gg_tree *t, uint32_t i, gg_buf *out)
     case GG_C_INFO_JSON:
         gg_tensor_info_json(m, &m->t[n->arg], out);
         break;
-    case GG_C_STATS: {
-        int rc = tensor_stats(t, m, &m->t[n->arg], out);
-        if (rc)
-            return rc;
+    case GG_C_STATS:
+        if (tensor_stats(t, m, &m->t[n->arg], out, e)) {
+            if (e && e->code == GG_E_STALE)
+                forget_model(t, n->model);
+            return -1;
+        }
         break;
-    }
     case GG_C_CACHE_STATS:
         gg_reader_stats_text(t->reader, out);
         break;
     default:
-        return -EINVAL;
+        return gg_fail(e, GG_E_INVAL, "%s: not a text file", n->name);
     }
-    return out->oom ? -ENOMEM : 0;
+    return out->oom ? gg_fail(e, GG_E_NOMEM, "out of memory for %s", n->name) : 0;
 }
 
 /* The node's cached text, generated on first use. */
-static int text_of(gg_tree *t, uint32_t i, gg_text **res)
+static int text_of(gg_tree *t, uint32_t i, gg_text **res, gg_err *e)
 {
     gg_node *n = &t->nodes[i];
     gg_text *txt = atomic_load_explicit(&n->text, memory_order_acquire);
@@ -633,15 +645,14 @@ static int text_of(gg_tree *t, uint32_t i, gg_text **res)
         return 0;
     }
     gg_buf b = {0};
-    int rc = generate(t, i, &b);
-    if (rc) {
+    if (generate(t, i, &b, e)) {
         gg_buf_free(&b);
-        return rc;
+        return -1;
     }
     txt = malloc(sizeof *txt + b.len + 1);
     if (!txt) {
         gg_buf_free(&b);
-        return -ENOMEM;
+        return gg_fail(e, GG_E_NOMEM, "out of memory for %s", n->name);
     }
     txt->len = b.len;
     if (b.len)
@@ -656,68 +667,225 @@ static int text_of(gg_tree *t, uint32_t i, gg_text **res)
     return 0;
 }
 
-int64_t gg_tree_size(gg_tree *t, uint32_t i)
+static gg_node *node_or_fail(gg_tree *t, gg_ino ino, gg_err *e)
+{
+    gg_node *n = gg_tree_node(t, ino);
+    if (!n)
+        gg_fail(e, GG_E_NOENT, "no inode %" PRIu64, ino);
+    return n;
+}
+
+int gg_tree_lookup(gg_tree *t, gg_ino dir, const char *name, gg_ino *out, gg_err *e)
+{
+    gg_node *d = node_or_fail(t, dir, e);
+    if (!d)
+        return -1;
+    if (!gg_node_is_dir(d))
+        return gg_fail(e, GG_E_NOTDIR, "%s: not a folder", d->name);
+    uint32_t k = find_child(t, (uint32_t)(dir - 1), name);
+    if (k == UINT32_MAX)
+        return gg_fail(e, GG_E_NOENT, "%s: no such entry", name);
+    *out = (gg_ino)k + 1;
+    return 0;
+}
+
+gg_ino gg_tree_parent(gg_tree *t, gg_ino dir)
+{
+    gg_node *n = gg_tree_node(t, dir);
+    return n ? (gg_ino)n->parent + 1 : GG_ROOT;
+}
+
+/* Bytes of a file node, without generating anything whose size is fixed. */
+static int file_size(gg_tree *t, uint32_t i, uint64_t *size, gg_err *e)
 {
     const gg_node *n = &t->nodes[i];
     const gg_model *m = t->models[n->model];
     switch (n->content) {
+    case GG_C_RAW:
+        *size = m->t[n->arg].nbytes;
+        return 0;
+    case GG_C_F32:
+        *size = m->t[n->arg].info->nelems * 4;
+        return 0;
+    case GG_C_STATS:
+        *size = GG_STATS_BYTES;
+        return 0;
+    case GG_C_CACHE_STATS:
+        *size = gg_reader_stats_size(t->reader);
+        return 0;
+    default: {
+        gg_text *txt;
+        if (text_of(t, i, &txt, e))
+            return -1;
+        *size = txt->len;
+        return 0;
+    }
+    }
+}
+
+int gg_tree_getattr(gg_tree *t, gg_ino ino, gg_attr *a, gg_err *e)
+{
+    gg_node *n = node_or_fail(t, ino, e);
+    if (!n)
+        return -1;
+    memset(a, 0, sizeof *a);
+    a->mtime = t->models[n->model]->mtime;
+    if (gg_node_is_dir(n)) {
+        a->kind = GG_K_DIR;
+        a->nlink = 2;
+        for (uint32_t k = 0; k < n->n_children; k++)
+            a->nlink += gg_node_is_dir(&t->nodes[n->first_child + k]);
+        return 0;
+    }
+    a->kind = GG_K_FILE;
+    a->nlink = 1;
+    if (file_size(t, (uint32_t)(ino - 1), &a->size, e))
+        return -1;
+    /* Only stored bytes take disk: du of a mount reports the model, not the
+     * decoded views and texts made from it. */
+    a->blocks = n->content == GG_C_RAW ? (a->size + 511) / 512 : 0;
+    a->live = n->content == GG_C_CACHE_STATS;
+    a->tensor_data = n->content == GG_C_RAW || n->content == GG_C_F32;
+    return 0;
+}
+
+int gg_tree_readdir(gg_tree *t, gg_ino dir, uint64_t from, gg_dirent_fn fn, void *arg, gg_err *e)
+{
+    gg_node *d = node_or_fail(t, dir, e);
+    if (!d)
+        return -1;
+    if (!gg_node_is_dir(d))
+        return gg_fail(e, GG_E_NOTDIR, "%s: not a folder", d->name);
+    for (uint64_t k = from; k < d->n_children; k++) {
+        uint32_t c = d->first_child + (uint32_t)k;
+        if (fn(arg, t->nodes[c].name, (gg_ino)c + 1, gg_node_is_dir(&t->nodes[c]) ? GG_K_DIR : GG_K_FILE))
+            break;
+    }
+    return 0;
+}
+
+struct gg_open_file {
+    gg_readahead ra;
+};
+
+int gg_tree_open(gg_tree *t, gg_ino ino, gg_open_file **of, gg_err *e)
+{
+    *of = NULL;
+    gg_node *n = node_or_fail(t, ino, e);
+    if (!n)
+        return -1;
+    if (gg_node_is_dir(n))
+        return gg_fail(e, GG_E_ISDIR, "%s: is a folder", n->name);
+    if (n->content == GG_C_F32) {
+        gg_open_file *o = malloc(sizeof *o);
+        if (!o)
+            return gg_fail(e, GG_E_NOMEM, "out of memory");
+        gg_readahead_init(&o->ra);
+        *of = o;
+    }
+    return 0;
+}
+
+void gg_tree_close(gg_tree *t, gg_open_file *of)
+{
+    (void)t;
+    if (!of)
+        return;
+    gg_readahead_destroy(&of->ra);
+    free(of);
+}
+
+/* The cache id of the tensor behind a tensor file node: unique across the
+ * models of the mount. */
+static uint32_t tensor_uid(const gg_tree *t, const gg_node *n) { return t->uid_base[n->model] + (uint32_t)n->arg; }
+
+ssize_t gg_tree_read_ref(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, size_t size, uint64_t off,
+                         gg_ref *ref, gg_err *err)
+{
+    gg_err local;
+    gg_err *e = err ? err : &local;
+    gg_ref_init(ref);
+    gg_node *n = node_or_fail(t, ino, e);
+    if (!n)
+        return -1;
+    const gg_model *m = t->models[n->model];
+    ssize_t got;
+    switch (n->content) {
     case GG_C_DIR:
     case GG_C_TENSOR_DIR:
-        return 0;
+        return gg_fail(e, GG_E_ISDIR, "%s: is a folder", n->name);
     case GG_C_RAW:
-        return (int64_t)m->t[n->arg].nbytes;
-    case GG_C_F32:
-        return (int64_t)(m->t[n->arg].info->nelems * 4);
-    case GG_C_STATS:
-        return GG_STATS_BYTES;
-    case GG_C_CACHE_STATS:
-        return (int64_t)gg_reader_stats_size(t->reader);
-    default:
+        got = gg_read_raw(t->reader, m, &m->t[n->arg], buf, size, off, e);
+        if (got > 0) {
+            ref->iov[0] = (struct iovec){buf, (size_t)got};
+            ref->niov = 1;
+        }
         break;
-    }
-    gg_text *txt;
-    int rc = text_of(t, i, &txt);
-    return rc ? rc : (int64_t)txt->len;
-}
-
-uint32_t gg_tree_uid(const gg_tree *t, uint32_t node)
-{
-    const gg_node *n = &t->nodes[node];
-    return t->uid_base[n->model] + (uint32_t)n->arg;
-}
-
-ssize_t gg_tree_read(gg_tree *t, uint32_t i, char *buf, size_t size, uint64_t off, gg_readahead *ra)
-{
-    const gg_node *n = &t->nodes[i];
-    const gg_model *m = t->models[n->model];
-    if (n->content == GG_C_RAW)
-        return gg_read_raw(t->reader, m, &m->t[n->arg], buf, size, off);
-    if (n->content == GG_C_F32)
-        return gg_read_f32(t->reader, m, &m->t[n->arg], gg_tree_uid(t, i), buf, size, off, ra);
-    if (gg_node_is_dir(n))
-        return -EISDIR;
-    gg_buf live = {0};
-    const char *data;
-    size_t len;
-    gg_text *txt = NULL;
-    if (n->content == GG_C_CACHE_STATS) {
+    case GG_C_F32:
+        got = gg_read_f32_ref(t->reader, m, &m->t[n->arg], tensor_uid(t, n), buf, size, off, of ? &of->ra : NULL,
+                              ref, e);
+        break;
+    case GG_C_CACHE_STATS: {
+        gg_buf live = {0};
         gg_reader_stats_text(t->reader, &live);
         if (live.oom) {
             gg_buf_free(&live);
-            return -ENOMEM;
+            return gg_fail(e, GG_E_NOMEM, "out of memory");
         }
-        data = live.p, len = live.len;
-    } else {
-        int rc = text_of(t, i, &txt);
-        if (rc)
-            return rc;
-        data = txt->data, len = txt->len;
+        got = off < live.len ? (ssize_t)(size < live.len - off ? size : live.len - off) : 0;
+        if (got > 0) {
+            memcpy(buf, live.p + off, (size_t)got);
+            ref->iov[0] = (struct iovec){buf, (size_t)got};
+            ref->niov = 1;
+        }
+        gg_buf_free(&live);
+        return got;
     }
-    ssize_t got = 0;
-    if (off < len) {
-        got = (ssize_t)(size < len - off ? size : len - off);
-        memcpy(buf, data + off, (size_t)got);
+    default: {
+        gg_text *txt;
+        /* A tensor's stats describe its bytes: not once they changed. */
+        if (n->content == GG_C_STATS && gg_source_check(gg_tensor_source(m, &m->t[n->arg]), e)) {
+            forget_model(t, n->model);
+            return -1;
+        }
+        if (text_of(t, (uint32_t)(ino - 1), &txt, e))
+            return -1;
+        got = off < txt->len ? (ssize_t)(size < txt->len - off ? size : txt->len - off) : 0;
+        if (got > 0) {
+            /* Texts never change once made: no copy. */
+            ref->iov[0] = (struct iovec){txt->data + off, (size_t)got};
+            ref->niov = 1;
+        }
+        return got;
     }
-    gg_buf_free(&live);
+    }
+    if (got < 0 && e->code == GG_E_STALE)
+        forget_model(t, n->model);
     return got;
+}
+
+void gg_tree_read_done(gg_tree *t, gg_ref *ref) { gg_ref_release(t->reader, ref); }
+
+ssize_t gg_tree_read(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, size_t size, uint64_t off, gg_err *e)
+{
+    gg_ref ref;
+    ssize_t got = gg_tree_read_ref(t, ino, of, buf, size, off, &ref, e);
+    if (got <= 0)
+        return got;
+    size_t at = 0;
+    for (int i = 0; i < ref.niov; i++) {
+        if (ref.iov[i].iov_base != buf + at)
+            memmove(buf + at, ref.iov[i].iov_base, ref.iov[i].iov_len);
+        at += ref.iov[i].iov_len;
+    }
+    gg_tree_read_done(t, &ref);
+    return got;
+}
+
+void gg_tree_totals(gg_tree *t, uint64_t *bytes, uint64_t *nodes)
+{
+    *bytes = 0;
+    for (int i = 0; i < t->n_models; i++)
+        *bytes += t->models[i]->size;
+    *nodes = t->n;
 }

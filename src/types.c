@@ -206,41 +206,29 @@ gg_kernel gg_type_kernel(const gg_type *t, gg_isa isa)
     return kernels[i][gg_type_kernel_isa(t, isa)];
 }
 
-uint64_t gg_type_nbytes(const gg_type *t, uint64_t ne0, uint64_t nrows, const char **why)
+int gg_type_nbytes(const gg_type *t, uint64_t ne0, uint64_t nrows, uint64_t *out, gg_err *e)
 {
-    const char *dummy;
-    if (!why)
-        why = &dummy;
+    *out = 0;
     if (t->flags & GG_TYPE_TRAILING_SCALE) {
         /* Codes of the whole tensor in blocks, then one scale padded to 32 bytes. */
-        if (nrows && ne0 > UINT64_MAX / nrows) {
-            *why = "element count overflows";
-            return 0;
-        }
+        if (nrows && ne0 > UINT64_MAX / nrows)
+            return gg_fail(e, GG_E_UNSUPPORTED, "element count overflows");
         uint64_t n = ne0 * nrows;
-        if (n % t->block_elems) {
-            *why = "element count is not a multiple of the block size";
-            return 0;
-        }
-        return n / t->block_elems * t->block_bytes + 32;
-    }
-    if (ne0 % t->block_elems) {
-        *why = "row length is not a multiple of the block size";
+        if (n % t->block_elems)
+            return gg_fail(e, GG_E_UNSUPPORTED, "element count is not a multiple of the block size");
+        *out = n / t->block_elems * t->block_bytes + 32;
         return 0;
     }
-    if (nrows % t->rows_interleaved) {
-        *why = "row count is not a multiple of the interleaved row group";
-        return 0;
-    }
+    if (ne0 % t->block_elems)
+        return gg_fail(e, GG_E_UNSUPPORTED, "row length is not a multiple of the block size");
+    if (nrows % t->rows_interleaved)
+        return gg_fail(e, GG_E_UNSUPPORTED, "row count is not a multiple of the interleaved row group");
     uint64_t nblocks = ne0 / t->block_elems;
-    if (nblocks > (UINT64_MAX - t->row_meta_bytes) / t->block_bytes) {
-        *why = "byte size overflows";
-        return 0;
-    }
+    if (nblocks > (UINT64_MAX - t->row_meta_bytes) / t->block_bytes)
+        return gg_fail(e, GG_E_UNSUPPORTED, "byte size overflows");
     uint64_t row_bytes = t->row_meta_bytes + nblocks * t->block_bytes;
-    if (nrows && row_bytes > UINT64_MAX / nrows) {
-        *why = "byte size overflows";
-        return 0;
-    }
-    return row_bytes * nrows;
+    if (nrows && row_bytes > UINT64_MAX / nrows)
+        return gg_fail(e, GG_E_UNSUPPORTED, "byte size overflows");
+    *out = row_bytes * nrows;
+    return 0;
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "gguffs/log.h"
+#include "gguffs/tlbuf.h"
 
 #define QUEUE_LEN 1024
 /* Source bytes decoded per pread: bounds the per-thread scratch buffer and
@@ -41,7 +42,7 @@ struct gg_reader {
     gg_reader_opts o;
     int nthreads;
     gg_cache *cache;
-    _Atomic uint64_t bytes_decoded, small_reads, page_reads, io_errors, passthrough_reads;
+    _Atomic uint64_t bytes_decoded, small_reads, page_reads, io_errors, stale_reads, passthrough_reads;
     _Atomic uint64_t ra_queued, ra_dropped, parallel_fills;
     /* Read-ahead workers, started on first use (after the daemon forked). */
     pthread_mutex_t q_lock;
@@ -115,41 +116,36 @@ void gg_readahead_init(gg_readahead *ra)
 
 void gg_readahead_destroy(gg_readahead *ra) { pthread_mutex_destroy(&ra->lock); }
 
-/* pread all of [off, off+n) or fail: a short read means the file shrank. */
-static int read_exact(gg_reader *r, int fd, void *buf, size_t n, uint64_t off)
+/* Read tensor bytes [off, off + n) from its source; counts failures. */
+static int read_bytes(gg_reader *r, const gg_model *m, const gg_tensor *t, void *buf, size_t n, uint64_t off,
+                      gg_err *e)
 {
-    char *p = buf;
-    while (n) {
-        ssize_t k = pread(fd, p, n, (off_t)off);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            atomic_fetch_add_explicit(&r->io_errors, 1, memory_order_relaxed);
-            return -EIO;
-        }
-        p += k;
-        n -= (size_t)k;
-        off += (uint64_t)k;
-    }
-    return 0;
+    gg_err local;
+    gg_err *ep = e ? e : &local;
+    if (gg_source_read(gg_tensor_source(m, t), buf, n, t->abs_offset + off, ep) == 0)
+        return 0;
+    atomic_fetch_add_explicit(ep->code == GG_E_STALE ? &r->stale_reads : &r->io_errors, 1, memory_order_relaxed);
+    return -1;
 }
 
-ssize_t gg_read_raw(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size,
-                    uint64_t off)
+ssize_t gg_read_raw(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size, uint64_t off,
+                    gg_err *e)
 {
     if (off >= t->nbytes)
-        return 0;
+        return gg_source_check(gg_tensor_source(m, t), e) ? -1 : 0;
     if (size > t->nbytes - off)
         size = t->nbytes - off;
-    int rc = read_exact(r, t->fd, buf, size, t->abs_offset + off);
-    return rc < 0 ? rc : (ssize_t)size;
+    return read_bytes(r, m, t, buf, size, off, e) ? -1 : (ssize_t)size;
 }
 
-static void log_once(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, const char *what)
+/* One log line per tensor and kind of failure (a broken tensor read in a
+ * loop must not flood the log). */
+static void log_once(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, const gg_err *e)
 {
+    uint32_t key = uid ^ (uint32_t)e->code << 26;
     pthread_mutex_lock(&r->log_lock);
     for (size_t i = 0; i < r->n_logged; i++) {
-        if (r->logged[i] == uid) {
+        if (r->logged[i] == key) {
             pthread_mutex_unlock(&r->log_lock);
             return;
         }
@@ -157,84 +153,39 @@ static void log_once(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32
     uint32_t *n = realloc(r->logged, (r->n_logged + 1) * sizeof *n);
     if (n) {
         r->logged = n;
-        r->logged[r->n_logged++] = uid;
+        r->logged[r->n_logged++] = key;
     }
     pthread_mutex_unlock(&r->log_lock);
     gg_log("%s: tensor \"%.*s\" (type id %" PRIu32 "): f32 not readable: %s", m->path,
-           (int)(t->name_len > 200 ? 200 : t->name_len), t->name, t->info->type_id, what);
+           (int)(t->name_len > 200 ? 200 : t->name_len), t->name, t->info->type_id, e->msg);
 }
 
-/* Source bytes of the calling thread: reused across calls, at most about
- * CHUNK_SRC (or one row group of an interleaved type, if larger). Held
- * through a thread key so the buffer is freed when the thread ends (the
- * FUSE loop and OpenMP retire threads; a _Thread_local pointer would leak). */
-typedef struct tbuf {
-    uint8_t *p;
-    size_t cap;
-} tbuf;
+/* Source bytes of the calling thread: at most about CHUNK_SRC (or one row
+ * group of an interleaved type, if larger). */
+static gg_tlbuf scratch = GG_TLBUF_INIT;
 
-static pthread_key_t scratch_key;
-static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
-static int scratch_key_ok;
-
-static void tbuf_free(void *v)
-{
-    tbuf *b = v;
-    free(b->p);
-    free(b);
-}
-
-static void scratch_key_init(void) { scratch_key_ok = pthread_key_create(&scratch_key, tbuf_free) == 0; }
-
-static uint8_t *scratch_get(size_t n)
-{
-    pthread_once(&scratch_once, scratch_key_init);
-    if (!scratch_key_ok)
-        return NULL;
-    tbuf *b = pthread_getspecific(scratch_key);
-    if (!b) {
-        b = calloc(1, sizeof *b);
-        if (!b)
-            return NULL;
-        if (pthread_setspecific(scratch_key, b) != 0) {
-            free(b);
-            return NULL;
-        }
-    }
-    if (n > b->cap) {
-        uint8_t *p = realloc(b->p, n);
-        if (!p)
-            return NULL;
-        b->p = p;
-        b->cap = n;
-    }
-    return b->p;
-}
-
-/* Decode [e0, e1) (any range) with one pread. */
-static int decode_range(gg_reader *r, const gg_tensor *t, uint64_t e0, uint64_t e1, float *dst)
+/* Decode [e0, e1) (any range) with one read of its bytes. */
+static int decode_range(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t e0, uint64_t e1,
+                        float *dst, gg_err *e)
 {
     uint64_t lo, hi, tail;
     gg_layout_bytes(&t->layout, e0, e1, &lo, &hi, &tail);
     uint8_t tailbuf[4];
-    uint8_t *src = scratch_get(hi - lo ? hi - lo : 1);
+    uint8_t *src = gg_tlbuf_get(&scratch, hi - lo ? hi - lo : 1);
     if (!src)
-        return -ENOMEM;
-    int rc = read_exact(r, t->fd, src, hi - lo, t->abs_offset + lo);
-    if (rc == 0 && tail != UINT64_MAX)
-        rc = read_exact(r, t->fd, tailbuf, 4, t->abs_offset + tail);
-    if (rc < 0)
-        return rc;
-    if (gg_layout_decode(&t->layout, gg_isa_active(), src, lo, tail != UINT64_MAX ? tailbuf : NULL,
-                         e0, e1, dst) != 0)
-        return -EIO;
+        return gg_fail(e, GG_E_NOMEM, "out of memory for %" PRIu64 " bytes of source", hi - lo);
+    if (read_bytes(r, m, t, src, hi - lo, lo, e) ||
+        (tail != UINT64_MAX && read_bytes(r, m, t, tailbuf, 4, tail, e)))
+        return -1;
+    if (gg_layout_decode(&t->layout, gg_isa_active(), src, lo, tail != UINT64_MAX ? tailbuf : NULL, e0, e1,
+                         dst) != 0)
+        return gg_fail(e, GG_E_UNSUPPORTED, "no decoder for %s", t->type->name);
     return 0;
 }
 
-int gg_decode_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t e0, uint64_t e1,
-                    float *dst)
+int gg_decode_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t e0, uint64_t e1, float *dst,
+                    gg_err *e)
 {
-    (void)m;
     if (e0 >= e1)
         return 0;
     /* Chunks of about CHUNK_SRC source bytes, on granule boundaries. */
@@ -244,14 +195,13 @@ int gg_decode_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_
     chunk = chunk / g * g;
     if (chunk < g)
         chunk = g;
-    for (uint64_t e = e0; e < e1;) {
-        uint64_t ce = (e / chunk + 1) * chunk;
+    for (uint64_t at = e0; at < e1;) {
+        uint64_t ce = (at / chunk + 1) * chunk;
         if (ce > e1)
             ce = e1;
-        int rc = decode_range(r, t, e, ce, dst + (e - e0));
-        if (rc < 0)
-            return rc;
-        e = ce;
+        if (decode_range(r, m, t, at, ce, dst + (at - e0), e))
+            return -1;
+        at = ce;
     }
     atomic_fetch_add_explicit(&r->bytes_decoded, (e1 - e0) * 4, memory_order_relaxed);
     return 0;
@@ -267,6 +217,8 @@ static uint64_t page_elems(const gg_reader *r, const gg_tensor *t)
     return pe ? pe : g;
 }
 
+/* Cache keys: 24 bits of tensor number, 40 of page. */
+#define UID_BITS 24
 static uint64_t page_key(uint32_t uid, uint64_t page) { return (uint64_t)uid << 40 | page; }
 
 static size_t page_len(const gg_tensor *t, uint64_t pe, uint64_t p)
@@ -276,11 +228,11 @@ static size_t page_len(const gg_tensor *t, uint64_t pe, uint64_t p)
 }
 
 /* Fill one pinned page: elements [p*pe, min((p+1)*pe, n)). */
-static int fill_page(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t pe, uint64_t p,
-                     gg_page *pg)
+static int fill_page(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t pe, uint64_t p, gg_page *pg,
+                     gg_err *e)
 {
     uint64_t e0 = p * pe, e1 = e0 + pe < t->layout.nelems ? e0 + pe : t->layout.nelems;
-    int rc = gg_decode_elems(r, m, t, e0, e1, gg_page_data(pg));
+    int rc = gg_decode_elems(r, m, t, e0, e1, gg_page_data(pg), e);
     gg_cache_filled(r->cache, pg, rc == 0);
     return rc;
 }
@@ -303,7 +255,7 @@ static void *ra_worker(void *arg)
         gg_page *pg = gg_cache_pin(r->cache, page_key(j.uid, j.page), page_len(j.t, pe, j.page),
                                    GG_PIN_READAHEAD | GG_PIN_IFABSENT, &st);
         if (pg) {
-            fill_page(r, j.m, j.t, pe, j.page, pg);
+            fill_page(r, j.m, j.t, pe, j.page, pg, NULL);
             gg_cache_unpin(r->cache, pg);
         }
         pthread_mutex_lock(&r->q_lock);
@@ -312,8 +264,8 @@ static void *ra_worker(void *arg)
     return NULL;
 }
 
-static void ra_enqueue(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid,
-                       uint64_t first, uint64_t end)
+static void ra_enqueue(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, uint64_t first,
+                       uint64_t end)
 {
     pthread_mutex_lock(&r->q_lock);
     if (!r->workers && !r->stop) {
@@ -341,8 +293,8 @@ static void ra_enqueue(gg_reader *r, const gg_model *m, const gg_tensor *t, uint
  * reads must start in that page or the next). Once a stream covers two
  * pages, the pages after it are queued for the workers. Returns 1 for a
  * read that continues a stream. */
-static int readahead(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid,
-                     gg_readahead *ra, uint64_t p0, uint64_t p1, uint64_t npages, uint64_t pe, size_t size)
+static int readahead(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_readahead *ra,
+                     uint64_t p0, uint64_t p1, uint64_t npages, uint64_t pe, size_t size)
 {
     if (!ra)
         return 0;
@@ -383,7 +335,7 @@ static int is_passthrough(const gg_tensor *t)
 #endif
 }
 
-static void ref_init(gg_f32_ref *ref)
+void gg_ref_init(gg_ref *ref)
 {
     ref->iov = ref->iov_local;
     ref->pages = ref->pages_local;
@@ -391,7 +343,7 @@ static void ref_init(gg_f32_ref *ref)
     ref->stream = NULL;
 }
 
-void gg_f32_ref_release(gg_reader *r, gg_f32_ref *ref)
+void gg_ref_release(gg_reader *r, gg_ref *ref)
 {
     for (int i = 0; i < ref->npages; i++)
         if (ref->pages[i])
@@ -400,35 +352,199 @@ void gg_f32_ref_release(gg_reader *r, gg_f32_ref *ref)
         free(ref->pages);
     if (ref->iov != ref->iov_local)
         free(ref->iov);
-    ref_init(ref);
+    gg_ref_init(ref);
+}
+
+/* The bytes are all in buf. */
+static ssize_t reply_from_buf(gg_ref *ref, char *buf, size_t size)
+{
+    ref->iov[0] = (struct iovec){buf, size};
+    ref->niov = 1;
+    return (ssize_t)size;
 }
 
 /* Small read of elements [e0, e1) decoded straight into buf (bytes from off). */
-static ssize_t read_small(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size,
-                          uint64_t off, uint64_t e0, uint64_t e1)
+static int read_small(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size, uint64_t off,
+                      uint64_t e0, uint64_t e1, gg_err *e)
 {
     atomic_fetch_add_explicit(&r->small_reads, 1, memory_order_relaxed);
     if (off % 4 == 0 && size % 4 == 0)
-        return gg_decode_elems(r, m, t, e0, e1, (float *)(void *)buf) < 0 ? -EIO : (ssize_t)size;
+        return gg_decode_elems(r, m, t, e0, e1, (float *)(void *)buf, e);
     float stackbuf[1024];
     float *tmp = e1 - e0 <= 1024 ? stackbuf : malloc((e1 - e0) * 4);
     if (!tmp)
-        return -ENOMEM;
-    int rc = gg_decode_elems(r, m, t, e0, e1, tmp);
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    int rc = gg_decode_elems(r, m, t, e0, e1, tmp, e);
     if (rc == 0)
         memcpy(buf, (char *)tmp + (off - e0 * 4), size);
     if (tmp != stackbuf)
         free(tmp);
-    return rc < 0 ? rc : (ssize_t)size;
+    return rc;
+}
+
+/* ---- An f32 read that goes through pages, step by step ---- */
+
+/* What a read covers: elements, pages, and whether it goes through the cache. */
+typedef struct f32_plan {
+    uint64_t off, e0, e1;     /* bytes from off; elements [e0, e1) */
+    uint64_t pe, p0, p1, np;  /* elements per page; pages p0..p1 (np of them) */
+    uint64_t npages;          /* pages of the whole tensor */
+    size_t size;
+    int cacheable, seq;
+    uint32_t uid;
+} f32_plan;
+
+static void plan_read(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, size_t size, uint64_t off,
+                      gg_readahead *ra, f32_plan *p)
+{
+    p->off = off;
+    p->size = size;
+    p->uid = uid;
+    p->e0 = off / 4;
+    p->e1 = (off + size + 3) / 4;
+    p->pe = page_elems(r, t);
+    p->p0 = p->e0 / p->pe;
+    p->p1 = (p->e1 - 1) / p->pe;
+    p->np = p->p1 - p->p0 + 1;
+    p->npages = (t->layout.nelems + p->pe - 1) / p->pe;
+    /* Beyond the key's bits (only absurd files) reads bypass the cache. */
+    p->cacheable = uid < (1u << UID_BITS) && p->npages <= (1ull << 40);
+    p->seq = p->cacheable ? readahead(r, m, t, uid, ra, p->p0, p->p1, p->npages, p->pe, size) : 0;
+}
+
+/* Pin every page of the plan without waiting; st[i] says what to do with
+ * each (fill it, wait for it, or read it). */
+static int pin_pages(gg_reader *r, const gg_tensor *t, const f32_plan *p, gg_ref *ref, unsigned char *st,
+                     uint64_t *nfill, gg_err *e)
+{
+    *nfill = 0;
+    for (uint64_t i = 0; i < p->np; i++) {
+        int s;
+        gg_page *pg = gg_cache_pin(r->cache, page_key(p->uid, p->p0 + i), page_len(t, p->pe, p->p0 + i),
+                                   GG_PIN_NOWAIT, &s);
+        if (!pg) {
+            /* Pages claimed must still be settled, or their waiters would hang. */
+            for (int k = 0; k < ref->npages; k++)
+                if (st[k] == GG_PIN_FILL)
+                    gg_cache_filled(r->cache, ref->pages[k], 0);
+            return gg_fail(e, GG_E_NOMEM, "out of memory for a decoded page");
+        }
+        ref->pages[ref->npages++] = pg;
+        st[i] = (unsigned char)s;
+        *nfill += s == GG_PIN_FILL;
+    }
+    return 0;
+}
+
+/* Decode the pages this thread claimed, in parallel when there are several. */
+static int fill_claimed(gg_reader *r, const gg_model *m, const gg_tensor *t, const f32_plan *p, gg_ref *ref,
+                        const unsigned char *st, uint64_t nfill, gg_err *e)
+{
+    if (!nfill)
+        return 0;
+    int nth = r->nthreads < (int)nfill ? r->nthreads : (int)nfill;
+    if (nth > 1)
+        atomic_fetch_add_explicit(&r->parallel_fills, 1, memory_order_relaxed);
+    int failed = 0;
+    gg_err first = {GG_OK, ""};
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) if (nth > 1)
+    for (uint64_t i = 0; i < p->np; i++) {
+        gg_err fe;
+        if (st[i] == GG_PIN_FILL && fill_page(r, m, t, p->pe, p->p0 + i, ref->pages[i], &fe) != 0) {
+#pragma omp critical(gg_fill_error)
+            if (!failed++)
+                first = fe;
+        }
+    }
+    if (failed && e)
+        *e = first;
+    return failed ? -1 : 0;
+}
+
+/* Then the pages other threads were decoding: wait, and refill any whose
+ * filler failed. */
+static int wait_busy(gg_reader *r, const gg_model *m, const gg_tensor *t, const f32_plan *p, gg_ref *ref,
+                     unsigned char *st, gg_err *e)
+{
+    for (uint64_t i = 0; i < p->np; i++) {
+        while (st[i] == GG_PIN_BUSY) {
+            if (gg_cache_wait(r->cache, ref->pages[i]) == 0) {
+                st[i] = GG_PIN_READY;
+                break;
+            }
+            gg_cache_unpin(r->cache, ref->pages[i]);
+            int s;
+            ref->pages[i] = gg_cache_pin(r->cache, page_key(p->uid, p->p0 + i), page_len(t, p->pe, p->p0 + i), 0, &s);
+            if (!ref->pages[i])
+                return gg_fail(e, GG_E_NOMEM, "out of memory for a decoded page");
+            st[i] = (unsigned char)s;
+            if (s == GG_PIN_FILL && fill_page(r, m, t, p->pe, p->p0 + i, ref->pages[i], e) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The reply: the overlap of the request with each page, in order. */
+static ssize_t build_reply(const f32_plan *p, gg_ref *ref)
+{
+    for (uint64_t i = 0; i < p->np; i++) {
+        uint64_t ps = (p->p0 + i) * p->pe * 4, pend = ps + gg_page_bytes(ref->pages[i]);
+        uint64_t a = p->off > ps ? p->off : ps, b = p->off + p->size < pend ? p->off + p->size : pend;
+        if (a < b)
+            ref->iov[ref->niov++] = (struct iovec){(char *)gg_page_data(ref->pages[i]) + (a - ps), b - a};
+    }
+    return (ssize_t)p->size;
+}
+
+static ssize_t read_pages(gg_reader *r, const gg_model *m, const gg_tensor *t, const f32_plan *p,
+                          gg_readahead *ra, gg_ref *ref, gg_err *e)
+{
+    atomic_fetch_add_explicit(&r->page_reads, 1, memory_order_relaxed);
+    unsigned char st_local[GG_REF_INLINE], *st = st_local;
+    if (p->np > GG_REF_INLINE) {
+        ref->pages = calloc(p->np, sizeof *ref->pages);
+        ref->iov = malloc(p->np * sizeof *ref->iov);
+        st = malloc(p->np);
+        if (!ref->pages || !ref->iov || !st) {
+            if (st != st_local)
+                free(st);
+            gg_ref_release(r, ref);
+            return gg_fail(e, GG_E_NOMEM, "out of memory");
+        }
+    }
+    ref->stream = p->seq ? ra : NULL;
+    uint64_t nfill;
+    int rc = pin_pages(r, t, p, ref, st, &nfill, e);
+    if (rc == 0)
+        rc = fill_claimed(r, m, t, p, ref, st, nfill, e);
+    if (rc == 0)
+        rc = wait_busy(r, m, t, p, ref, st, e);
+    if (st != st_local)
+        free(st);
+    if (rc) {
+        gg_ref_release(r, ref);
+        return -1;
+    }
+    return build_reply(p, ref);
 }
 
 ssize_t gg_read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
-                        size_t size, uint64_t off, gg_readahead *ra, gg_f32_ref *ref)
+                        size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e)
 {
-    ref_init(ref);
-    if (!t->type || t->why) {
-        log_once(r, m, t, uid, t->why ? t->why : "type unknown");
-        return -EIO;
+    gg_err local;
+    gg_err *ep = e ? e : &local;
+    gg_ref_init(ref);
+    if (!t->type || t->err) {
+        gg_fail(ep, t->err ? t->err->code : GG_E_UNSUPPORTED, "%s", t->err ? t->err->msg : "type unknown");
+        log_once(r, m, t, uid, ep);
+        return -1;
+    }
+    /* Cached pages hold what the source held: serve them only while it is
+     * the same object. */
+    if (gg_source_check(gg_tensor_source(m, t), ep)) {
+        atomic_fetch_add_explicit(&r->stale_reads, 1, memory_order_relaxed);
+        return -1;
     }
     uint64_t total = t->layout.nelems * 4;
     if (off >= total || size == 0)
@@ -436,141 +552,39 @@ ssize_t gg_read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uin
     if (size > total - off)
         size = (size_t)(total - off);
 
+    ssize_t got;
     if (is_passthrough(t)) {
         atomic_fetch_add_explicit(&r->passthrough_reads, 1, memory_order_relaxed);
-        int rc = read_exact(r, t->fd, buf, size, t->abs_offset + off);
-        if (rc < 0) {
-            log_once(r, m, t, uid, "read error (file truncated or changed?)");
-            return rc;
-        }
-        ref->iov[0] = (struct iovec){buf, size};
-        ref->niov = 1;
-        return (ssize_t)size;
-    }
-
-    uint64_t e0 = off / 4, e1 = (off + size + 3) / 4;
-    uint64_t pe = page_elems(r, t);
-    uint64_t p0 = e0 / pe, p1 = (e1 - 1) / pe, npages = (t->layout.nelems + pe - 1) / pe;
-    /* Keys hold 24 bits of tensor number and 40 of page: beyond that (only
-     * in absurd files) reads bypass the cache. */
-    int cacheable = uid < (1u << 24) && npages <= (1ull << 40);
-    int seq = cacheable ? readahead(r, m, t, uid, ra, p0, p1, npages, pe, size) : 0;
-
-    if (!cacheable || (size < page_len(t, pe, p0) / 4 && !seq)) {
-        /* Small read (a quarter of its page or less): from the cache if its
-         * page is there, else decode just the blocks it touches. */
-        if (p0 == p1 && cacheable) {
-            gg_page *pg = gg_cache_peek(r->cache, page_key(uid, p0));
+        got = read_bytes(r, m, t, buf, size, off, ep) ? -1 : reply_from_buf(ref, buf, size);
+    } else {
+        f32_plan p;
+        plan_read(r, m, t, uid, size, off, ra, &p);
+        if (!p.cacheable || (size < page_len(t, p.pe, p.p0) / 4 && !p.seq)) {
+            /* Small read (a quarter of its page or less): from the cache if
+             * its page is there, else decode just the blocks it touches. */
+            gg_page *pg = p.p0 == p.p1 && p.cacheable ? gg_cache_peek(r->cache, page_key(uid, p.p0)) : NULL;
             if (pg) {
                 ref->pages[0] = pg;
                 ref->npages = 1;
-                ref->iov[0] = (struct iovec){(char *)gg_page_data(pg) + (off - p0 * pe * 4), size};
+                ref->iov[0] = (struct iovec){(char *)gg_page_data(pg) + (off - p.p0 * p.pe * 4), size};
                 ref->niov = 1;
                 return (ssize_t)size;
             }
-        }
-        ssize_t got = read_small(r, m, t, buf, size, off, e0, e1);
-        if (got < 0) {
-            log_once(r, m, t, uid, "read error (file truncated or changed?)");
-            return got;
-        }
-        ref->iov[0] = (struct iovec){buf, size};
-        ref->niov = 1;
-        return got;
-    }
-
-    atomic_fetch_add_explicit(&r->page_reads, 1, memory_order_relaxed);
-    uint64_t np = p1 - p0 + 1;
-    unsigned char st_local[GG_REF_INLINE], *st = st_local;
-    if (np > GG_REF_INLINE) {
-        ref->pages = calloc(np, sizeof *ref->pages);
-        ref->iov = malloc(np * sizeof *ref->iov);
-        st = malloc(np);
-        if (!ref->pages || !ref->iov || !st) {
-            if (st != st_local)
-                free(st);
-            gg_f32_ref_release(r, ref);
-            return -ENOMEM;
+            got = read_small(r, m, t, buf, size, off, p.e0, p.e1, ep) ? -1 : reply_from_buf(ref, buf, size);
+        } else {
+            got = read_pages(r, m, t, &p, ra, ref, ep);
         }
     }
-    ref->stream = seq ? ra : NULL;
-    int rc = 0;
-    uint64_t nfill = 0;
-    for (uint64_t i = 0; i < np; i++) {
-        int s;
-        gg_page *pg = gg_cache_pin(r->cache, page_key(uid, p0 + i), page_len(t, pe, p0 + i), GG_PIN_NOWAIT, &s);
-        if (!pg) {
-            rc = -ENOMEM;
-            break;
-        }
-        ref->pages[ref->npages++] = pg;
-        st[i] = (unsigned char)s;
-        nfill += s == GG_PIN_FILL;
-    }
-    if (rc < 0) {
-        /* Pages claimed must still be settled, or their waiters would hang. */
-        for (int i = 0; i < ref->npages; i++)
-            if (st[i] == GG_PIN_FILL)
-                gg_cache_filled(r->cache, ref->pages[i], 0);
-        nfill = 0;
-    }
-    /* Decode the pages this thread claimed, in parallel when there are several. */
-    int failed = 0;
-    if (nfill) {
-        int nth = r->nthreads < (int)nfill ? r->nthreads : (int)nfill;
-        if (nth > 1)
-            atomic_fetch_add_explicit(&r->parallel_fills, 1, memory_order_relaxed);
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) reduction(|| : failed) if (nth > 1)
-        for (uint64_t i = 0; i < np; i++) {
-            if (st[i] == GG_PIN_FILL && fill_page(r, m, t, pe, p0 + i, ref->pages[i]) != 0)
-                failed = 1;
-        }
-    }
-    if (failed && rc == 0)
-        rc = -EIO;
-    /* Then the pages other threads were decoding. */
-    for (uint64_t i = 0; rc == 0 && i < np; i++) {
-        while (st[i] == GG_PIN_BUSY) {
-            if (gg_cache_wait(r->cache, ref->pages[i]) == 0) {
-                st[i] = GG_PIN_READY;
-                break;
-            }
-            /* Its filler failed: try ourselves. */
-            gg_cache_unpin(r->cache, ref->pages[i]);
-            int s;
-            ref->pages[i] = gg_cache_pin(r->cache, page_key(uid, p0 + i), page_len(t, pe, p0 + i), 0, &s);
-            if (!ref->pages[i]) {
-                rc = -ENOMEM;
-                break;
-            }
-            st[i] = (unsigned char)s;
-            if (s == GG_PIN_FILL && fill_page(r, m, t, pe, p0 + i, ref->pages[i]) != 0)
-                rc = -EIO;
-        }
-    }
-    if (st != st_local)
-        free(st);
-    if (rc < 0) {
-        gg_f32_ref_release(r, ref);
-        if (rc == -EIO)
-            log_once(r, m, t, uid, "read error (file truncated or changed?)");
-        return rc;
-    }
-    for (uint64_t i = 0; i < np; i++) {
-        /* Overlap of the request with page p0+i, in bytes of the tensor. */
-        uint64_t ps = (p0 + i) * pe * 4, pend = ps + gg_page_bytes(ref->pages[i]);
-        uint64_t a = off > ps ? off : ps, b = off + size < pend ? off + size : pend;
-        if (a < b)
-            ref->iov[ref->niov++] = (struct iovec){(char *)gg_page_data(ref->pages[i]) + (a - ps), b - a};
-    }
-    return (ssize_t)size;
+    if (got < 0 && ep->code != GG_E_STALE)
+        log_once(r, m, t, uid, ep);
+    return got;
 }
 
-ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
-                    size_t size, uint64_t off, gg_readahead *ra)
+ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf, size_t size,
+                    uint64_t off, gg_readahead *ra, gg_err *e)
 {
-    gg_f32_ref ref;
-    ssize_t got = gg_read_f32_ref(r, m, t, uid, buf, size, off, ra, &ref);
+    gg_ref ref;
+    ssize_t got = gg_read_f32_ref(r, m, t, uid, buf, size, off, ra, &ref, e);
     if (got <= 0)
         return got;
     size_t at = 0;
@@ -579,8 +593,17 @@ ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_
             memcpy(buf + at, ref.iov[i].iov_base, ref.iov[i].iov_len);
         at += ref.iov[i].iov_len;
     }
-    gg_f32_ref_release(r, &ref);
+    gg_ref_release(r, &ref);
     return got;
+}
+
+void gg_reader_forget(gg_reader *r, uint32_t uid_lo, uint32_t uid_hi)
+{
+    if (uid_lo >= (1u << UID_BITS))
+        return;
+    if (uid_hi > (1u << UID_BITS))
+        uid_hi = 1u << UID_BITS;
+    gg_cache_drop_range(r->cache, page_key(uid_lo, 0), page_key(uid_hi, 0));
 }
 
 /* One .stats line: fixed widths, so the file keeps one size while its
@@ -610,6 +633,7 @@ void gg_reader_stats_text(gg_reader *r, gg_buf *out)
     stat_u64(out, "parallel_decodes", atomic_load(&r->parallel_fills));
     stat_u64(out, "f32_passthrough_reads", atomic_load(&r->passthrough_reads));
     stat_u64(out, "io_errors", atomic_load(&r->io_errors));
+    stat_u64(out, "stale_reads", atomic_load(&r->stale_reads));
     stat_u64(out, "page_bytes", r->o.page_bytes);
     stat_u64(out, "readahead_depth_pages", (uint64_t)r->o.readahead_pages);
     stat_u64(out, "decode_threads", (uint64_t)r->nthreads);

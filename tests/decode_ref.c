@@ -165,9 +165,9 @@ int main(int argc, char **argv)
         uint64_t ne0, nrows;
         rs_dims(rs_get(&mf, "dims"), &ne0, &nrows);
         gg_layout l;
-        const char *why = NULL;
+        gg_err why;
         if (gg_layout_init(&l, t, ne0, nrows, &why) != 0) {
-            fprintf(stderr, "%s: %s\n", name, why);
+            fprintf(stderr, "%s: %s\n", name, why.msg);
             nfail++;
             continue;
         }

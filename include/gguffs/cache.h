@@ -77,6 +77,9 @@ void gg_cache_filled(gg_cache *c, gg_page *p, int ok);
 void gg_cache_release(gg_cache *c, gg_page *p, const void *stream);
 void gg_cache_unpin(gg_cache *c, gg_page *p);
 
+/* Drop every ready page with lo <= key < hi (pinned ones once let go). */
+void gg_cache_drop_range(gg_cache *c, uint64_t lo, uint64_t hi);
+
 void *gg_page_data(gg_page *p);
 size_t gg_page_bytes(const gg_page *p);
 

@@ -13,11 +13,12 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "gguffs/error.h"
+
 #define GG_MAX_DIMS 4          /* ggml's GGML_MAX_DIMS */
 #define GG_MAX_NESTING 8       /* arrays of arrays, at most this deep */
 #define GG_MAX_STRING (1u << 30) /* 1 GiB */
 #define GG_DEFAULT_ALIGNMENT 32
-#define GG_ERR_LEN 768
 
 /* GGUF value types, numbered as the format numbers them. */
 typedef enum gg_vtype {
@@ -64,11 +65,14 @@ typedef struct gg_file {
     uint64_t data_offset; /* start of the data section (aligned) */
 } gg_file;
 
-/* Parse the `size` bytes at `bytes` (the start of a file; it may be longer
- * than the header). Returns 0 and fills *f, or -1 with a message in err
- * ("PATH: offset N: what"). f owns a copy of the header; free with
- * gg_file_free(). */
-int gg_parse(const char *path, const uint8_t *bytes, uint64_t size, gg_file *f, char *err);
+/* Parse the header of a `size`-byte file from its first `avail` bytes at
+ * `bytes` (they may go past the header). Returns 0 and fills *f, or -1 with
+ * *err set: GG_E_MALFORMED with "PATH: offset N: what", or GG_E_AGAIN when
+ * the header goes on past `avail` bytes (then *want, if not NULL, says how
+ * many bytes at least the next try needs). f owns a copy of the header; free
+ * it with gg_file_free(). */
+int gg_parse(const char *path, const uint8_t *bytes, uint64_t avail, uint64_t size, gg_file *f,
+             uint64_t *want, gg_err *err);
 void gg_file_free(gg_file *f);
 
 /* Key / tensor name as a pointer into the header copy (not NUL-terminated). */

@@ -20,8 +20,8 @@ typedef struct gg_layout {
     uint64_t nbytes;    /* bytes of the whole tensor */
 } gg_layout;
 
-/* Fill *l; returns 0, or -1 with *why set when the shape does not fit t. */
-int gg_layout_init(gg_layout *l, const gg_type *t, uint64_t ne0, uint64_t nrows, const char **why);
+/* Fill *l; returns 0, or -1 (GG_E_UNSUPPORTED) when the shape does not fit t. */
+int gg_layout_init(gg_layout *l, const gg_type *t, uint64_t ne0, uint64_t nrows, gg_err *e);
 
 /* Elements a decode should be aligned to so that no work is wasted: one
  * block for most types, a whole row group (R * ne0) for interleaved ones. */

@@ -1,4 +1,5 @@
-/* tree.h - the virtual directory tree built from one or more models.
+/* tree.h - the virtual directory tree built from one or more models: what
+ * the FUSE layer (or any other front end) serves.
  *
  *   metadata/<key>          value as text (render.h)
  *   metadata.json           every key with its type
@@ -11,96 +12,88 @@
  *   .stats                  live counters of the decoded-page cache
  * With several models each gets a folder of its own holding this layout.
  *
- * Nodes are numbered from 0 (the root); the FUSE layer uses number + 1 as
- * the inode. Everything here is immutable after gg_tree_build() except the
- * lazily generated texts, so lookups need no lock. */
+ * Nodes are named by inode numbers (gg_ino, the root is GG_ROOT), stable for
+ * the life of the tree. Lookups and reads need no lock: the tree's shape is
+ * fixed once built and generated texts are made once, on first use. */
 #ifndef GGUFFS_TREE_H
 #define GGUFFS_TREE_H
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
+#include "gguffs/error.h"
 #include "gguffs/model.h"
 #include "gguffs/render.h"
 #include "gguffs/view.h"
 
-typedef enum gg_content {
-    GG_C_DIR = 0,
-    GG_C_TENSOR_DIR,    /* tensors/<name>/, arg: tensor index */
-    GG_C_KV,            /* arg: KV index */
-    GG_C_METADATA_JSON,
-    GG_C_TENSORS_TSV,
-    GG_C_TYPES_TSV,
-    GG_C_INFO_JSON,     /* arg: tensor index */
-    GG_C_RAW,           /* arg: tensor index */
-    GG_C_F32,           /* arg: tensor index */
-    GG_C_STATS,         /* arg: tensor index */
-    GG_C_CACHE_STATS,   /* changes at every read (its size does not) */
-} gg_content;
+typedef struct gg_tree gg_tree;
+typedef uint64_t gg_ino;
+#define GG_ROOT ((gg_ino)1)
+
+typedef enum gg_kind { GG_K_DIR, GG_K_FILE, GG_K_LINK } gg_kind;
+
+typedef struct gg_attr {
+    gg_kind kind;
+    uint64_t size;   /* bytes a read of the whole file gives */
+    uint64_t blocks; /* 512-byte blocks it takes on disk: stored bytes only */
+    uint32_t nlink;
+    struct timespec mtime;
+    int live;        /* new content at every read (its size does not change) */
+    int tensor_data; /* a view of tensor data (raw, f32): big, read in streams */
+} gg_attr;
 
 /* tensors/<name>/stats: 8 lines of "%-5s %24s\n". */
 #define GG_STATS_WIDTH 24
 #define GG_STATS_BYTES (8 * (5 + 1 + GG_STATS_WIDTH + 1))
 
-typedef struct gg_text {
-    size_t len;
-    char data[];
-} gg_text;
-
-typedef struct gg_node {
-    char *name;           /* escaped file name; "" for the root */
-    uint32_t parent;
-    uint32_t first_child; /* children are contiguous */
-    uint32_t n_children;
-    uint16_t model;       /* index into the tree's models */
-    uint8_t content;      /* gg_content */
-    uint64_t arg;
-    _Atomic(gg_text *) text; /* generated content, once made */
-} gg_node;
-
-typedef struct gg_tree {
-    gg_node *nodes;
-    uint32_t n, cap;
-    gg_model **models;
-    char **model_dirs; /* folder names when there are several models */
-    int n_models;
-    uint32_t *uid_base; /* per model: cache id of its first tensor */
-    uint32_t *hash;   /* (parent, name) -> node + 1; 0 = empty */
-    uint32_t hash_cap;
-    gg_reader *reader;        /* decoded reads (view.h) */
-} gg_tree;
-
 /* Build the tree. With one model its layout is at the root; with several,
  * each is under a folder named after its file (without .gguf and any
- * -NNNNN-of-NNNNN shard suffix; clashes get ~2, ~3, ...). Returns 0, or -1
- * with err set. */
-int gg_tree_build(gg_tree *t, gg_model **models, int n_models, gg_reader *reader, char *err);
+ * -NNNNN-of-NNNNN shard suffix; clashes get ~2, ~3, ...). Returns NULL with
+ * *e set. The models and the reader must outlive the tree. */
+gg_tree *gg_tree_new(gg_model **models, int n_models, gg_reader *reader, gg_err *e);
 void gg_tree_free(gg_tree *t);
 
-/* Child of dir `parent` named `name`, or UINT32_MAX. */
-uint32_t gg_tree_lookup(const gg_tree *t, uint32_t parent, const char *name);
+/* Child of dir named name: 0 and *out, or -1 (GG_E_NOENT, GG_E_NOTDIR). */
+int gg_tree_lookup(gg_tree *t, gg_ino dir, const char *name, gg_ino *out, gg_err *e);
 
-static inline int gg_node_is_dir(const gg_node *n)
-{
-    return n->content == GG_C_DIR || n->content == GG_C_TENSOR_DIR;
-}
+/* Attributes of a node (generating a text file's content if its size needs it). */
+int gg_tree_getattr(gg_tree *t, gg_ino ino, gg_attr *a, gg_err *e);
 
-/* Size of a file node in bytes (generating its text if needed), or -errno. */
-int64_t gg_tree_size(gg_tree *t, uint32_t node);
+/* Entries of dir from index `from` on (0 is the first child; "." and ".."
+ * are the caller's): fn(arg, name, ino, kind) for each until it returns
+ * non-zero. Returns 0, or -1 (GG_E_NOTDIR, ...). */
+typedef int (*gg_dirent_fn)(void *arg, const char *name, gg_ino ino, gg_kind kind);
+int gg_tree_readdir(gg_tree *t, gg_ino dir, uint64_t from, gg_dirent_fn fn, void *arg, gg_err *e);
 
-/* Read from a file node; returns bytes read (0 at the end) or -errno.
- * `ra` is per-open-file read-ahead state (may be NULL). */
-ssize_t gg_tree_read(gg_tree *t, uint32_t node, char *buf, size_t size, uint64_t off,
-                     gg_readahead *ra);
+/* The parent of a folder (the root's is the root). */
+gg_ino gg_tree_parent(gg_tree *t, gg_ino dir);
 
-/* The cache id of the tensor behind a tensor file node: unique across the
- * models of the mount. */
-uint32_t gg_tree_uid(const gg_tree *t, uint32_t node);
+/* Per-open-file state (read-ahead of tensor views); NULL for files that
+ * need none. gg_tree_open fails with GG_E_ISDIR on a folder. */
+typedef struct gg_open_file gg_open_file;
+int gg_tree_open(gg_tree *t, gg_ino ino, gg_open_file **of, gg_err *e);
+void gg_tree_close(gg_tree *t, gg_open_file *of);
 
-/* The model and tensor behind a tensor folder or file node; NULL otherwise. */
-const gg_tensor *gg_tree_tensor(const gg_tree *t, uint32_t node, const gg_model **m);
+/* Bytes [off, off+size) of a file, described in ref without copying where
+ * they already are in memory (cached pages, texts), else in buf (size bytes
+ * the caller provides). Returns the byte count (0 at the end), or -1 with *e
+ * set. Let go of ref with gg_tree_read_done() after a success. */
+ssize_t gg_tree_read_ref(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, size_t size, uint64_t off,
+                         gg_ref *ref, gg_err *e);
+void gg_tree_read_done(gg_tree *t, gg_ref *ref);
+
+/* The same, copied into buf. */
+ssize_t gg_tree_read(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, size_t size, uint64_t off, gg_err *e);
+
+/* Extended attributes (user.gguf.*): the value into val (cap bytes),
+ * returning its length; or the NUL-separated names. -1 with GG_E_NOATTR
+ * or GG_E_RANGE (cap too small). */
+int gg_tree_getxattr(gg_tree *t, gg_ino ino, const char *name, char *val, size_t cap, gg_err *e);
+int gg_tree_listxattr(gg_tree *t, gg_ino ino, char *list, size_t cap, gg_err *e);
+
+/* For statfs: bytes of all models and the number of nodes. */
+void gg_tree_totals(gg_tree *t, uint64_t *bytes, uint64_t *nodes);
 
 /* info.json text of a tensor (also used by --dump). */
 void gg_tensor_info_json(const gg_model *m, const gg_tensor *ts, gg_buf *out);

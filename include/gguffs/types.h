@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "gguffs/decode.h"
+#include "gguffs/error.h"
 
 /* Dialects: families of programs that write GGUF files and agree on ids. */
 enum {
@@ -56,9 +57,9 @@ gg_kernel gg_type_kernel(const gg_type *t, gg_isa isa);
 gg_isa gg_type_kernel_isa(const gg_type *t, gg_isa isa);
 
 /* Bytes a tensor of this type with `ne0` elements per row and `nrows` rows
- * occupies. Returns 0 and sets *why when the shape does not fit the type
- * (row length not a multiple of the block, rows not a multiple of R,
- * overflow). */
-uint64_t gg_type_nbytes(const gg_type *t, uint64_t ne0, uint64_t nrows, const char **why);
+ * occupies, into *out. Returns 0, or -1 (GG_E_UNSUPPORTED, a message
+ * without context) when the shape does not fit the type (row length not a
+ * multiple of the block, rows not a multiple of R, overflow). */
+int gg_type_nbytes(const gg_type *t, uint64_t ne0, uint64_t nrows, uint64_t *out, gg_err *e);
 
 #endif

@@ -11,8 +11,9 @@
  * of worker threads (started on first use, so after the daemon forked), and
  * the pages they have gone past are evicted first (see cache.h).
  * F32 tensors need no decoding: their f32 file is read like raw.
- * All file reads are pread()s checked for short reads, so a file truncated
- * under a live mount gives EIO, never SIGBUS. */
+ * Bytes come from the tensor's source (source.h): a file cut short gives
+ * GG_E_IO, a file or object changed since it was opened GG_E_STALE for every
+ * later read of it, cached pages included; its decoded pages are dropped. */
 #ifndef GGUFFS_VIEW_H
 #define GGUFFS_VIEW_H
 
@@ -22,6 +23,7 @@
 #include <sys/uio.h>
 
 #include "gguffs/cache.h"
+#include "gguffs/error.h"
 #include "gguffs/model.h"
 #include "gguffs/render.h"
 
@@ -51,22 +53,10 @@ void gg_reader_default_opts(gg_reader_opts *o);
 gg_reader *gg_reader_new(const gg_reader_opts *o);
 void gg_reader_free(gg_reader *r);
 
-/* Bytes [off, off+size) of the tensor's stored data. Returns bytes read or -errno. */
-ssize_t gg_read_raw(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size,
-                    uint64_t off);
-
-/* Bytes [off, off+size) of the tensor decoded to float32. `uid` identifies
- * the tensor in the cache (unique per mounted tensor). Returns bytes read,
- * or -EIO (logged once per tensor) if it cannot be decoded. */
-ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
-                    size_t size, uint64_t off, gg_readahead *ra);
-
-/* The same read without the copy: on success ref->iov[0..niov) describe the
- * bytes, in cached pages (pinned until gg_f32_ref_release) or in buf (which
- * must hold size bytes). Returns the byte count or -errno; on error there
- * is nothing to release. */
+/* Bytes described without copying: on success iov[0..niov) hold the bytes,
+ * in cached pages (pinned until gg_ref_release) or in the caller's buffer. */
 #define GG_REF_INLINE 8
-typedef struct gg_f32_ref {
+typedef struct gg_ref {
     struct iovec *iov;
     int niov;
     gg_page **pages;
@@ -74,16 +64,36 @@ typedef struct gg_f32_ref {
     const void *stream; /* release the pages as used once by this stream */
     struct iovec iov_local[GG_REF_INLINE];
     gg_page *pages_local[GG_REF_INLINE];
-} gg_f32_ref;
+} gg_ref;
 
+void gg_ref_init(gg_ref *ref);
+void gg_ref_release(gg_reader *r, gg_ref *ref);
+
+/* Bytes [off, off+size) of the tensor's stored data into buf. Returns the
+ * bytes read, or -1 with *e set. */
+ssize_t gg_read_raw(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size,
+                    uint64_t off, gg_err *e);
+
+/* Bytes [off, off+size) of the tensor decoded to float32, described in ref
+ * (buf, of size bytes, is used where the bytes are not in the cache).
+ * `uid` identifies the tensor in the cache (unique per mounted tensor), ra
+ * is per-open-file read-ahead state (may be NULL). Returns the byte count,
+ * or -1 with *e set (GG_E_UNSUPPORTED for a tensor that cannot be decoded,
+ * logged once per tensor); on error there is nothing to release. */
 ssize_t gg_read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
-                        size_t size, uint64_t off, gg_readahead *ra, gg_f32_ref *ref);
-void gg_f32_ref_release(gg_reader *r, gg_f32_ref *ref);
+                        size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e);
+
+/* The same, copied into buf. */
+ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
+                    size_t size, uint64_t off, gg_readahead *ra, gg_err *e);
 
 /* Decode elements [e0, e1) of a tensor into dst, bypassing the cache (used by
- * --verify and stats). Returns 0 or -errno. */
+ * --verify and stats). Returns 0, or -1 with *e set. */
 int gg_decode_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t e0, uint64_t e1,
-                    float *dst);
+                    float *dst, gg_err *e);
+
+/* Drop the cached pages of tensors uid_lo <= uid < uid_hi (their model changed). */
+void gg_reader_forget(gg_reader *r, uint32_t uid_lo, uint32_t uid_hi);
 
 /* The .stats text: one "key value" per line, in fixed widths: its size
  * (gg_reader_stats_size) never changes. */

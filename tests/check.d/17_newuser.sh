@@ -227,9 +227,9 @@ bad_opt() { # bad_opt OPTION=VALUE TEXT
     check "-o $1: message names it and the range ($(cat "$TMP/err"))" grep -qF -- "-o $1: $2" "$TMP/err"
     force_unmount "$TMP/mp"
 }
-bad_opt cache_size=-5 "expected a size from 1M to"
-bad_opt cache_size=lots "expected a size from 1M to"
-bad_opt cache_size=99999T "expected a size from 1M to"
+bad_opt cache_size=-5 "expected a size from 64K to"
+bad_opt cache_size=lots "expected a size from 64K to"
+bad_opt cache_size=99999T "expected a size from 64K to"
 bad_opt page_size=1 "expected a size from 4K to 64M"
 bad_opt threads=1000 "expected a whole number from 1 to"
 bad_opt threads=0 "expected a whole number from 1 to"

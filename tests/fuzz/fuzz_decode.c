@@ -66,9 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gg_isa top = gg_isa_detect();
     gg_isa isa = (gg_isa)(fuzz_take(data, size, 4, 1) % (top + 1));
     gg_layout l;
-    const char *why = NULL;
+    gg_err why = {GG_OK, ""};
     FUZZ_ASSERT(gg_layout_init(&l, t, ne0, nrows, &why) == 0, "%s %" PRIu64 "x%" PRIu64 ": %s", t->name, ne0,
-                nrows, why);
+                nrows, why.msg);
     FUZZ_ASSERT(l.nelems == ne0 * nrows && l.nbytes > 0, "%s: layout", t->name);
 
     uint8_t *tensor = malloc(l.nbytes);

@@ -28,10 +28,13 @@
 #include "fuzz_common.h"
 #include "gguffs/model.h"
 #include "gguffs/names.h"
-#include "gguffs/tools.h"
+#include "tools.h"
+#include "tree_internal.h" /* the harness walks every node */
+
+/* The command line's exit status for an open's outcome. */
+static int gg_tool_exit_status(const gg_err *e) { return e ? gg_exit_for(e->code) : GG_EXIT_OK; }
 #include "gguffs/tree.h"
 #include "gguffs/view.h"
-#include "gguffs/xattr.h"
 
 #define MARK "\n~SHARD~\n"
 #define MARK_LEN 9
@@ -77,6 +80,35 @@ static int write_file(const char *path, const uint8_t *p, size_t n)
     return close(fd);
 }
 
+/* The tree's calls with node numbers (inode - 1) and -errno results, as the
+ * FUSE layer sees them. */
+static ssize_t rd(gg_tree *t, uint32_t i, char *buf, size_t n, uint64_t off, gg_open_file *of)
+{
+    gg_err e;
+    ssize_t k = gg_tree_read(t, (gg_ino)i + 1, of, buf, n, off, &e);
+    return k < 0 ? -gg_code_errno(e.code) : k;
+}
+
+static int64_t node_size(gg_tree *t, uint32_t i)
+{
+    gg_err e;
+    gg_attr a;
+    return gg_tree_getattr(t, (gg_ino)i + 1, &a, &e) ? -gg_code_errno(e.code) : (int64_t)a.size;
+}
+
+static uint32_t lookup(gg_tree *t, uint32_t parent, const char *name)
+{
+    gg_ino ino;
+    return gg_tree_lookup(t, (gg_ino)parent + 1, name, &ino, NULL) ? UINT32_MAX : (uint32_t)(ino - 1);
+}
+
+static int xattr_get(gg_tree *t, uint32_t i, const char *name, char *val, size_t cap)
+{
+    gg_err e;
+    int k = gg_tree_getxattr(t, (gg_ino)i + 1, name, val, cap, &e);
+    return k < 0 ? -gg_code_errno(e.code) : k;
+}
+
 /* Read a whole generated file through gg_tree_read, in uneven pieces. */
 static char *read_all(gg_tree *t, uint32_t node, int64_t size, size_t *len)
 {
@@ -87,7 +119,7 @@ static char *read_all(gg_tree *t, uint32_t node, int64_t size, size_t *len)
     size_t step = 1000;
     for (;;) {
         size_t want = cap - got < step ? cap - got : step;
-        ssize_t k = gg_tree_read(t, node, buf + got, want, got, NULL);
+        ssize_t k = rd(t, node, buf + got, want, got, NULL);
         FUZZ_ASSERT(k >= 0 || k == -EIO || k == -ENOMEM || k == -EFBIG, "text read of node %" PRIu32 " gave %zd",
                     node, k);
         if (k <= 0)
@@ -117,7 +149,7 @@ static void check_name(gg_tree *t, uint32_t i, const char *want, uint64_t want_l
     FUZZ_ASSERT(len > 0 && len <= 255, "node %" PRIu32 ": name length %zu", i, len);
     FUZZ_ASSERT(!strchr(n->name, '/') && strcmp(n->name, ".") && strcmp(n->name, ".."),
                 "node %" PRIu32 ": bad file name \"%s\"", i, n->name);
-    FUZZ_ASSERT(gg_tree_lookup(t, n->parent, n->name) == i, "node %" PRIu32 " \"%s\" not found by lookup",
+    FUZZ_ASSERT(lookup(t, n->parent, n->name) == i, "node %" PRIu32 " \"%s\" not found by lookup",
                 i, n->name);
     if (!want || strstr(n->name, "%~"))
         return;
@@ -131,15 +163,15 @@ static void check_name(gg_tree *t, uint32_t i, const char *want, uint64_t want_l
 static void check_xattrs(gg_tree *t, uint32_t i)
 {
     char list[512], val[256];
-    int n = gg_xattr_list(t, i, list, sizeof list);
+    int n = gg_tree_listxattr(t, (gg_ino)i + 1, list, sizeof list, NULL);
     FUZZ_ASSERT(n >= 0 && (size_t)n <= sizeof list, "xattr list %d", n);
     for (int at = 0; at < n; at += (int)strlen(list + at) + 1) {
-        int k = gg_xattr_get(t, i, list + at, val, sizeof val);
+        int k = xattr_get(t, i, list + at, val, sizeof val);
         FUZZ_ASSERT(k >= 0, "xattr %s of node %" PRIu32 ": %d", list + at, i, k);
-        int small = gg_xattr_get(t, i, list + at, val, 1);
+        int small = xattr_get(t, i, list + at, val, 1);
         FUZZ_ASSERT(small == -ERANGE || (k == 0 && small == 0), "xattr %s with no room: %d", list + at, small);
     }
-    FUZZ_ASSERT(gg_xattr_get(t, i, "user.nope", val, sizeof val) == -ENODATA, "unknown xattr");
+    FUZZ_ASSERT(xattr_get(t, i, "user.nope", val, sizeof val) == -ENODATA, "unknown xattr");
 }
 
 /* The bytes of shard `s` as given in the input. */
@@ -155,7 +187,7 @@ static void check_raw(gg_tree *t, uint32_t i, const gg_model *m, const gg_tensor
     uint64_t offs[4] = {0, nb / 2 > 3 ? nb / 2 - 3 : 0, nb > 7 ? nb - 7 : 0, nb + 5};
     char buf[80];
     for (int k = 0; k < 4; k++) {
-        ssize_t got = gg_tree_read(t, i, buf, 64, offs[k], NULL);
+        ssize_t got = rd(t, i, buf, 64, offs[k], NULL);
         uint64_t want = offs[k] >= nb ? 0 : nb - offs[k] < 64 ? nb - offs[k] : 64;
         FUZZ_ASSERT(got >= 0 && (uint64_t)got == want, "raw read at %" PRIu64 ": %zd, expected %" PRIu64,
                     offs[k], got, want);
@@ -170,30 +202,30 @@ static void check_raw(gg_tree *t, uint32_t i, const gg_model *m, const gg_tensor
 
 static void check_f32(gg_tree *t, uint32_t i, const gg_tensor *ts, int heavy)
 {
-    int readable = ts->type && !ts->why;
+    int readable = ts->type && !ts->err;
     uint64_t total = ts->info->nelems * 4;
-    int64_t size = gg_tree_size(t, i);
+    int64_t size = node_size(t, i);
     FUZZ_ASSERT(size >= 0 && (uint64_t)size == total, "f32 size %" PRId64 " vs %" PRIu64, size, total);
     char small[64];
     if (!readable) {
         if (total) {
-            ssize_t k = gg_tree_read(t, i, small, 16, 0, NULL);
+            ssize_t k = rd(t, i, small, 16, 0, NULL);
             FUZZ_ASSERT(k == -EIO, "unreadable f32 read gave %zd", k);
         }
         return;
     }
-    gg_readahead ra;
-    gg_readahead_init(&ra);
+    gg_open_file *of = NULL;
+    FUZZ_ASSERT(gg_tree_open(t, (gg_ino)i + 1, &of, NULL) == 0 && of, "open of f32");
     float *whole = NULL;
     if (heavy && ts->info->nelems <= FULL_F32_ELEMS) {
         whole = malloc(total + 16);
-        ssize_t k = gg_tree_read(t, i, (char *)whole, (size_t)total + 16, 0, NULL);
+        ssize_t k = rd(t, i, (char *)whole, (size_t)total + 16, 0, NULL);
         FUZZ_ASSERT(k == (ssize_t)total, "whole f32 read gave %zd of %" PRIu64, k, total);
         /* The same bytes in sequential page-sized reads (read-ahead path). */
         char *seq = malloc(total + 1);
         for (uint64_t off = 0; off < total; off += 4096) {
             size_t want = total - off < 4096 ? (size_t)(total - off) : 4096;
-            k = gg_tree_read(t, i, seq + off, 4096, off, &ra);
+            k = rd(t, i, seq + off, 4096, off, of);
             FUZZ_ASSERT(k == (ssize_t)want, "sequential f32 read at %" PRIu64 " gave %zd", off, k);
         }
         for (uint64_t e = 0; e < total / 4; e++) {
@@ -208,7 +240,7 @@ static void check_f32(gg_tree *t, uint32_t i, const gg_tensor *ts, int heavy)
     uint64_t offs[4] = {0, total / 2 > 3 ? total / 2 - 3 : 0, total > 9 ? total - 9 : 0, total + 1};
     for (int k = 0; k < 4; k++) {
         uint64_t want = offs[k] >= total ? 0 : total - offs[k] < 37 ? total - offs[k] : 37;
-        ssize_t got = gg_tree_read(t, i, small, 37, offs[k], NULL);
+        ssize_t got = rd(t, i, small, 37, offs[k], NULL);
         FUZZ_ASSERT(got >= 0 && (uint64_t)got == want, "f32 read at %" PRIu64 ": %zd, expected %" PRIu64,
                     offs[k], got, want);
         if (whole && got > 0) {
@@ -224,7 +256,7 @@ static void check_f32(gg_tree *t, uint32_t i, const gg_tensor *ts, int heavy)
             }
         }
     }
-    gg_readahead_destroy(&ra);
+    gg_tree_close(t, of);
     free(whole);
 }
 
@@ -248,10 +280,10 @@ static void visit(gg_tree *t, const piece *pieces, int npieces)
         check_xattrs(t, i);
         if (gg_node_is_dir(n)) {
             char c;
-            FUZZ_ASSERT(gg_tree_read(t, i, &c, 1, 0, NULL) == -EISDIR, "read of a folder");
+            FUZZ_ASSERT(rd(t, i, &c, 1, 0, NULL) == -EISDIR, "read of a folder");
             continue;
         }
-        const gg_tensor *ts = gg_tree_tensor(t, i, NULL);
+        const gg_tensor *ts = gg_node_tensor(t, n, NULL);
         int heavy = ts && n->arg < HEAVY_TENSORS;
         switch (n->content) {
         case GG_C_RAW:
@@ -267,7 +299,7 @@ static void visit(gg_tree *t, const piece *pieces, int npieces)
         default:
             break;
         }
-        int64_t size = gg_tree_size(t, i);
+        int64_t size = node_size(t, i);
         FUZZ_ASSERT(size >= 0 || size == -EIO || size == -ENOMEM || size == -EFBIG, "size of node %" PRIu32 ": %" PRId64,
                     i, size);
         if (size < 0)
@@ -275,7 +307,7 @@ static void visit(gg_tree *t, const piece *pieces, int npieces)
         size_t len;
         char *txt = read_all(t, i, size, &len);
         if (n->content == GG_C_STATS) {
-            FUZZ_ASSERT(len > 0 || !(ts->type && !ts->why), "stats of a readable tensor are empty");
+            FUZZ_ASSERT(len > 0 || !(ts->type && !ts->err), "stats of a readable tensor are empty");
         } else if (n->content != GG_C_CACHE_STATS) {
             FUZZ_ASSERT((int64_t)len == size, "node %" PRIu32 ": read %zu bytes, size says %" PRId64, i, len, size);
         }
@@ -284,7 +316,7 @@ static void visit(gg_tree *t, const piece *pieces, int npieces)
             FUZZ_ASSERT(j, "node %" PRIu32 " (%s) is not valid JSON", i, n->name);
             if (n->content == GG_C_INFO_JSON) {
                 cJSON *ok = cJSON_GetObjectItemCaseSensitive(j, "f32_readable");
-                FUZZ_ASSERT(cJSON_IsBool(ok) && cJSON_IsTrue(ok) == (ts->type && !ts->why),
+                FUZZ_ASSERT(cJSON_IsBool(ok) && cJSON_IsTrue(ok) == (ts->type && !ts->err),
                             "info.json f32_readable disagrees");
             }
             cJSON_Delete(j);
@@ -333,9 +365,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gg_open_opts oo = {0};
     if (size % 7 == 3)
         oo.stq1_0_consecutive = 1;
-    char err[GG_ERR_LEN];
+    gg_err e;
+    const char *err = e.msg;
     if (size % 5 == 2)
-        FUZZ_ASSERT(gg_parse_forced_types(&oo, "42:Q2_0,143:F16", err, sizeof err) == 0, "%s", err);
+        FUZZ_ASSERT(gg_parse_forced_types(&oo, "42:Q2_0,143:F16", &e) == 0, "%s", err);
     /* The command-line dump: the same open, then every value and tensor as
      * text and as JSON (long arrays shortened, then in full). Its status is
      * the open's. */
@@ -348,8 +381,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fflush(stdout);
     gg_model m;
-    memset(err, 0x55, sizeof err);
-    int rc = gg_model_open(&m, paths[0], &oo, err);
+    memset(&e, 0x55, sizeof e);
+    int rc = gg_tool_exit_status(gg_model_open(&m, paths[0], &oo, &e) ? &e : NULL);
     for (int k = 0; k < 3; k++)
         FUZZ_ASSERT(dump_rc[k] == rc, "--dump gave %d, the open %d", dump_rc[k], rc);
     /* The model keeps its files open: remove the names now. */
@@ -357,8 +390,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         unlink(paths[i]);
     rmdir(dir);
     if (rc != GG_EXIT_OK) {
-        size_t elen = strnlen(err, sizeof err);
-        FUZZ_ASSERT(elen > 0 && elen < sizeof err, "open failed (%d) without a message", rc);
+        size_t elen = strnlen(err, sizeof e.msg);
+        FUZZ_ASSERT(elen > 0 && elen < sizeof e.msg, "open failed (%d) without a message", rc);
         FUZZ_ASSERT(rc == GG_EXIT_MALFORMED || rc == GG_EXIT_CANNOT_OPEN, "open gave exit status %d: %s", rc, err);
         gg_model_close(&m);
         return 0;
@@ -373,10 +406,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(r, "reader");
     gg_model *models[2] = {&m, &m};
     int nmodels = size % 4 == 1 ? 2 : 1;
-    gg_tree t;
-    if (gg_tree_build(&t, models, nmodels, r, err) == 0) {
-        visit(&t, pieces, np);
-        gg_tree_free(&t);
+    gg_tree *t = gg_tree_new(models, nmodels, r, &e);
+    if (t) {
+        visit(t, pieces, np);
+        gg_tree_free(t);
     }
     gg_reader_free(r);
     gg_model_close(&m);

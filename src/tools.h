@@ -1,7 +1,9 @@
-/* tools.h - commands that work without FUSE (containers often have none). */
+/* tools.h - commands that work without FUSE (containers often have none):
+ * front ends of the core library, like the FUSE layer. */
 #ifndef GGUFFS_TOOLS_H
 #define GGUFFS_TOOLS_H
 
+#include "cli.h"
 #include "gguffs/model.h"
 #include "gguffs/view.h"
 

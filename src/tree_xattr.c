@@ -1,10 +1,15 @@
-/* xattr.c - extended attributes of tensors and metadata files (xattr.h). */
-#include "gguffs/xattr.h"
-
-#include <errno.h>
+/* tree_xattr.c - extended attributes of tree nodes (getfattr -d shows them).
+ *
+ * Tensor folders and files: user.gguf.type, user.gguf.type_id,
+ * user.gguf.shape (numpy order), user.gguf.dims (ggml order),
+ * user.gguf.offset (offset in its file), user.gguf.bytes.
+ * Metadata files: user.gguf.type (value type), and for arrays
+ * user.gguf.arr_type and user.gguf.n. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "tree_internal.h"
 
 static const char *const tensor_attrs[] = {"user.gguf.type", "user.gguf.type_id", "user.gguf.shape",
                                            "user.gguf.dims", "user.gguf.offset", "user.gguf.bytes"};
@@ -18,7 +23,7 @@ static int dims_text(const gg_tinfo *ti, int numpy, char *out, size_t cap)
         uint32_t k = numpy ? ti->n_dims - 1 - d : d;
         n += (size_t)snprintf(out + n, cap - n, d ? ",%" PRIu64 : "%" PRIu64, ti->ne[k]);
     }
-    return n < cap ? (int)n : -ERANGE;
+    return n < cap ? (int)n : -1;
 }
 
 static int tensor_attr(const gg_tensor *ts, unsigned which, char *val, size_t cap)
@@ -42,21 +47,31 @@ static int tensor_attr(const gg_tensor *ts, unsigned which, char *val, size_t ca
         n = snprintf(val, cap, "%" PRIu64, ts->nbytes);
         break;
     }
-    return n >= 0 && (size_t)n < cap ? n : -ERANGE;
+    return n >= 0 && (size_t)n < cap ? n : -1;
 }
 
-int gg_xattr_get(gg_tree *t, uint32_t node, const char *name, char *val, size_t cap)
+static int too_small(gg_err *e, const char *name)
 {
-    const gg_tensor *ts = gg_tree_tensor(t, node, NULL);
+    return gg_fail(e, GG_E_RANGE, "%s: value longer than the buffer", name);
+}
+
+int gg_tree_getxattr(gg_tree *t, gg_ino ino, const char *name, char *val, size_t cap, gg_err *e)
+{
+    const gg_node *n = gg_tree_node(t, ino);
+    if (!n)
+        return gg_fail(e, GG_E_NOENT, "no inode %" PRIu64, ino);
+    const gg_tensor *ts = gg_node_tensor(t, n, NULL);
     if (ts) {
-        for (unsigned i = 0; i < N_TENSOR_ATTRS; i++)
-            if (strcmp(name, tensor_attrs[i]) == 0)
-                return tensor_attr(ts, i, val, cap);
-        return -ENODATA;
+        for (unsigned i = 0; i < N_TENSOR_ATTRS; i++) {
+            if (strcmp(name, tensor_attrs[i]) == 0) {
+                int len = tensor_attr(ts, i, val, cap);
+                return len < 0 ? too_small(e, name) : len;
+            }
+        }
+        return gg_fail(e, GG_E_NOATTR, "%s: no such attribute", name);
     }
-    const gg_node *n = &t->nodes[node];
     if (n->content != GG_C_KV)
-        return -ENODATA;
+        return gg_fail(e, GG_E_NOATTR, "%s: no such attribute", name);
     const gg_file *f = t->models[n->model]->f;
     const gg_kv *kv = &f->kv[n->arg];
     int len;
@@ -67,8 +82,8 @@ int gg_xattr_get(gg_tree *t, uint32_t node, const char *name, char *val, size_t 
     else if (kv->type == GG_VT_ARR && strcmp(name, "user.gguf.n") == 0)
         len = snprintf(val, cap, "%" PRIu64, kv->arr_n);
     else
-        return -ENODATA;
-    return len >= 0 && (size_t)len < cap ? len : -ERANGE;
+        return gg_fail(e, GG_E_NOATTR, "%s: no such attribute", name);
+    return len >= 0 && (size_t)len < cap ? len : too_small(e, name);
 }
 
 static int add_name(char *list, size_t cap, int used, const char *name)
@@ -79,15 +94,17 @@ static int add_name(char *list, size_t cap, int used, const char *name)
     return used + (int)n;
 }
 
-int gg_xattr_list(gg_tree *t, uint32_t node, char *list, size_t cap)
+int gg_tree_listxattr(gg_tree *t, gg_ino ino, char *list, size_t cap, gg_err *e)
 {
     int used = 0;
-    if (gg_tree_tensor(t, node, NULL)) {
+    const gg_node *n = gg_tree_node(t, ino);
+    if (!n)
+        return gg_fail(e, GG_E_NOENT, "no inode %" PRIu64, ino);
+    if (gg_node_tensor(t, n, NULL)) {
         for (unsigned i = 0; i < N_TENSOR_ATTRS; i++)
             used = add_name(list, cap, used, tensor_attrs[i]);
-        return used;
+        return (size_t)used > cap && cap ? too_small(e, "attribute list") : used;
     }
-    const gg_node *n = &t->nodes[node];
     if (n->content != GG_C_KV)
         return 0;
     used = add_name(list, cap, used, "user.gguf.type");
@@ -95,5 +112,5 @@ int gg_xattr_list(gg_tree *t, uint32_t node, char *list, size_t cap)
         used = add_name(list, cap, used, "user.gguf.arr_type");
         used = add_name(list, cap, used, "user.gguf.n");
     }
-    return used;
+    return (size_t)used > cap && cap ? too_small(e, "attribute list") : used;
 }

@@ -1,0 +1,35 @@
+/* cli.h - exit statuses of the gguffs command, and how core error codes map
+ * to them. They belong to the command line only: the core library reports
+ * errors as gg_err codes (error.h). */
+#ifndef GGUFFS_CLI_H
+#define GGUFFS_CLI_H
+
+#include "gguffs/error.h"
+
+enum {
+    GG_EXIT_OK = 0,
+    GG_EXIT_INTERNAL = 1,
+    GG_EXIT_USAGE = 2,
+    GG_EXIT_CANNOT_OPEN = 3,   /* model missing, unreadable, unreachable */
+    GG_EXIT_NOT_REGULAR = 4,   /* model is a directory or not a regular file */
+    GG_EXIT_MALFORMED = 5,     /* not a valid GGUF file */
+    GG_EXIT_MOUNTPOINT = 6,    /* mount point missing or not a directory */
+    GG_EXIT_MOUNT_BUSY = 7,    /* mount point already mounted (or stale) */
+    GG_EXIT_MOUNT_FAILED = 8,  /* FUSE refused to mount */
+    GG_EXIT_VERIFY = 9,        /* --verify found problems */
+    GG_EXIT_UNMOUNT = 10,      /* the mount could not be undone */
+};
+
+/* The exit status for a failure to open a model. */
+static inline int gg_exit_for(gg_code c)
+{
+    switch (c) {
+    case GG_E_NOTREG: return GG_EXIT_NOT_REGULAR;
+    case GG_E_MALFORMED: return GG_EXIT_MALFORMED;
+    case GG_E_NOMEM: return GG_EXIT_INTERNAL;
+    case GG_E_INVAL: return GG_EXIT_USAGE;
+    default: return GG_EXIT_CANNOT_OPEN; /* not found, access, I/O, network, stale */
+    }
+}
+
+#endif
