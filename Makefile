@@ -23,7 +23,7 @@ BASE_CFLAGS := -std=c11 -O2 -g $(WARN) -ffp-contract=off -fno-strict-aliasing \
 	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -fopenmp -pthread
 CFLAGS ?=
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
-LDLIBS := -lcjson -lm -fopenmp -pthread
+LDLIBS := -lcurl -lcjson -lm -fopenmp -pthread
 
 AVX2_FLAGS := -mavx2 -mfma -mf16c -mbmi -mbmi2 -mlzcnt -mpopcnt
 AVX512_FLAGS := $(AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512cd

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,6 +299,38 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
         fuse_reply_buf(req, list, (size_t)n);
 }
 
+/* SIGTERM, SIGINT, SIGHUP: stop every network transfer at once (a read
+ * waiting on a server must not hold the unmount up), then end the loop. */
+static struct fuse_session *signal_session;
+static gg_net *signal_net;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (signal_net)
+        gg_net_abort(signal_net);
+    if (signal_session)
+        fuse_session_exit(signal_session);
+}
+
+static int session_gone(void *se) { return fuse_session_exited(se); }
+
+static void catch_signals(struct fuse_session *se, gg_net *net)
+{
+    signal_session = se;
+    signal_net = net;
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    for (int i = 0; i < 3; i++) {
+        struct sigaction old;
+        /* A signal the caller ignores (SIGINT of a background job) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 static const struct fuse_lowlevel_ops ops = {
     .init = op_init,
     .lookup = op_lookup,
@@ -325,6 +358,9 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
         rc = GG_EXIT_INTERNAL;
         goto out_session;
     }
+    catch_signals(se, o->net);
+    if (o->net)
+        gg_net_set_probe(o->net, session_gone, se);
     if (fuse_session_mount(se, mountpoint) != 0) {
         gg_log("%s: cannot mount (is FUSE available? see messages above)", mountpoint);
         rc = GG_EXIT_MOUNT_FAILED;
@@ -360,6 +396,13 @@ out_unmount:
         rc = GG_EXIT_UNMOUNT;
     }
 out_signals:
+    if (o->net) {
+        gg_net_abort(o->net);
+        gg_net_set_probe(o->net, NULL, NULL);
+    }
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     fuse_remove_signal_handlers(se);
 out_session:
     fuse_session_destroy(se);

@@ -3,6 +3,7 @@
 #define GGUFFS_FUSE_GLUE_H
 
 #include "cli.h"
+#include "gguffs/net.h"
 #include "gguffs/tree.h"
 
 typedef struct gg_fuse_opts {
@@ -13,6 +14,7 @@ typedef struct gg_fuse_opts {
     int read_ahead_kb; /* the mount's kernel read-ahead (bdi), set at the first
                           open; 0 = leave the kernel's (128 KiB) */
     int clone_fd;    /* one /dev/fuse descriptor per worker thread */
+    gg_net *net;     /* remote models' client: stopped at once on unmount; may be NULL */
 } gg_fuse_opts;
 
 /* Mount tree at mountpoint (absolute and canonical: it is never looked at

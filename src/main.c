@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "fuse_glue.h"
+#include "gguffs/hf.h"
 #include "gguffs/log.h"
 #include "gguffs/mountinfo.h"
+#include "gguffs/net.h"
 #include "tools.h"
 #include "options.h"
 
@@ -101,10 +103,88 @@ static void close_models(gg_model **models, int n)
     free(models);
 }
 
+/* The models named on the command line, as paths and URLs: an hf:// name
+ * stands for one URL, or for every GGUF of a repository. The HTTP client is
+ * made when the first URL needs it. */
+typedef struct specs {
+    char **v;
+    int n;
+} specs;
+
+static void specs_free(specs *s)
+{
+    for (int i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+static int specs_add(specs *s, const char *v)
+{
+    char **p = realloc(s->v, (size_t)(s->n + 1) * sizeof *p);
+    if (!p || !(p[s->n] = strdup(v)))
+        return -1;
+    s->v = p;
+    s->n++;
+    return 0;
+}
+
+static int need_net(gg_cli *c, gg_net **net)
+{
+    if (*net)
+        return 0;
+    gg_err e;
+    *net = gg_net_new(&c->net, &e);
+    if (!*net) {
+        fprintf(stderr, "gguffs: %s\n", e.msg);
+        return e.code == GG_E_INVAL ? GG_EXIT_USAGE : GG_EXIT_INTERNAL;
+    }
+    c->open.net = *net;
+    return 0;
+}
+
+static int expand_models(gg_cli *c, int n, gg_net **net, specs *out)
+{
+    for (int i = 0; i < n; i++) {
+        const char *p = c->pos[i];
+        if (!gg_is_hf(p) && !gg_source_is_url(p)) {
+            if (specs_add(out, p))
+                goto oom;
+            continue;
+        }
+        int rc = need_net(c, net);
+        if (rc)
+            return rc;
+        if (!gg_is_hf(p)) {
+            if (specs_add(out, p))
+                goto oom;
+            continue;
+        }
+        gg_hf_model *ms;
+        int count;
+        gg_err e;
+        if (gg_hf_expand(*net, p, &ms, &count, &e)) {
+            fprintf(stderr, "gguffs: %s\n", e.msg);
+            return gg_exit_for(e.code);
+        }
+        for (int k = 0; k < count; k++) {
+            if (specs_add(out, ms[k].url)) {
+                gg_hf_free(ms, count);
+                goto oom;
+            }
+        }
+        gg_hf_free(ms, count);
+    }
+    return 0;
+oom:
+    fprintf(stderr, "gguffs: out of memory\n");
+    return GG_EXIT_INTERNAL;
+}
+
 /* Open every model before mounting anything: a bad file mounts nothing.
  * The same file (or a shard of the same split set) named twice, as a glob
  * of a set's shards does, is opened once. */
-static int open_models(gg_cli *c, int n, gg_model ***out, int *nout)
+static int open_models(gg_cli *c, char **paths, int n, gg_model ***out, int *nout)
 {
     gg_model **models = calloc((size_t)n, sizeof *models);
     int k = 0;
@@ -120,7 +200,7 @@ static int open_models(gg_cli *c, int n, gg_model ***out, int *nout)
             return GG_EXIT_INTERNAL;
         }
         gg_err e;
-        if (gg_model_open(m, c->pos[i], &c->open, &e)) {
+        if (gg_model_open(m, paths[i], &c->open, &e)) {
             fprintf(stderr, "gguffs: %s\n", e.msg);
             gg_model_close(m);
             free(m);
@@ -151,13 +231,21 @@ static int run_mount(gg_cli *c)
 
     gg_model **models = NULL;
     int nmodels = 0;
-    int rc = open_models(c, c->npos - 1, &models, &nmodels);
-    if (rc)
+    gg_net *net = NULL;
+    specs sp = {0};
+    int rc = expand_models(c, c->npos - 1, &net, &sp);
+    if (!rc)
+        rc = open_models(c, sp.v, sp.n, &models, &nmodels);
+    specs_free(&sp);
+    if (rc) {
+        gg_net_free(net);
         return rc;
+    }
     char *mp = NULL;
     rc = resolve_mountpoint(c->pos[c->npos - 1], &mp);
     if (rc) {
         close_models(models, nmodels);
+        gg_net_free(net);
         return rc;
     }
     if (c->logfile) {
@@ -165,6 +253,7 @@ static int run_mount(gg_cli *c)
         if (e < 0) {
             fprintf(stderr, "gguffs: -o logfile=%s: %s\n", c->logfile, strerror(-e));
             close_models(models, nmodels);
+            gg_net_free(net);
             free(mp);
             return GG_EXIT_USAGE;
         }
@@ -187,6 +276,9 @@ static int run_mount(gg_cli *c)
         argv[argc++] = "-o";
         argv[argc++] = fsn;
         argv[argc] = NULL;
+        c->fuse.net = net;
+        if (net)
+            gg_tree_set_stats_hook(tree, (void (*)(void *, gg_buf *))gg_net_stats_text, net);
         rc = gg_fuse_run(tree, argc, argv, mp, &c->fuse);
         gg_tree_free(tree);
     }
@@ -194,6 +286,28 @@ static int run_mount(gg_cli *c)
     free(fsn);
     free(mp);
     close_models(models, nmodels);
+    gg_net_free(net);
+    return rc;
+}
+
+/* --dump and --verify: one model, a path, a URL or an hf:// name of one file. */
+static int run_tool(gg_cli *c, gg_tool_opts *to)
+{
+    gg_net *net = NULL;
+    specs sp = {0};
+    int rc = expand_models(c, 1, &net, &sp);
+    if (!rc && sp.n != 1) {
+        fprintf(stderr, "gguffs: %s names %d models; name one of them:\n", c->pos[0], sp.n);
+        for (int i = 0; i < sp.n; i++)
+            fprintf(stderr, "  %s\n", sp.v[i]);
+        rc = GG_EXIT_USAGE;
+    }
+    if (!rc) {
+        c->open.net = net;
+        rc = c->mode == GG_MODE_DUMP ? gg_tool_dump(sp.v[0], to) : gg_tool_verify(sp.v[0], to);
+    }
+    specs_free(&sp);
+    gg_net_free(net);
     return rc;
 }
 
@@ -218,10 +332,8 @@ int main(int argc, char **argv)
         printf("\n");
         break;
     case GG_MODE_DUMP:
-        rc = gg_tool_dump(c.pos[0], &to);
-        break;
     case GG_MODE_VERIFY:
-        rc = gg_tool_verify(c.pos[0], &to);
+        rc = run_tool(&c, &to);
         break;
     case GG_MODE_MOUNT:
         rc = run_mount(&c);

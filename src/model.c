@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "gguffs/hash.h"
+#include "gguffs/net.h"
 
 /* Order of tensors by data offset, for the space each one has. */
 static const gg_tinfo *sort_base;
@@ -319,10 +320,12 @@ static int check_names_across(gg_model *m, gg_err *err)
 int gg_model_open(gg_model *m, const char *path, const gg_open_opts *o, gg_err *err)
 {
     memset(m, 0, sizeof *m);
-    m->path = strdup(path);
+    /* For messages: a URL without credentials or query (net.h). */
+    m->path = gg_source_is_url(path) ? gg_url_display(path) : strdup(path);
     if (!m->path)
         return gg_fail(err, GG_E_NOMEM, "out of memory");
     m->base = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+    m->base_len = gg_source_is_url(path) ? strcspn(m->base, "?#") : strlen(m->base);
     gg_shard given;
     if (open_shard(&given, path, o, err)) {
         close_shard(&given);

@@ -38,6 +38,14 @@ void gg_cli_usage(FILE *out)
             "  -o max_threads=N        FUSE worker threads (default 16)\n"
             "  -o clone_fd             one /dev/fuse descriptor per FUSE thread\n"
             "  -o logfile=PATH         append the daemon's messages to PATH\n"
+            "remote models (https://..., hf://ORG/REPO[@REV][/FILE.gguf]):\n"
+            "  -o timeout=SECONDS      connect and no-progress timeout (default 30)\n"
+            "  -o retries=N            tries after the first for transient failures (default 5)\n"
+            "  -o cafile=PATH          CA certificates to trust (also $CURL_CA_BUNDLE)\n"
+            "  -o header='NAME: VALUE' an HTTP header for the models' own host (repeatable)\n"
+            "  -o net_cache=SIZE       downloaded blocks kept in memory (default 256M)\n"
+            "  -o cache_dir=DIR        keep downloaded blocks on disk (default: off)\n"
+            "  -o cache_dir_size=SIZE  bound of cache_dir (default 10G)\n"
             "  -o OPT                  any other option is passed to libfuse (e.g. allow_other)\n"
             "\n"
             "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot open model, 4 model is not\n"
@@ -211,7 +219,9 @@ static int one_option(gg_cli *c, const char *opt)
     }
     if (!val) {
         if (IS("cache_size") || IS("page_size") || IS("threads") || IS("readahead") || IS("read_ahead_kb") ||
-            IS("simd") || IS("types") || IS("stq1_0_order") || IS("max_threads") || IS("logfile")) {
+            IS("simd") || IS("types") || IS("stq1_0_order") || IS("max_threads") || IS("logfile") ||
+            IS("timeout") || IS("retries") || IS("cafile") || IS("header") || IS("net_cache") ||
+            IS("cache_dir") || IS("cache_dir_size")) {
             fprintf(stderr, "gguffs: -o %s needs a value (%s=...)\n", opt, opt);
             return -1;
         }
@@ -263,6 +273,53 @@ static int one_option(gg_cli *c, const char *opt)
             fprintf(stderr, "gguffs: -o stq1_0_order=%s: expected stride16 or consecutive\n", val);
             return -1;
         }
+    } else if (IS("timeout")) {
+        if (int_opt("timeout", val, 1, 3600, &c->net.timeout_s))
+            return -1;
+    } else if (IS("retries")) {
+        if (int_opt("retries", val, 0, 20, &c->net.retries))
+            return -1;
+    } else if (IS("net_cache")) {
+        if (size_opt("net_cache", val, 4ull << 20, physical_memory(), &v))
+            return -1;
+        c->net.mem_cache_bytes = v;
+    } else if (IS("cache_dir_size")) {
+        if (size_opt("cache_dir_size", val, 16ull << 20, 1ull << 50, &v))
+            return -1;
+        c->net.cache_dir_bytes = v;
+    } else if (IS("cafile") || IS("cache_dir")) {
+        /* Kept absolute: the daemon changes to / once in the background. */
+        char *abs = realpath(val, NULL);
+        if (!abs && IS("cafile")) {
+            fprintf(stderr, "gguffs: -o cafile=%s: %s\n", val, strerror(errno));
+            return -1;
+        }
+        if (!abs) {
+            /* A cache folder that does not exist yet: made later, under its parent. */
+            char cwd[4096];
+            if (val[0] == '/' || !getcwd(cwd, sizeof cwd) || asprintf(&abs, "%s/%s", cwd, val) < 0)
+                abs = strdup(val);
+        }
+        int slot = IS("cafile") ? GG_NET_MAX_HEADERS : GG_NET_MAX_HEADERS + 1;
+        free(c->net_strings[slot]);
+        c->net_strings[slot] = abs;
+        if (IS("cafile"))
+            c->net.cafile = abs;
+        else
+            c->net.cache_dir = abs;
+    } else if (IS("header")) {
+        const char *colon = strchr(val, ':');
+        if (!colon || colon == val || strpbrk(val, "\r\n")) {
+            fprintf(stderr, "gguffs: -o header=%s: expected 'Name: value'\n", val);
+            return -1;
+        }
+        if (c->net.n_headers >= GG_NET_MAX_HEADERS) {
+            fprintf(stderr, "gguffs: -o header: at most %d of them\n", GG_NET_MAX_HEADERS);
+            return -1;
+        }
+        c->net_strings[c->net.n_headers] = strdup(val);
+        c->net.headers[c->net.n_headers] = c->net_strings[c->net.n_headers];
+        c->net.n_headers++;
     } else if (IS("logfile")) {
         if (!*val) {
             fprintf(stderr, "gguffs: -o logfile= needs a path\n");
@@ -310,6 +367,7 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
 {
     memset(c, 0, sizeof *c);
     gg_reader_default_opts(&c->reader);
+    gg_net_default_opts(&c->net);
     c->fuse.read_ahead_kb = 1024;
     fuse_o fo = {0};
     int debug = 0, rc = 0, dashdash = 0;
@@ -410,5 +468,7 @@ void gg_cli_free(gg_cli *c)
     free(c->only);
     free(c->fuse_argv);
     free(c->logfile);
+    for (int i = 0; i < GG_NET_MAX_HEADERS + 2; i++)
+        free(c->net_strings[i]);
     memset(c, 0, sizeof *c);
 }

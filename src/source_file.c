@@ -143,12 +143,13 @@ int gg_source_is_url(const char *spec)
 
 gg_source *gg_source_open(const char *spec, gg_net *net, gg_err *e)
 {
-    if (gg_source_is_url(spec)) {
-        gg_fail(e, GG_E_INVAL, "%s: URLs are not supported by this build", spec);
+    if (!gg_source_is_url(spec))
+        return gg_source_open_file(spec, e);
+    if (!net) {
+        gg_fail(e, GG_E_INVAL, "%s: a URL, and no HTTP client was set up", spec);
         return NULL;
     }
-    (void)net;
-    return gg_source_open_file(spec, e);
+    return gg_source_open_http(net, spec, e);
 }
 
 void gg_source_close(gg_source *s)

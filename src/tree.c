@@ -143,10 +143,9 @@ static uint32_t find_child(const gg_tree *t, uint32_t parent, const char *name)
 
 /* Folder name of a model among several: file name without .gguf and
  * without a -NNNNN-of-NNNNN shard suffix. */
-static char *model_dir_name(const char *base)
+static char *model_dir_name(const char *base, size_t n)
 {
-    size_t n = strlen(base);
-    if (n > 5 && strcmp(base + n - 5, ".gguf") == 0)
+    if (n > 5 && memcmp(base + n - 5, ".gguf", 5) == 0)
         n -= 5;
     /* "-00001-of-00003" is 15 characters. */
     if (n > 15 && base[n - 15] == '-' && memcmp(base + n - 9, "-of-", 4) == 0) {
@@ -198,7 +197,7 @@ gg_tree *gg_tree_new(gg_model **models, int n_models, gg_reader *reader, gg_err 
         if (!t->model_dirs)
             goto oom;
         for (int i = 0; i < n_models; i++) {
-            t->model_dirs[i] = model_dir_name(models[i]->base);
+            t->model_dirs[i] = model_dir_name(models[i]->base, models[i]->base_len);
             if (!t->model_dirs[i])
                 goto oom;
         }
@@ -595,6 +594,13 @@ static void forget_model(gg_tree *t, uint16_t mi)
     gg_reader_forget(t->reader, t->uid_base[mi], t->uid_base[mi] + (uint32_t)t->models[mi]->nt);
 }
 
+static void cache_stats_text(gg_tree *t, gg_buf *out)
+{
+    gg_reader_stats_text(t->reader, out);
+    if (t->stats_hook)
+        t->stats_hook(t->stats_arg, out);
+}
+
 /* Make the text of node i. */
 static int generate(gg_tree *t, uint32_t i, gg_buf *out, gg_err *e)
 {
@@ -627,7 +633,7 @@ static int generate(gg_tree *t, uint32_t i, gg_buf *out, gg_err *e)
         }
         break;
     case GG_C_CACHE_STATS:
-        gg_reader_stats_text(t->reader, out);
+        cache_stats_text(t, out);
         break;
     default:
         return gg_fail(e, GG_E_INVAL, "%s: not a text file", n->name);
@@ -695,6 +701,12 @@ gg_ino gg_tree_parent(gg_tree *t, gg_ino dir)
     return n ? (gg_ino)n->parent + 1 : GG_ROOT;
 }
 
+void gg_tree_set_stats_hook(gg_tree *t, void (*fn)(void *arg, gg_buf *out), void *arg)
+{
+    t->stats_hook = fn;
+    t->stats_arg = arg;
+}
+
 /* Bytes of a file node, without generating anything whose size is fixed. */
 static int file_size(gg_tree *t, uint32_t i, uint64_t *size, gg_err *e)
 {
@@ -710,9 +722,13 @@ static int file_size(gg_tree *t, uint32_t i, uint64_t *size, gg_err *e)
     case GG_C_STATS:
         *size = GG_STATS_BYTES;
         return 0;
-    case GG_C_CACHE_STATS:
-        *size = gg_reader_stats_size(t->reader);
-        return 0;
+    case GG_C_CACHE_STATS: {
+        gg_buf b = {0};
+        cache_stats_text(t, &b);
+        *size = b.len;
+        gg_buf_free(&b);
+        return b.oom ? gg_fail(e, GG_E_NOMEM, "out of memory") : 0;
+    }
     default: {
         gg_text *txt;
         if (text_of(t, i, &txt, e))
@@ -827,7 +843,7 @@ ssize_t gg_tree_read_ref(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, si
         break;
     case GG_C_CACHE_STATS: {
         gg_buf live = {0};
-        gg_reader_stats_text(t->reader, &live);
+        cache_stats_text(t, &live);
         if (live.oom) {
             gg_buf_free(&live);
             return gg_fail(e, GG_E_NOMEM, "out of memory");

@@ -49,6 +49,8 @@ struct gg_tree {
     uint32_t *hash;       /* (parent, name) -> node + 1; 0 = empty */
     uint32_t hash_cap;
     gg_reader *reader;    /* decoded reads (view.h) */
+    void (*stats_hook)(void *, gg_buf *); /* more .stats lines */
+    void *stats_arg;
 };
 
 static inline int gg_node_is_dir(const gg_node *n)

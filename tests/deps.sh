@@ -9,6 +9,8 @@ command -v make >/dev/null 2>&1 || need make
 command -v pkg-config >/dev/null 2>&1 || need pkg-config
 pkg-config --exists fuse3 2>/dev/null || need libfuse3-dev
 [ -f /usr/include/cjson/cJSON.h ] || need libcjson-dev
+pkg-config --exists libcurl 2>/dev/null || [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] ||
+    [ -f /usr/include/curl/curl.h ] || need libcurl4-openssl-dev
 command -v fusermount3 >/dev/null 2>&1 || need fuse3
 command -v getfattr >/dev/null 2>&1 || need attr
 [ -x /usr/bin/python3 ] || need python3

@@ -45,8 +45,9 @@ typedef struct gg_shard {
 } gg_shard;
 
 typedef struct gg_model {
-    char *path;          /* as given */
-    const char *base;    /* file name part of path */
+    char *path;          /* as given (a URL without credentials or query) */
+    const char *base;    /* file name part of path, base_len bytes */
+    size_t base_len;
     gg_shard *shards;    /* in split.no order; one for a plain file */
     uint32_t nshards;
     gg_file *f;          /* the metadata: the first shard's header */

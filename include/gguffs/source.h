@@ -56,7 +56,8 @@ static inline int gg_source_read(gg_source *s, void *buf, size_t n, uint64_t off
 }
 static inline int gg_source_check(gg_source *s, gg_err *e) { return s->ops->check(s, e); }
 
-/* Open a local file (used by gg_source_open). */
+/* Open a local file, or a URL (used by gg_source_open). */
 gg_source *gg_source_open_file(const char *path, gg_err *e);
+gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e);
 
 #endif

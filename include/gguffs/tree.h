@@ -92,6 +92,10 @@ ssize_t gg_tree_read(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, size_t
 int gg_tree_getxattr(gg_tree *t, gg_ino ino, const char *name, char *val, size_t cap, gg_err *e);
 int gg_tree_listxattr(gg_tree *t, gg_ino ino, char *list, size_t cap, gg_err *e);
 
+/* More lines for .stats (a fixed set: its size must not change), e.g. the
+ * HTTP client's counters. */
+void gg_tree_set_stats_hook(gg_tree *t, void (*fn)(void *arg, gg_buf *out), void *arg);
+
 /* For statfs: bytes of all models and the number of nodes. */
 void gg_tree_totals(gg_tree *t, uint64_t *bytes, uint64_t *nodes);
 

@@ -1,0 +1,126 @@
+/* net.h - the HTTP client under remote sources: libcurl, one GET at a time
+ * per calling thread, connections shared between threads and kept alive.
+ *
+ * What it promises:
+ *  - a GET of a byte range gives exactly those bytes or fails: a 206 must
+ *    carry a Content-Range equal to the request and the exact body length; a
+ *    200 with the whole body (a server that ignores Range) is read for the
+ *    wanted bytes only, never taken as the range;
+ *  - redirects are followed here, not by libcurl, at most GG_NET_MAX_REDIRECTS
+ *    of them and only to http/https; the Hugging Face token and the -o header
+ *    headers go to the host (and port) they were given for only, never to a
+ *    host a redirect points at (the hub sends downloads to a CDN);
+ *  - connection errors, low-speed timeouts, 408, 429 (its Retry-After
+ *    honoured) and 5xx are retried with exponential backoff and jitter, then
+ *    the request fails (GG_E_IO / GG_E_TIMEOUT); 412 (If-Match failed) is
+ *    GG_E_STALE; 404 GG_E_NOTFOUND; 401/403 GG_E_ACCESS;
+ *  - no request waits for ever: every one is bounded by the timeout, the
+ *    retries, and gg_net_abort(), which makes all of them stop at once.
+ * It knows nothing of GGUF, caches or validators' meaning: callers say which
+ * If-Match to send and check what comes back (source_http.c). */
+#ifndef GGUFFS_NET_H
+#define GGUFFS_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gguffs/cache.h"
+#include "gguffs/diskcache.h"
+#include "gguffs/error.h"
+#include "gguffs/render.h"
+
+#define GG_NET_MAX_REDIRECTS 8
+#define GG_NET_MAX_HEADERS 16
+
+typedef struct gg_net gg_net;
+
+typedef struct gg_net_opts {
+    int timeout_s;            /* connect and no-progress timeout, seconds (default 30) */
+    int retries;              /* tries after the first for transient failures (default 5) */
+    const char *cafile;       /* CA bundle; NULL: $CURL_CA_BUNDLE, else the system store */
+    const char *headers[GG_NET_MAX_HEADERS]; /* "Name: value", sent to the URLs' own hosts */
+    int n_headers;
+    const char *hf_endpoint;  /* NULL: $HF_ENDPOINT, else https://huggingface.co */
+    const char *hf_token;     /* NULL: $HF_TOKEN, else $HF_TOKEN_PATH or ~/.cache/huggingface/token */
+    uint64_t mem_cache_bytes; /* block cache in memory (default 256M) */
+    uint64_t block_bytes;     /* block of the caches (default 1M) */
+    const char *cache_dir;    /* persistent block cache; NULL: none */
+    uint64_t cache_dir_bytes; /* its bound (default 10G) */
+    int prefetch_threads;     /* range requests in flight for read-ahead (default 4) */
+} gg_net_opts;
+
+void gg_net_default_opts(gg_net_opts *o);
+
+/* Returns NULL with *e set (libcurl missing pieces, a bad option). */
+gg_net *gg_net_new(const gg_net_opts *o, gg_err *e);
+void gg_net_free(gg_net *n);
+
+/* Every transfer in progress and to come fails at once (unmounting).
+ * Safe to call from a signal handler. */
+void gg_net_abort(gg_net *n);
+/* The same whenever probe(arg) says so (checked while transfers run). */
+void gg_net_set_probe(gg_net *n, int (*probe)(void *), void *arg);
+
+const gg_net_opts *gg_net_options(const gg_net *n);
+/* The hub's base URL, without a trailing slash. */
+const char *gg_net_hf_endpoint(const gg_net *n);
+
+/* One GET. The caller fills the first part; gg_net_get fills the rest. */
+typedef struct gg_http_get {
+    const char *url;       /* where to start (redirects are followed) */
+    uint64_t off, len;     /* the byte range; len 0: the whole body, no Range */
+    uint8_t *dst;          /* len bytes (range GETs) */
+    gg_buf *body;          /* whole-body GETs: the body is appended here */
+    uint64_t max_body;     /* whole-body GETs: refuse longer bodies */
+    const char *if_match;  /* an ETag for If-Match, sent to `url`'s host only; NULL: none */
+    int no_retry;          /* fail on the first transient error (probing) */
+
+    int status;            /* of the last hop */
+    uint64_t total;        /* size of the object: Content-Range's total, or Content-Length of a 200 */
+    uint64_t got;          /* bytes delivered to dst */
+    int whole_body;        /* the server answered 200 to a range request */
+    char etag[160];        /* ETag of the final response ("" if none) */
+    char last_modified[64];
+    char linked_etag[160]; /* X-Linked-Etag, X-Linked-Size, X-Repo-Commit from any hop (the hub) */
+    uint64_t linked_size;
+    char repo_commit[64];
+    char next_link[1024];  /* Link: <...>; rel="next" */
+    char *final_url;       /* where the bytes came from (malloc'ed; free it) */
+} gg_http_get;
+
+/* Perform g. Returns 0, or -1 with *e set; in both cases free(g->final_url). */
+int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e);
+
+/* A URL for messages and info.json: no user:password@, no query string
+ * (presigned URLs carry credentials there). Malloc'ed. */
+char *gg_url_display(const char *url);
+
+/* The net's block cache (cache.h) and its counters, shared by every remote
+ * source: keys are (source number << 40 | block number). */
+gg_cache *gg_net_cache(gg_net *n);
+uint32_t gg_net_new_source_id(gg_net *n);
+/* The persistent block cache, or NULL (no -o cache_dir). */
+gg_diskcache *gg_net_diskcache(gg_net *n);
+
+/* Background jobs of remote sources (read-ahead): fn(obj, a, b) runs on one
+ * of the prefetch_threads workers (started on first use, so after the
+ * daemon forked). A full queue drops the job (read-ahead is a hint). */
+typedef void (*gg_net_job_fn)(void *obj, uint64_t a, uint64_t b);
+void gg_net_submit(gg_net *n, gg_net_job_fn fn, void *obj, uint64_t a, uint64_t b);
+/* Drop obj's queued jobs and wait for its running ones (before freeing obj). */
+void gg_net_cancel(gg_net *n, void *obj);
+
+/* Counters for .stats. */
+typedef enum gg_net_counter {
+    GG_NC_REQUESTS, GG_NC_BYTES, GG_NC_RETRIES, GG_NC_REDIRECTS, GG_NC_FAILED,
+    GG_NC_S2XX, GG_NC_S3XX, GG_NC_S404, GG_NC_S408, GG_NC_S412, GG_NC_S416, GG_NC_S429, GG_NC_S4XX,
+    GG_NC_S5XX, GG_NC_CONNECT_ERRORS, GG_NC_TIMEOUTS, GG_NC_SHORT_BODIES, GG_NC_BAD_RANGES,
+    GG_NC_WHOLE_BODIES, GG_NC_MEM_HITS, GG_NC_MEM_MISSES, GG_NC_DISK_HITS, GG_NC_DISK_MISSES,
+    GG_NC_DISK_WRITES, GG_NC_DISK_CORRUPT, GG_NC_PREFETCHED, GG_NC_STALE,
+    GG_NC_COUNT
+} gg_net_counter;
+void gg_net_count(gg_net *n, gg_net_counter c, uint64_t by);
+/* .stats lines (fixed widths, a fixed set of lines). */
+void gg_net_stats_text(gg_net *n, gg_buf *out);
+
+#endif

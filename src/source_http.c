@@ -1,0 +1,491 @@
+/* source_http.c - an object behind an http(s) URL as a source (source.h).
+ *
+ * Opening asks for the first block (one GET of bytes 0 to 1 MiB): its answer
+ * gives the size and the object's validator (ETag; else Last-Modified; on
+ * the Hugging Face hub also the X-Linked-Etag and X-Repo-Commit of the
+ * redirect), and the first block, which holds most headers whole.
+ *
+ * Reads go through blocks of 1 MiB (net.h's block size) in the net's block
+ * cache (cache.h, shared by all remote sources), then the disk cache
+ * (diskcache.h, if any), then the network. Consecutive missing blocks are
+ * fetched with one range GET. Every answer is checked against the
+ * validator; once it differs the source is stale for good (GG_E_STALE).
+ * GETs go to the URL the last answer came from (after the hub's redirect)
+ * with If-Match; if that fails (a presigned URL expired), to the original.
+ *
+ * A sequential reader gets read-ahead: once a stream has read a window's
+ * worth, the window doubles (8 MiB up to 128 MiB) and the blocks ahead of
+ * it are fetched by the net's workers, a quarter of the window per GET, so
+ * several range GETs are in flight. Random reads fetch only their blocks. */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gguffs/diskcache.h"
+#include "gguffs/log.h"
+#include "gguffs/net.h"
+#include "gguffs/source.h"
+
+#define WINDOW_MIN (8ull << 20)
+#define WINDOW_MAX (128ull << 20)
+#define STREAMS 4 /* sequential readers followed at once per source */
+
+typedef struct stream {
+    uint64_t start, next; /* the bytes it read: [start, next) */
+    uint64_t window;
+    uint64_t ahead_to;    /* bytes below this were asked for */
+    uint64_t used;        /* for replacing the least recently used */
+} stream;
+
+typedef struct http_source {
+    gg_source s;
+    gg_net *net;
+    gg_cache *cache;
+    gg_diskcache *disk;
+    char *url;          /* as given */
+    char *okey;         /* the object for caches: URL and validator */
+    uint32_t sid;       /* its number in the block cache's keys */
+    uint64_t bsize;
+    char etag[160];     /* strong ETag of the object, or "" */
+    char weak_etag[160];
+    char last_modified[64];
+    char linked_etag[160];
+    char repo_commit[64];
+    int offline;        /* opened from the disk cache: no network */
+    _Atomic int logged_stale;
+    pthread_mutex_t lock; /* guards effective, streams, use */
+    char *effective;    /* the URL the last answer came from */
+    stream streams[STREAMS];
+    uint64_t use;
+} http_source;
+
+static uint64_t block_key(const http_source *h, uint64_t b) { return (uint64_t)h->sid << 40 | b; }
+
+static uint64_t block_len(const http_source *h, uint64_t b)
+{
+    uint64_t lo = b * h->bsize;
+    return h->s.size - lo < h->bsize ? h->s.size - lo : h->bsize;
+}
+
+static int stale(http_source *h, gg_err *e, const char *why)
+{
+    atomic_store(&h->s.stale, 1);
+    if (!atomic_exchange(&h->logged_stale, 1))
+        gg_log("%s: changed on the server since it was mounted (%s): its reads fail with ESTALE", h->s.name, why);
+    return gg_fail(e, GG_E_STALE, "%s: changed on the server since it was mounted (%s)", h->s.name, why);
+}
+
+static int http_check(gg_source *s, gg_err *e)
+{
+    if (atomic_load_explicit(&s->stale, memory_order_relaxed))
+        return gg_fail(e, GG_E_STALE, "%s: changed on the server since it was mounted", s->name);
+    return 0;
+}
+
+/* Is the answer g from the object we opened? */
+static int same_object(http_source *h, const gg_http_get *g, gg_err *e)
+{
+    if (g->total != h->s.size) {
+        char why[96];
+        snprintf(why, sizeof why, "size %" PRIu64 " -> %" PRIu64, h->s.size, g->total);
+        return stale(h, e, why);
+    }
+    if (h->etag[0] && g->etag[0] && strcmp(h->etag, g->etag))
+        return stale(h, e, "new ETag");
+    if (h->weak_etag[0] && g->etag[0] && strcmp(h->weak_etag, g->etag))
+        return stale(h, e, "new ETag");
+    if (!h->etag[0] && h->last_modified[0] && g->last_modified[0] && strcmp(h->last_modified, g->last_modified))
+        return stale(h, e, "new Last-Modified");
+    if (h->linked_etag[0] && g->linked_etag[0] && strcmp(h->linked_etag, g->linked_etag))
+        return stale(h, e, "new X-Linked-Etag");
+    return 0;
+}
+
+/* GET bytes [off, off+len) into dst, checked. */
+static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *dst, gg_err *e)
+{
+    if (h->offline)
+        return gg_fail(e, GG_E_IO, "%s: bytes %" PRIu64 "-%" PRIu64 " are not in the disk cache and the server "
+                       "could not be reached when mounting", h->s.name, off, off + len - 1);
+    pthread_mutex_lock(&h->lock);
+    char *eff = h->effective ? strdup(h->effective) : NULL;
+    pthread_mutex_unlock(&h->lock);
+    for (int pass = eff ? 0 : 1; pass < 2; pass++) {
+        /* Pass 0: straight to where the bytes came from last time, with
+         * If-Match; pass 1: from the URL as given (redirects again). */
+        gg_http_get g = {.url = pass == 0 ? eff : h->url, .off = off, .len = len, .dst = dst,
+                         .if_match = pass == 0 && h->etag[0] ? h->etag : NULL};
+        gg_err ge;
+        int rc = gg_net_get(h->net, &g, &ge);
+        if (rc == 0 && same_object(h, &g, &ge) == 0) {
+            if (g.final_url && (!eff || strcmp(g.final_url, eff))) {
+                pthread_mutex_lock(&h->lock);
+                free(h->effective);
+                h->effective = g.final_url;
+                g.final_url = NULL;
+                pthread_mutex_unlock(&h->lock);
+            }
+            free(g.final_url);
+            free(eff);
+            return 0;
+        }
+        free(g.final_url);
+        if (ge.code == GG_E_STALE)
+            stale(h, NULL, ge.msg);
+        if (ge.code == GG_E_STALE || pass == 1 || atomic_load(&h->s.stale)) {
+            if (e)
+                *e = ge;
+            free(eff);
+            return -1;
+        }
+    }
+    free(eff);
+    return gg_fail(e, GG_E_IO, "%s: no answer", h->s.name);
+}
+
+/* Fill the claimed pages of blocks [b0, b1) (all FILL): disk first, then
+ * one GET for what is left. Settles every page (filled or failed). */
+static int fill_blocks(http_source *h, uint64_t b0, uint64_t b1, gg_page **pg, gg_err *e)
+{
+    int rc = 0;
+    uint64_t first_missing = b1, last_missing = b0;
+    for (uint64_t b = b0; b < b1; b++) {
+        int hit = -1;
+        if (h->disk) {
+            hit = gg_diskcache_get(h->disk, h->okey, b, gg_page_data(pg[b - b0]), block_len(h, b));
+            gg_net_count(h->net, hit == 0 ? GG_NC_DISK_HITS : GG_NC_DISK_MISSES, 1);
+            if (hit == 1)
+                gg_net_count(h->net, GG_NC_DISK_CORRUPT, 1);
+        }
+        if (hit == 0) {
+            gg_cache_filled(h->cache, pg[b - b0], 1);
+            pg[b - b0] = NULL;
+        } else {
+            if (b < first_missing)
+                first_missing = b;
+            last_missing = b;
+        }
+    }
+    if (first_missing < b1) {
+        uint64_t lo = first_missing * h->bsize, hi = last_missing * h->bsize + block_len(h, last_missing);
+        uint8_t *buf = malloc(hi - lo);
+        if (!buf)
+            rc = gg_fail(e, GG_E_NOMEM, "out of memory for %" PRIu64 " bytes", hi - lo);
+        else
+            rc = fetch(h, lo, hi - lo, buf, e);
+        for (uint64_t b = first_missing; b <= last_missing; b++) {
+            gg_page *p = pg[b - b0];
+            if (!p)
+                continue; /* (a block in the middle came from the disk) */
+            uint64_t bl = block_len(h, b);
+            if (rc == 0) {
+                memcpy(gg_page_data(p), buf + (b * h->bsize - lo), bl);
+                if (h->disk) {
+                    gg_diskcache_put(h->disk, h->okey, b, buf + (b * h->bsize - lo), bl);
+                    gg_net_count(h->net, GG_NC_DISK_WRITES, 1);
+                }
+            }
+            gg_cache_filled(h->cache, p, rc == 0);
+        }
+        free(buf);
+    }
+    return rc;
+}
+
+/* Read-ahead job: fetch blocks [b0, b1) that nobody has. */
+static void prefetch_job(void *obj, uint64_t b0, uint64_t b1)
+{
+    http_source *h = obj;
+    if (atomic_load(&h->s.stale))
+        return;
+    gg_page *pg[64];
+    if (b1 - b0 > 64)
+        b1 = b0 + 64;
+    /* Claim what is absent, in runs of consecutive blocks. */
+    uint64_t b = b0;
+    while (b < b1) {
+        int st;
+        gg_page *p = gg_cache_pin(h->cache, block_key(h, b), block_len(h, b), GG_PIN_READAHEAD | GG_PIN_IFABSENT, &st);
+        if (!p) {
+            b++;
+            continue;
+        }
+        uint64_t r0 = b;
+        pg[0] = p;
+        for (b++; b < b1; b++) {
+            p = gg_cache_pin(h->cache, block_key(h, b), block_len(h, b), GG_PIN_READAHEAD | GG_PIN_IFABSENT, &st);
+            if (!p)
+                break;
+            pg[b - r0] = p;
+        }
+        gg_page *keep[64];
+        memcpy(keep, pg, (b - r0) * sizeof *pg);
+        fill_blocks(h, r0, b, pg, NULL);
+        gg_net_count(h->net, GG_NC_PREFETCHED, b - r0);
+        for (uint64_t k = 0; k < b - r0; k++)
+            gg_cache_unpin(h->cache, keep[k]);
+    }
+}
+
+/* Follow sequential readers; ask for the blocks ahead of them. */
+static void read_ahead(http_source *h, uint64_t off, uint64_t n)
+{
+    uint64_t first = 0, end = 0, chunk = 0;
+    pthread_mutex_lock(&h->lock);
+    stream *s = NULL, *lru = &h->streams[0];
+    for (int i = 0; i < STREAMS; i++) {
+        stream *c = &h->streams[i];
+        if (c->window && off >= c->start && off <= c->next + h->bsize) {
+            s = c;
+            break;
+        }
+        if (c->used < lru->used)
+            lru = c;
+    }
+    if (!s) {
+        /* A new stream: no read-ahead until it reads on. */
+        *lru = (stream){off, off + n, WINDOW_MIN, off + n, ++h->use};
+        pthread_mutex_unlock(&h->lock);
+        return;
+    }
+    s->used = ++h->use;
+    if (off + n > s->next)
+        s->next = off + n;
+    if (s->next - s->start >= s->window && s->window < WINDOW_MAX)
+        s->window *= 2;
+    uint64_t target = s->next + s->window < h->s.size ? s->next + s->window : h->s.size;
+    if (s->ahead_to < target) {
+        first = s->ahead_to > s->next ? s->ahead_to : s->next;
+        end = target;
+        chunk = s->window / 4;
+        s->ahead_to = target;
+    }
+    pthread_mutex_unlock(&h->lock);
+    if (first >= end)
+        return;
+    uint64_t cb = chunk / h->bsize ? chunk / h->bsize : 1;
+    for (uint64_t b = first / h->bsize; b * h->bsize < end; b += cb) {
+        uint64_t b1 = b + cb, last = (end - 1) / h->bsize + 1;
+        gg_net_submit(h->net, prefetch_job, h, b, b1 < last ? b1 : last);
+    }
+}
+
+static int http_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
+{
+    http_source *h = (http_source *)s;
+    if (http_check(s, e))
+        return -1;
+    if (n == 0)
+        return 0;
+    if (off > s->size || n > s->size - off)
+        return gg_fail(e, GG_E_IO, "%s: read of [%" PRIu64 ", +%zu) past its %" PRIu64 " bytes", s->name, off, n,
+                       s->size);
+    uint64_t b0 = off / h->bsize, b1 = (off + n - 1) / h->bsize + 1;
+    read_ahead(h, off, n);
+    int rc = 0;
+    for (uint64_t b = b0; b < b1 && rc == 0;) {
+        /* Pin a run: ready blocks are copied as they come; blocks to fill
+         * are gathered so that consecutive ones share one GET. */
+        gg_page *claimed[64];
+        uint64_t c0 = 0, nclaimed = 0;
+        for (; b < b1 && nclaimed < 64; b++) {
+            int st;
+            gg_page *p = gg_cache_pin(h->cache, block_key(h, b), block_len(h, b), nclaimed ? GG_PIN_NOWAIT : 0, &st);
+            if (!p) {
+                rc = gg_fail(e, GG_E_NOMEM, "out of memory for a block");
+                break;
+            }
+            if (st == GG_PIN_FILL) {
+                if (!nclaimed)
+                    c0 = b;
+                claimed[nclaimed++] = p;
+                continue;
+            }
+            if (nclaimed) {
+                /* A block someone else has (or fills): end the run here. */
+                gg_cache_unpin(h->cache, p);
+                break;
+            }
+            gg_net_count(h->net, GG_NC_MEM_HITS, 1);
+            uint64_t lo = b * h->bsize, a = off > lo ? off : lo;
+            uint64_t z = off + n < lo + block_len(h, b) ? off + n : lo + block_len(h, b);
+            memcpy((char *)buf + (a - off), (char *)gg_page_data(p) + (a - lo), z - a);
+            gg_cache_unpin(h->cache, p);
+        }
+        if (!nclaimed)
+            continue;
+        gg_net_count(h->net, GG_NC_MEM_MISSES, nclaimed);
+        gg_page *keep[64];
+        memcpy(keep, claimed, nclaimed * sizeof *claimed);
+        rc = fill_blocks(h, c0, c0 + nclaimed, claimed, e);
+        for (uint64_t k = 0; k < nclaimed; k++) {
+            uint64_t bb = c0 + k, lo = bb * h->bsize, a = off > lo ? off : lo;
+            uint64_t z = off + n < lo + block_len(h, bb) ? off + n : lo + block_len(h, bb);
+            if (rc == 0)
+                memcpy((char *)buf + (a - off), (char *)gg_page_data(keep[k]) + (a - lo), z - a);
+            gg_cache_unpin(h->cache, keep[k]);
+        }
+    }
+    return rc;
+}
+
+static void http_describe(gg_source *s, gg_buf *out)
+{
+    http_source *h = (http_source *)s;
+    gg_buf_puts(out, "\"url\": ");
+    gg_json_string(out, s->name, strlen(s->name));
+    if (h->etag[0] || h->weak_etag[0]) {
+        gg_buf_puts(out, ", \"etag\": ");
+        const char *t = h->etag[0] ? h->etag : h->weak_etag;
+        gg_json_string(out, t, strlen(t));
+    }
+    if (h->repo_commit[0]) {
+        gg_buf_puts(out, ", \"repo_commit\": ");
+        gg_json_string(out, h->repo_commit, strlen(h->repo_commit));
+    }
+}
+
+static void http_close(gg_source *s)
+{
+    http_source *h = (http_source *)s;
+    gg_net_cancel(h->net, h);
+    gg_cache_drop_range(h->cache, block_key(h, 0), block_key(h, 0) + (1ull << 40));
+    pthread_mutex_destroy(&h->lock);
+    free(h->url);
+    free(h->okey);
+    free(h->effective);
+    free(s->name);
+    free(s->id);
+    free(h);
+}
+
+static const gg_source_ops http_ops = {http_read, http_check, http_describe, http_close};
+
+/* The object's validator, and its key for the caches. */
+static int set_identity(http_source *h, const gg_http_get *g)
+{
+    if (!strncmp(g->etag, "W/", 2))
+        snprintf(h->weak_etag, sizeof h->weak_etag, "%s", g->etag);
+    else
+        snprintf(h->etag, sizeof h->etag, "%s", g->etag);
+    snprintf(h->last_modified, sizeof h->last_modified, "%s", g->last_modified);
+    snprintf(h->linked_etag, sizeof h->linked_etag, "%s", g->linked_etag);
+    snprintf(h->repo_commit, sizeof h->repo_commit, "%s", g->repo_commit);
+    free(h->okey);
+    if (asprintf(&h->okey, "%s\n%s|%s|%s|%" PRIu64, h->url, h->etag[0] ? h->etag : h->weak_etag, h->last_modified,
+                 h->linked_etag, h->s.size) < 0)
+        h->okey = NULL;
+    return h->okey ? 0 : -1;
+}
+
+/* The meta line kept in the disk cache for offline opens. */
+static void save_meta(http_source *h)
+{
+    if (!h->disk)
+        return;
+    char line[1024];
+    snprintf(line, sizeof line, "%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%lld", h->s.size, h->etag, h->weak_etag,
+             h->last_modified, h->linked_etag, h->repo_commit, (long long)h->s.mtime.tv_sec);
+    gg_diskcache_put_meta(h->disk, h->url, line);
+}
+
+static int load_meta(http_source *h)
+{
+    gg_buf m = {0};
+    if (!h->disk || gg_diskcache_get_meta(h->disk, h->url, &m)) {
+        gg_buf_free(&m);
+        return -1;
+    }
+    char *f[7] = {0};
+    int k = 0;
+    for (char *p = m.p, *t; k < 7 && (t = strsep(&p, "\t\n"));)
+        f[k++] = t;
+    int ok = k == 7;
+    if (ok) {
+        gg_http_get g = {0};
+        h->s.size = strtoull(f[0], NULL, 10);
+        snprintf(g.etag, sizeof g.etag, "%s", f[1][0] ? f[1] : f[2]);
+        snprintf(g.last_modified, sizeof g.last_modified, "%s", f[3]);
+        snprintf(g.linked_etag, sizeof g.linked_etag, "%s", f[4]);
+        snprintf(g.repo_commit, sizeof g.repo_commit, "%s", f[5]);
+        h->s.mtime.tv_sec = (time_t)strtoll(f[6], NULL, 10);
+        ok = set_identity(h, &g) == 0;
+    }
+    gg_buf_free(&m);
+    return ok ? 0 : -1;
+}
+
+gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e)
+{
+    http_source *h = calloc(1, sizeof *h);
+    if (!h || !(h->url = strdup(url)) || !(h->s.name = gg_url_display(url)) || !(h->s.id = strdup(url))) {
+        if (h) {
+            free(h->url);
+            free(h->s.name);
+        }
+        free(h);
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    h->s.ops = &http_ops;
+    h->s.remote = 1;
+    h->net = net;
+    h->cache = gg_net_cache(net);
+    h->disk = gg_net_diskcache(net);
+    h->sid = gg_net_new_source_id(net) & 0xffffff;
+    h->bsize = gg_net_options(net)->block_bytes;
+    pthread_mutex_init(&h->lock, NULL);
+
+    /* The first block: size, validator, and most headers whole. */
+    uint8_t *first = malloc(h->bsize);
+    gg_http_get g = {.url = url, .off = 0, .len = h->bsize, .dst = first};
+    gg_err ge;
+    int rc = first ? gg_net_get(net, &g, &ge) : gg_fail(&ge, GG_E_NOMEM, "out of memory");
+    if (rc && ge.code == GG_E_STALE && g.status == 416 && g.total == 0) {
+        rc = 0; /* an empty object */
+        g.got = 0;
+    }
+    if (rc == 0) {
+        h->s.size = g.total;
+        struct tm tm = {0};
+        if (g.last_modified[0] && strptime(g.last_modified, "%a, %d %b %Y %H:%M:%S GMT", &tm))
+            h->s.mtime.tv_sec = timegm(&tm);
+        h->effective = g.final_url;
+        g.final_url = NULL;
+        if (set_identity(h, &g) == 0 && (g.got == block_len(h, 0) || h->s.size == 0)) {
+            save_meta(h);
+            if (h->s.size) {
+                int st;
+                gg_page *p = gg_cache_pin(h->cache, block_key(h, 0), block_len(h, 0), 0, &st);
+                if (p && st == GG_PIN_FILL) {
+                    memcpy(gg_page_data(p), first, block_len(h, 0));
+                    gg_cache_filled(h->cache, p, 1);
+                }
+                if (p)
+                    gg_cache_unpin(h->cache, p);
+                if (h->disk)
+                    gg_diskcache_put(h->disk, h->okey, 0, first, block_len(h, 0));
+            }
+        } else {
+            rc = gg_fail(&ge, GG_E_IO, "%s: the first answer was incomplete", h->s.name);
+        }
+    } else if ((ge.code == GG_E_IO || ge.code == GG_E_TIMEOUT) && load_meta(h) == 0) {
+        /* Unreachable, but cached: serve what the disk cache holds. */
+        gg_log("%s: %s; reading from the disk cache only", h->s.name, ge.msg);
+        h->offline = 1;
+        rc = 0;
+    }
+    free(g.final_url);
+    free(first);
+    if (rc) {
+        if (e)
+            *e = ge;
+        http_close(&h->s);
+        return NULL;
+    }
+    return &h->s;
+}
