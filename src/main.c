@@ -265,7 +265,7 @@ static int run_mount(gg_cli *c)
     if (!fsn || !reader) {
         fprintf(stderr, "gguffs: out of memory\n");
         rc = GG_EXIT_INTERNAL;
-    } else if (!(tree = gg_tree_new(models, nmodels, reader, &e))) {
+    } else if (!(tree = gg_tree_new(models, nmodels, reader, &c->tree, &e))) {
         fprintf(stderr, "gguffs: %s\n", e.msg);
         rc = GG_EXIT_INTERNAL;
     } else {

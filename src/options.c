@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "gguffs/decode.h"
+#include "gguffs/export.h"
 
 void gg_cli_usage(FILE *out)
 {
@@ -38,6 +39,7 @@ void gg_cli_usage(FILE *out)
             "  -o max_threads=N        FUSE worker threads (default 16)\n"
             "  -o clone_fd             one /dev/fuse descriptor per FUSE thread\n"
             "  -o logfile=PATH         append the daemon's messages to PATH\n"
+            "  -o safetensors_dtype=T  f32 (default), f16 or bf16 for model.safetensors\n"
             "remote models (https://..., hf://ORG/REPO[@REV][/FILE.gguf]):\n"
             "  -o timeout=SECONDS      connect and no-progress timeout (default 30)\n"
             "  -o retries=N            tries after the first for transient failures (default 5)\n"
@@ -221,7 +223,7 @@ static int one_option(gg_cli *c, const char *opt)
         if (IS("cache_size") || IS("page_size") || IS("threads") || IS("readahead") || IS("read_ahead_kb") ||
             IS("simd") || IS("types") || IS("stq1_0_order") || IS("max_threads") || IS("logfile") ||
             IS("timeout") || IS("retries") || IS("cafile") || IS("header") || IS("net_cache") ||
-            IS("cache_dir") || IS("cache_dir_size")) {
+            IS("cache_dir") || IS("cache_dir_size") || IS("safetensors_dtype")) {
             fprintf(stderr, "gguffs: -o %s needs a value (%s=...)\n", opt, opt);
             return -1;
         }
@@ -320,6 +322,17 @@ static int one_option(gg_cli *c, const char *opt)
         c->net_strings[c->net.n_headers] = strdup(val);
         c->net.headers[c->net.n_headers] = c->net_strings[c->net.n_headers];
         c->net.n_headers++;
+    } else if (IS("safetensors_dtype")) {
+        if (!strcmp(val, "f32"))
+            c->tree.safetensors_dtype = GG_VIEW_F32;
+        else if (!strcmp(val, "f16"))
+            c->tree.safetensors_dtype = GG_VIEW_F16;
+        else if (!strcmp(val, "bf16"))
+            c->tree.safetensors_dtype = GG_VIEW_BF16;
+        else {
+            fprintf(stderr, "gguffs: -o safetensors_dtype=%s: expected f32, f16 or bf16\n", val);
+            return -1;
+        }
     } else if (IS("logfile")) {
         if (!*val) {
             fprintf(stderr, "gguffs: -o logfile= needs a path\n");

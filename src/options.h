@@ -13,6 +13,7 @@
 #include "fuse_glue.h"
 #include "gguffs/model.h"
 #include "gguffs/net.h"
+#include "gguffs/tree.h"
 #include "gguffs/view.h"
 
 typedef enum gg_mode { GG_MODE_MOUNT, GG_MODE_DUMP, GG_MODE_VERIFY, GG_MODE_HELP, GG_MODE_VERSION } gg_mode;
@@ -28,6 +29,7 @@ typedef struct gg_cli {
     gg_reader_opts reader;
     gg_open_opts open;
     gg_fuse_opts fuse;
+    gg_tree_opts tree;
     gg_net_opts net;       /* for URLs and hf:// names */
     char *net_strings[GG_NET_MAX_HEADERS + 2]; /* what net's pointers point at */
     int fuse_argc;         /* what goes to libfuse: argv[0], -f/-d/-s, -o ... */

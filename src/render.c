@@ -231,8 +231,9 @@ void gg_hex(gg_buf *out, const void *p, size_t n)
     }
 }
 
-/* One value as JSON text (nested arrays recursively). */
-static void value_json(cursor *c, uint32_t type, gg_buf *out)
+/* One value as JSON text (nested arrays recursively); a top-level array
+ * gives at most `max` elements. */
+static void value_json_n(cursor *c, uint32_t type, uint64_t max, gg_buf *out)
 {
     if (type == GG_VT_STR) {
         uint64_t len = cur_count(c);
@@ -242,16 +243,18 @@ static void value_json(cursor *c, uint32_t type, gg_buf *out)
     }
     if (type == GG_VT_ARR) {
         uint32_t et = (uint32_t)cur_le(c, 4);
-        uint64_t n = cur_count(c);
+        uint64_t n = cur_count(c), shown = n < max ? n : max;
         gg_buf_put(out, "[", 1);
         if (gg_numarray_type(et)) {
-            c->pos += gg_numarray_text(out, c->f->hdr + c->pos, et, n, 1);
+            gg_numarray_text(out, c->f->hdr + c->pos, et, shown, 1);
+            c->pos += n * gg_vtype_size(et);
         } else {
-            for (uint64_t i = 0; i < n; i++) {
+            for (uint64_t i = 0; i < shown; i++) {
                 if (i)
                     gg_buf_put(out, ", ", 2);
-                value_json(c, et, out);
+                value_json_n(c, et, UINT64_MAX, out);
             }
+            /* (the cursor is not used after a cut array) */
         }
         gg_buf_put(out, "]", 1);
         return;
@@ -271,7 +274,17 @@ static void value_json(cursor *c, uint32_t type, gg_buf *out)
     }
 }
 
-void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out)
+static void value_json(cursor *c, uint32_t type, gg_buf *out) { value_json_n(c, type, UINT64_MAX, out); }
+
+void gg_render_value_json(const gg_file *f, const gg_kv *kv, uint64_t max, gg_buf *out)
+{
+    cursor c = {f, kv->val};
+    value_json_n(&c, kv->type, max, out);
+}
+
+void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out) { gg_render_kv_text_n(f, kv, UINT64_MAX, out); }
+
+void gg_render_kv_text_n(const gg_file *f, const gg_kv *kv, uint64_t max, gg_buf *out)
 {
     cursor c = {f, kv->val};
     if (kv->type == GG_VT_STR) {
@@ -287,6 +300,8 @@ void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out)
     }
     uint32_t et = (uint32_t)cur_le(&c, 4);
     uint64_t n = cur_count(&c);
+    if (n > max)
+        n = max;
     if (gg_numarray_type(et)) {
         gg_numarray_text(out, f->hdr + c.pos, et, n, 0);
         return;

@@ -29,11 +29,13 @@ static int open_model(gg_model *m, const char *path, const gg_open_opts *o)
 
 #define SHORT_ARRAY 8 /* elements shown of a long array unless --full */
 
-/* Value of KV i, arrays shortened to their first elements unless full. */
+/* Value of KV i on one line, arrays shortened to their first elements
+ * unless full (only those are rendered). */
 static void kv_value_text(const gg_file *f, const gg_kv *kv, int full, gg_buf *out)
 {
     gg_buf txt = {0};
-    gg_render_kv_text(f, kv, &txt);
+    uint64_t max = full ? UINT64_MAX : SHORT_ARRAY;
+    gg_render_kv_text_n(f, kv, max, &txt);
     if (kv->type != GG_VT_ARR) {
         /* Strings: keep on one line by escaping like array elements. */
         for (size_t i = 0; i + 1 < txt.len || (i < txt.len && kv->type != GG_VT_STR); i++) {
@@ -49,7 +51,7 @@ static void kv_value_text(const gg_file *f, const gg_kv *kv, int full, gg_buf *o
         gg_buf_printf(out, "[%" PRIu64 " x %s]", kv->arr_n, gg_vtype_name(kv->arr_type));
         size_t line = 0;
         uint64_t shown = 0;
-        for (size_t i = 0; i < txt.len && (full || shown < SHORT_ARRAY); i++) {
+        for (size_t i = 0; i < txt.len; i++) {
             if (txt.p[i] != '\n')
                 continue;
             gg_buf_puts(out, shown ? ", " : " ");
@@ -134,6 +136,9 @@ static void dump_text(const gg_model *m, int full)
     printf("\n%" PRIu64 " tensors, %" PRIu64 " bytes of tensor data\n", m->nt, total);
 }
 
+/* As JSON: the header, every key as metadata.json has it (arrays cut to
+ * their first elements unless full: "value" holds those, "n" says how many
+ * there are), the files, and every tensor's info.json. */
 static void dump_json(const gg_model *m, int full)
 {
     const gg_file *f = m->f;
@@ -141,44 +146,41 @@ static void dump_json(const gg_model *m, int full)
     gg_buf_printf(&out, "{\n  \"file\": ");
     gg_json_string(&out, m->path, strlen(m->path));
     gg_buf_printf(&out, ",\n  \"version\": %" PRIu32 ",\n  \"alignment\": %" PRIu32
-                  ",\n  \"data_offset\": %" PRIu64 ",\n  \"n_kv\": %" PRIu64 ",\n  \"n_tensors\": %" PRIu64
-                  ",\n  \"metadata\": ", f->version, f->alignment, f->data_offset, f->n_kv, f->n_tensors);
-    if (full) {
-        gg_render_metadata_json(f, &out);
-    } else {
-        /* Short form: arrays give their type and count and the first few
-         * elements as text lines. */
-        gg_buf_puts(&out, "{");
-        int oom;
-        char **keys = gg_metadata_json_keys(f, &oom);
-        for (uint64_t i = 0; i < f->n_kv; i++) {
-            const gg_kv *kv = &f->kv[i];
-            gg_buf_puts(&out, i ? ",\n    " : "\n    ");
-            if (keys && keys[i])
-                gg_buf_printf(&out, "\"%s\"", keys[i]);
-            else
-                gg_json_string(&out, gg_str_ptr(f, kv->key), kv->key.len);
-            gg_buf_printf(&out, ": {\"type\": \"%s\", ", gg_vtype_name(kv->type));
-            if (keys && keys[i]) {
-                gg_buf_puts(&out, "\"key_hex\": \"");
-                gg_hex(&out, gg_str_ptr(f, kv->key), kv->key.len);
-                gg_buf_puts(&out, "\", ");
-            }
-            gg_buf v = {0};
-            kv_value_text(f, kv, 0, &v);
-            if (kv->type == GG_VT_ARR)
-                gg_buf_printf(&out, "\"arr_type\": \"%s\", \"n\": %" PRIu64 ", \"preview\": ",
-                              gg_vtype_name(kv->arr_type), kv->arr_n);
-            else
-                gg_buf_puts(&out, "\"value\": ");
-            gg_json_string(&out, v.p ? v.p : "", v.len);
-            gg_buf_puts(&out, "}");
-            gg_buf_free(&v);
+                  ",\n  \"data_offset\": %" PRIu64 ",\n  \"n_kv\": %" PRIu64 ",\n  \"n_tensors\": %" PRIu64,
+                  f->version, f->alignment, f->data_offset, f->n_kv, m->nt);
+    if (m->nshards > 1) {
+        gg_buf_puts(&out, ",\n  \"shards\": [");
+        for (uint32_t i = 0; i < m->nshards; i++) {
+            gg_buf_puts(&out, i ? ", " : "");
+            gg_json_string(&out, m->shards[i].src->name, strlen(m->shards[i].src->name));
         }
-        gg_metadata_json_keys_free(f, keys);
-        gg_buf_puts(&out, "\n  }\n");
+        gg_buf_puts(&out, "]");
     }
-    gg_buf_puts(&out, "  ,\"tensors\": [");
+    gg_buf_puts(&out, ",\n  \"metadata\": {");
+    int oom;
+    char **keys = gg_metadata_json_keys(f, &oom);
+    for (uint64_t i = 0; i < f->n_kv; i++) {
+        const gg_kv *kv = &f->kv[i];
+        gg_buf_puts(&out, i ? ",\n    " : "\n    ");
+        if (keys && keys[i])
+            gg_buf_printf(&out, "\"%s\"", keys[i]);
+        else
+            gg_json_string(&out, gg_str_ptr(f, kv->key), kv->key.len);
+        gg_buf_printf(&out, ": {\"type\": \"%s\", ", gg_vtype_name(kv->type));
+        if (keys && keys[i]) {
+            gg_buf_puts(&out, "\"key_hex\": \"");
+            gg_hex(&out, gg_str_ptr(f, kv->key), kv->key.len);
+            gg_buf_puts(&out, "\", ");
+        }
+        if (kv->type == GG_VT_ARR)
+            gg_buf_printf(&out, "\"arr_type\": \"%s\", \"n\": %" PRIu64 ", ", gg_vtype_name(kv->arr_type),
+                          kv->arr_n);
+        gg_buf_puts(&out, "\"value\": ");
+        gg_render_value_json(f, kv, full ? UINT64_MAX : SHORT_ARRAY, &out);
+        gg_buf_puts(&out, "}");
+    }
+    gg_metadata_json_keys_free(f, keys);
+    gg_buf_puts(&out, "\n  },\n  \"tensors\": [");
     for (uint64_t i = 0; i < m->nt; i++) {
         gg_buf_puts(&out, i ? ",\n" : "\n");
         gg_tensor_info_json(m, &m->t[i], &out);

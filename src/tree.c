@@ -72,6 +72,7 @@ static int build_layout(gg_tree *t, uint32_t dir, uint16_t mi, int with_stats)
     rc |= add_node(t, strdup("tensors"), dir, GG_C_DIR, mi, 0);
     rc |= add_node(t, strdup("tensors.tsv"), dir, GG_C_TENSORS_TSV, mi, 0);
     rc |= add_node(t, strdup("types.tsv"), dir, GG_C_TYPES_TSV, mi, 0);
+    rc |= add_node(t, strdup("model.safetensors"), dir, GG_C_SAFETENSORS, mi, 0);
     if (with_stats)
         rc |= add_node(t, strdup(".stats"), dir, GG_C_CACHE_STATS, mi, 0);
     if (rc)
@@ -99,6 +100,9 @@ static int build_layout(gg_tree *t, uint32_t dir, uint16_t mi, int with_stats)
     for (uint64_t i = 0; i < m->nt; i++) {
         uint32_t d = td0 + (uint32_t)i, f0 = t->n;
         if (add_node(t, strdup("raw"), d, GG_C_RAW, mi, i) || add_node(t, strdup("f32"), d, GG_C_F32, mi, i) ||
+            add_node(t, strdup("f32.npy"), d, GG_C_F32_NPY, mi, i) || add_node(t, strdup("f16"), d, GG_C_F16, mi, i) ||
+            add_node(t, strdup("f16.npy"), d, GG_C_F16_NPY, mi, i) ||
+            add_node(t, strdup("bf16"), d, GG_C_BF16, mi, i) ||
             add_node(t, strdup("info.json"), d, GG_C_INFO_JSON, mi, i) ||
             add_node(t, strdup("stats"), d, GG_C_STATS, mi, i))
             return -1;
@@ -162,16 +166,18 @@ static char *model_dir_name(const char *base, size_t n)
 /* Node numbers are 32-bit and the tables double: keep well below that. */
 #define MAX_NODES (1u << 30)
 
-gg_tree *gg_tree_new(gg_model **models, int n_models, gg_reader *reader, gg_err *err)
+gg_tree *gg_tree_new(gg_model **models, int n_models, gg_reader *reader, const gg_tree_opts *o, gg_err *err)
 {
     gg_tree *t = calloc(1, sizeof *t);
     if (!t) {
         gg_fail(err, GG_E_NOMEM, "out of memory building the tree");
         return NULL;
     }
+    if (o)
+        t->o = *o;
     uint64_t want = 2;
     for (int i = 0; i < n_models; i++)
-        want += 8 + models[i]->f->n_kv + 5 * models[i]->nt;
+        want += 9 + models[i]->f->n_kv + 9 * models[i]->nt;
     if (n_models < 1 || n_models > UINT16_MAX || want > MAX_NODES) { /* (gg_node.model is 16 bits) */
         gg_fail(err, GG_E_TOOBIG, "%s: too many keys and tensors (%" PRIu64 " files; at most %u in one mount)",
                 n_models < 1 ? "no model" : models[0]->path, want, MAX_NODES);
@@ -238,6 +244,7 @@ void gg_tree_free(gg_tree *t)
     for (uint32_t i = 0; i < t->n; i++) {
         free(t->nodes[i].name);
         free(atomic_load(&t->nodes[i].text));
+        gg_composite_free(atomic_load(&t->nodes[i].comp));
     }
     free(t->nodes);
     free(t->hash);
@@ -253,7 +260,8 @@ void gg_tree_free(gg_tree *t)
 const gg_tensor *gg_node_tensor(const gg_tree *t, const gg_node *n, const gg_model **m)
 {
     switch (n->content) {
-    case GG_C_TENSOR_DIR: case GG_C_RAW: case GG_C_F32: case GG_C_INFO_JSON: case GG_C_STATS:
+    case GG_C_TENSOR_DIR: case GG_C_RAW: case GG_C_F32: case GG_C_INFO_JSON: case GG_C_STATS: case GG_C_F16:
+    case GG_C_BF16: case GG_C_F32_NPY: case GG_C_F16_NPY:
         break;
     default:
         return NULL;
@@ -707,6 +715,28 @@ void gg_tree_set_stats_hook(gg_tree *t, void (*fn)(void *arg, gg_buf *out), void
     t->stats_arg = arg;
 }
 
+/* The segments of a composite file node, made on first use. */
+static int comp_of(gg_tree *t, uint32_t i, gg_composite **res, gg_err *e)
+{
+    gg_node *n = &t->nodes[i];
+    gg_composite *c = atomic_load_explicit(&n->comp, memory_order_acquire);
+    if (!c) {
+        const gg_model *m = t->models[n->model];
+        c = n->content == GG_C_SAFETENSORS ? gg_export_safetensors(m, (gg_view_kind)t->o.safetensors_dtype, e)
+                                           : gg_export_npy(m, n->arg,
+                                                           n->content == GG_C_F32_NPY ? GG_VIEW_F32 : GG_VIEW_F16, e);
+        if (!c)
+            return -1;
+        gg_composite *expected = NULL;
+        if (!atomic_compare_exchange_strong(&n->comp, &expected, c)) {
+            gg_composite_free(c); /* another thread made it first */
+            c = expected;
+        }
+    }
+    *res = c;
+    return 0;
+}
+
 /* Bytes of a file node, without generating anything whose size is fixed. */
 static int file_size(gg_tree *t, uint32_t i, uint64_t *size, gg_err *e)
 {
@@ -719,6 +749,19 @@ static int file_size(gg_tree *t, uint32_t i, uint64_t *size, gg_err *e)
     case GG_C_F32:
         *size = m->t[n->arg].info->nelems * 4;
         return 0;
+    case GG_C_F16:
+    case GG_C_BF16:
+        *size = m->t[n->arg].info->nelems * 2;
+        return 0;
+    case GG_C_F32_NPY:
+    case GG_C_F16_NPY:
+    case GG_C_SAFETENSORS: {
+        gg_composite *c;
+        if (comp_of(t, i, &c, e))
+            return -1;
+        *size = c->size;
+        return 0;
+    }
     case GG_C_STATS:
         *size = GG_STATS_BYTES;
         return 0;
@@ -761,7 +804,7 @@ int gg_tree_getattr(gg_tree *t, gg_ino ino, gg_attr *a, gg_err *e)
      * decoded views and texts made from it. */
     a->blocks = n->content == GG_C_RAW ? (a->size + 511) / 512 : 0;
     a->live = n->content == GG_C_CACHE_STATS;
-    a->tensor_data = n->content == GG_C_RAW || n->content == GG_C_F32;
+    a->tensor_data = gg_node_is_data(n);
     return 0;
 }
 
@@ -792,7 +835,7 @@ int gg_tree_open(gg_tree *t, gg_ino ino, gg_open_file **of, gg_err *e)
         return -1;
     if (gg_node_is_dir(n))
         return gg_fail(e, GG_E_ISDIR, "%s: is a folder", n->name);
-    if (n->content == GG_C_F32) {
+    if (gg_node_is_data(n) && n->content != GG_C_RAW) {
         gg_open_file *o = malloc(sizeof *o);
         if (!o)
             return gg_fail(e, GG_E_NOMEM, "out of memory");
@@ -814,6 +857,24 @@ void gg_tree_close(gg_tree *t, gg_open_file *of)
 /* The cache id of the tensor behind a tensor file node: unique across the
  * models of the mount. */
 static uint32_t tensor_uid(const gg_tree *t, const gg_node *n) { return t->uid_base[n->model] + (uint32_t)n->arg; }
+
+/* A view of one of a model's tensors, for composite files. */
+typedef struct view_ctx {
+    gg_tree *t;
+    uint16_t model;
+    gg_readahead *ra;
+} view_ctx;
+
+static ssize_t read_view(void *arg, uint64_t tensor, gg_view_kind kind, char *buf, size_t n, uint64_t off,
+                         gg_err *e)
+{
+    view_ctx *v = arg;
+    const gg_model *m = v->t->models[v->model];
+    uint32_t uid = v->t->uid_base[v->model] + (uint32_t)tensor;
+    if (kind == GG_VIEW_F32)
+        return gg_read_f32(v->t->reader, m, &m->t[tensor], uid, buf, n, off, v->ra, e);
+    return gg_read_half(v->t->reader, m, &m->t[tensor], uid, kind == GG_VIEW_BF16, buf, n, off, v->ra, e);
+}
 
 ssize_t gg_tree_read_ref(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, size_t size, uint64_t off,
                          gg_ref *ref, gg_err *err)
@@ -841,6 +902,29 @@ ssize_t gg_tree_read_ref(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, si
         got = gg_read_f32_ref(t->reader, m, &m->t[n->arg], tensor_uid(t, n), buf, size, off, of ? &of->ra : NULL,
                               ref, e);
         break;
+    case GG_C_F16:
+    case GG_C_BF16:
+        got = gg_read_half(t->reader, m, &m->t[n->arg], tensor_uid(t, n), n->content == GG_C_BF16, buf, size, off,
+                           of ? &of->ra : NULL, e);
+        if (got > 0) {
+            ref->iov[0] = (struct iovec){buf, (size_t)got};
+            ref->niov = 1;
+        }
+        break;
+    case GG_C_F32_NPY:
+    case GG_C_F16_NPY:
+    case GG_C_SAFETENSORS: {
+        gg_composite *c;
+        if (comp_of(t, (uint32_t)(ino - 1), &c, e))
+            return -1;
+        view_ctx v = {t, n->model, of ? &of->ra : NULL};
+        got = gg_composite_read(c, read_view, &v, buf, size, off, e);
+        if (got > 0) {
+            ref->iov[0] = (struct iovec){buf, (size_t)got};
+            ref->niov = 1;
+        }
+        break;
+    }
     case GG_C_CACHE_STATS: {
         gg_buf live = {0};
         cache_stats_text(t, &live);

@@ -6,6 +6,7 @@
 
 #include <stdatomic.h>
 
+#include "gguffs/export.h"
 #include "gguffs/tree.h"
 
 typedef enum gg_content {
@@ -19,6 +20,11 @@ typedef enum gg_content {
     GG_C_RAW,           /* arg: tensor index */
     GG_C_F32,           /* arg: tensor index */
     GG_C_STATS,         /* arg: tensor index */
+    GG_C_F16,           /* arg: tensor index */
+    GG_C_BF16,          /* arg: tensor index */
+    GG_C_F32_NPY,       /* arg: tensor index (a composite file) */
+    GG_C_F16_NPY,       /* arg: tensor index (a composite file) */
+    GG_C_SAFETENSORS,   /* the model as safetensors (a composite file) */
     GG_C_CACHE_STATS,   /* changes at every read (its size does not) */
 } gg_content;
 
@@ -36,6 +42,7 @@ typedef struct gg_node {
     uint8_t content;      /* gg_content */
     uint64_t arg;
     _Atomic(gg_text *) text; /* generated content, once made */
+    _Atomic(gg_composite *) comp; /* composite files: their segments, once made */
 } gg_node;
 
 struct gg_tree {
@@ -49,9 +56,17 @@ struct gg_tree {
     uint32_t *hash;       /* (parent, name) -> node + 1; 0 = empty */
     uint32_t hash_cap;
     gg_reader *reader;    /* decoded reads (view.h) */
+    gg_tree_opts o;
     void (*stats_hook)(void *, gg_buf *); /* more .stats lines */
     void *stats_arg;
 };
+
+/* Files holding tensor data (big, read in streams). */
+static inline int gg_node_is_data(const gg_node *n)
+{
+    return n->content == GG_C_RAW || n->content == GG_C_F32 || n->content == GG_C_F16 || n->content == GG_C_BF16 ||
+           n->content == GG_C_F32_NPY || n->content == GG_C_F16_NPY || n->content == GG_C_SAFETENSORS;
+}
 
 static inline int gg_node_is_dir(const gg_node *n)
 {

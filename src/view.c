@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gguffs/halfconv.h"
 #include "gguffs/log.h"
 #include "gguffs/tlbuf.h"
 
@@ -595,6 +596,42 @@ ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_
     }
     gg_ref_release(r, &ref);
     return got;
+}
+
+/* f32 bytes of the calling thread, for the conversions below. */
+static gg_tlbuf conv_f32 = GG_TLBUF_INIT, conv_16 = GG_TLBUF_INIT;
+
+ssize_t gg_read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, int bf16, char *buf,
+                     size_t size, uint64_t off, gg_readahead *ra, gg_err *e)
+{
+    uint64_t total = t->info->nelems * 2;
+    if (off >= total || size == 0)
+        return 0;
+    if (size > total - off)
+        size = (size_t)(total - off);
+    uint64_t e0 = off / 2, e1 = (off + size + 1) / 2, n = e1 - e0;
+    char *f32 = gg_tlbuf_get(&conv_f32, n * 4);
+    uint16_t *h = gg_tlbuf_get(&conv_16, n * 2);
+    if (!f32 || !h)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    /* The float32 values through the same pages and cache as f32, then
+     * converted as they come. */
+    gg_ref ref;
+    ssize_t got = gg_read_f32_ref(r, m, t, uid, f32, n * 4, e0 * 4, ra, &ref, e);
+    if (got < 0)
+        return -1;
+    uint64_t at = 0;
+    for (int i = 0; i < ref.niov; i++) {
+        size_t k = ref.iov[i].iov_len / 4;
+        if (bf16)
+            gg_f32_to_bf16(ref.iov[i].iov_base, h + at, k);
+        else
+            gg_f32_to_f16(ref.iov[i].iov_base, h + at, k);
+        at += k;
+    }
+    gg_ref_release(r, &ref);
+    memcpy(buf, (char *)h + (off - e0 * 2), size);
+    return (ssize_t)size;
 }
 
 void gg_reader_forget(gg_reader *r, uint32_t uid_lo, uint32_t uid_hi)

@@ -477,7 +477,7 @@ static void model_types_tsv(void)
         gg_reader_default_opts(&ro);
         gg_reader *r = gg_reader_new(&ro);
         gg_model *mp = &m;
-        gg_tree *t = gg_tree_new(&mp, 1, r, &e);
+        gg_tree *t = gg_tree_new(&mp, 1, r, NULL, &e);
         if (t) {
             gg_ino node = 0;
             gg_tree_lookup(t, GG_ROOT, "types.tsv", &node, NULL);
@@ -528,7 +528,7 @@ static void model_empty_tensors(void)
         gg_reader_default_opts(&ro);
         gg_reader *r = gg_reader_new(&ro);
         gg_model *mp = &m;
-        gg_tree *t = gg_tree_new(&mp, 1, r, &e);
+        gg_tree *t = gg_tree_new(&mp, 1, r, NULL, &e);
         if (t) {
             gg_ino tens = 0;
             gg_tree_lookup(t, GG_ROOT, "tensors", &tens, NULL);

@@ -29,8 +29,14 @@ void gg_buf_puts(gg_buf *b, const char *s);
 void gg_buf_printf(gg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gg_buf_free(gg_buf *b);
 
-/* The text of metadata/<key> for KV kv. */
+/* The text of metadata/<key> for KV kv; the _n form gives at most max
+ * elements of an array (what --dump shows of it). */
 void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out);
+void gg_render_kv_text_n(const gg_file *f, const gg_kv *kv, uint64_t max, gg_buf *out);
+
+/* The value of KV kv as JSON, as metadata.json writes it (an array cut to
+ * its first max elements). */
+void gg_render_value_json(const gg_file *f, const gg_kv *kv, uint64_t max, gg_buf *out);
 
 /* metadata.json: {"key": {"type": ..., "value": ...}, ...} in file order.
  * Strings are gg_json_string()s. No key is lost: a key that is not valid

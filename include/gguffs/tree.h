@@ -5,10 +5,13 @@
  *   metadata.json           every key with its type
  *   tensors/<name>/raw      the stored bytes
  *   tensors/<name>/f32      decoded to little-endian float32
+ *   tensors/<name>/f16, bf16    the same values as float16 / bfloat16 (halfconv.h)
+ *   tensors/<name>/f32.npy, f16.npy   .npy files of them (export.h)
  *   tensors/<name>/info.json
  *   tensors/<name>/stats    count, min, max, mean, std, NaN/Inf/zero counts
  *   tensors.tsv             one line per tensor
  *   types.tsv               one line per type present
+ *   model.safetensors       every decodable tensor (export.h)
  *   .stats                  live counters of the decoded-page cache
  * With several models each gets a folder of its own holding this layout.
  *
@@ -47,11 +50,15 @@ typedef struct gg_attr {
 #define GG_STATS_WIDTH 24
 #define GG_STATS_BYTES (8 * (5 + 1 + GG_STATS_WIDTH + 1))
 
+typedef struct gg_tree_opts {
+    int safetensors_dtype; /* gg_view_kind of model.safetensors (export.h): F32 by default */
+} gg_tree_opts;
+
 /* Build the tree. With one model its layout is at the root; with several,
  * each is under a folder named after its file (without .gguf and any
  * -NNNNN-of-NNNNN shard suffix; clashes get ~2, ~3, ...). Returns NULL with
  * *e set. The models and the reader must outlive the tree. */
-gg_tree *gg_tree_new(gg_model **models, int n_models, gg_reader *reader, gg_err *e);
+gg_tree *gg_tree_new(gg_model **models, int n_models, gg_reader *reader, const gg_tree_opts *o, gg_err *e);
 void gg_tree_free(gg_tree *t);
 
 /* Child of dir named name: 0 and *out, or -1 (GG_E_NOENT, GG_E_NOTDIR). */

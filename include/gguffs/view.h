@@ -87,6 +87,12 @@ ssize_t gg_read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uin
 ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
                     size_t size, uint64_t off, gg_readahead *ra, gg_err *e);
 
+/* Bytes [off, off+size) of the tensor as float16 (bf16 = 0) or bfloat16
+ * (halfconv.h), made from the f32 pages, into buf. Returns the byte
+ * count or -1 with *e set. */
+ssize_t gg_read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, int bf16, char *buf,
+                     size_t size, uint64_t off, gg_readahead *ra, gg_err *e);
+
 /* Decode elements [e0, e1) of a tensor into dst, bypassing the cache (used by
  * --verify and stats). Returns 0, or -1 with *e set. */
 int gg_decode_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t e0, uint64_t e1,

@@ -406,7 +406,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(r, "reader");
     gg_model *models[2] = {&m, &m};
     int nmodels = size % 4 == 1 ? 2 : 1;
-    gg_tree *t = gg_tree_new(models, nmodels, r, &e);
+    gg_tree *t = gg_tree_new(models, nmodels, r, NULL, &e);
     if (t) {
         visit(t, pieces, np);
         gg_tree_free(t);
