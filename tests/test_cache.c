@@ -2,7 +2,9 @@
  * the pin -> fill/busy -> filled -> release cycle and its counters, the pin
  * flags and gg_cache_peek, the byte budget and LRU order, the used-once
  * list, failed fills (waiters woken, pages freed at their last release),
- * gg_cache_drop_range.
+ * gg_cache_drop_range, then threads pinning random keys of a small key space
+ * under a small budget, some fills failing on purpose, every page read
+ * checked against its key's pattern, counters reconciled at the end.
  *
  * Every case runs under a watchdog: a deadlock ends the program (exit 3)
  * instead of hanging make check. Run it under ASan and LeakSanitizer too
@@ -828,8 +830,299 @@ static void drop_range(void)
     gg_cache_free(c);
 }
 
-int main(void)
+/* ---- threads ---- */
+
+enum { THREADS = 8, NKEYS = 96, KEY0 = 1u << 20 };
+
+static size_t size_of_key(uint64_t k)
 {
+    return k % 16 == 15 ? BIG : (size_t)(k % 4 + 1) * 1024; /* multiples of 64: bytes counted as they are */
+}
+
+typedef struct worker {
+    gg_cache *c;
+    uint64_t rng;
+    int drops, ops;
+    const void *shared_stream;
+    char stream; /* its own stream: its address */
+    /* what it saw, to reconcile with the counters */
+    uint64_t fills, failed, ra_filled, ready, waited_ok, waited_bad, peek_hits, absent_null;
+    uint64_t max_resident;
+    int errors;
+    char first_error[200];
+} worker;
+
+static uint64_t rnd(worker *w)
+{
+    w->rng ^= w->rng << 13;
+    w->rng ^= w->rng >> 7;
+    w->rng ^= w->rng << 17;
+    return w->rng;
+}
+
+#define WFAIL(w, ...)                                                                                              \
+    do {                                                                                                           \
+        if ((w)->errors++ == 0)                                                                                    \
+            snprintf((w)->first_error, sizeof (w)->first_error, __VA_ARGS__);                                      \
+    } while (0)
+
+static void check_page(worker *w, gg_page *p, uint64_t key)
+{
+    if (gg_page_bytes(p) != size_of_key(key))
+        WFAIL(w, "key %" PRIu64 ": %zu bytes, want %zu", key, gg_page_bytes(p), size_of_key(key));
+    else if (!pattern_ok(gg_page_data(p), gg_page_bytes(p), key))
+        WFAIL(w, "key %" PRIu64 ": a READY page with wrong data", key);
+}
+
+/* Fill a page we got FILL for; one fill in 8 fails after writing garbage. */
+static int fill(worker *w, gg_page *p, uint64_t key, int flags)
+{
+    w->fills++;
+    size_t n = gg_page_bytes(p);
+    if (n != size_of_key(key))
+        WFAIL(w, "key %" PRIu64 ": FILL page of %zu bytes, want %zu", key, n, size_of_key(key));
+    int fail = rnd(w) % 8 == 0;
+    if (fail)
+        memset(gg_page_data(p), 0xa5, n);
+    else
+        pattern(gg_page_data(p), n, key);
+    if (rnd(w) % 4 == 0)
+        sched_yield(); /* stay FILLING a little longer: more BUSY pages and waits */
+    gg_cache_filled(w->c, p, !fail);
+    if (fail)
+        w->failed++;
+    else if (flags & GG_PIN_READAHEAD)
+        w->ra_filled++;
+    return !fail;
+}
+
+static const void *pick_stream(worker *w)
+{
+    switch (rnd(w) % 4) {
+    case 0:
+        return &w->stream;
+    case 1:
+        return w->shared_stream;
+    default:
+        return NULL;
+    }
+}
+
+static uint64_t pick_key(worker *w)
+{
+    /* a quarter of the reads on 8 hot keys: more pages filled under readers */
+    return KEY0 + (rnd(w) % 4 == 0 ? rnd(w) % 8 : rnd(w) % NKEYS);
+}
+
+static void note_resident(worker *w)
+{
+    uint64_t r = stats(w->c).resident_bytes;
+    if (r > w->max_resident)
+        w->max_resident = r;
+}
+
+/* One page, pinned waiting (or NOWAIT then gg_cache_wait), or peeked;
+ * a failed wait is retried with a waiting pin. */
+static void one(worker *w)
+{
+    uint64_t key = pick_key(w);
+    unsigned r = (unsigned)(rnd(w) % 16);
+    if (r == 0) {
+        gg_page *p = gg_cache_peek(w->c, key);
+        if (p) {
+            w->peek_hits++;
+            check_page(w, p, key);
+            gg_cache_release(w->c, p, pick_stream(w));
+        }
+        return;
+    }
+    int flags = r == 1 ? GG_PIN_IFABSENT : r == 2 ? GG_PIN_READAHEAD : r < 8 ? GG_PIN_NOWAIT : 0;
+    for (;;) {
+        int st = -1;
+        gg_page *p = gg_cache_pin(w->c, key, size_of_key(key), flags, &st);
+        if (!p) {
+            if ((flags & GG_PIN_IFABSENT) && st == GG_PIN_READY)
+                w->absent_null++;
+            else
+                WFAIL(w, "key %" PRIu64 ": pin gives NULL (status %d)", key, st);
+            return;
+        }
+        if (st == GG_PIN_FILL) {
+            fill(w, p, key, flags);
+            note_resident(w);
+        } else if (st == GG_PIN_BUSY) {
+            if (!(flags & GG_PIN_NOWAIT))
+                WFAIL(w, "key %" PRIu64 ": BUSY without NOWAIT", key);
+            if (gg_cache_wait(w->c, p) != 0) {
+                w->waited_bad++;
+                gg_cache_unpin(w->c, p);
+                flags = 0; /* retry, waiting */
+                continue;
+            }
+            w->waited_ok++;
+            check_page(w, p, key);
+        } else if (st == GG_PIN_READY) {
+            w->ready++;
+            check_page(w, p, key);
+        } else {
+            WFAIL(w, "key %" PRIu64 ": status %d", key, st);
+        }
+        gg_cache_release(w->c, p, pick_stream(w));
+        return;
+    }
+}
+
+/* A read of a few consecutive pages as view.c does it: pin all NOWAIT, fill
+ * ours, then wait for the others' (never waiting while holding a page we
+ * have not filled), check them all while all are pinned, let go. */
+static void batch(worker *w)
+{
+    enum { MAXB = 3 };
+    uint64_t k0 = pick_key(w);
+    int n = 1 + (int)(rnd(w) % MAXB);
+    int flags = GG_PIN_NOWAIT | (rnd(w) % 8 == 0 ? GG_PIN_READAHEAD : 0);
+    gg_page *pg[MAXB];
+    int st[MAXB], good[MAXB];
+    uint64_t key[MAXB];
+    for (int i = 0; i < n; i++) {
+        key[i] = KEY0 + (k0 - KEY0 + (uint64_t)i) % NKEYS;
+        pg[i] = gg_cache_pin(w->c, key[i], size_of_key(key[i]), flags, &st[i]);
+        good[i] = 0;
+        if (!pg[i])
+            WFAIL(w, "key %" PRIu64 ": pin gives NULL (status %d)", key[i], st[i]);
+        else if (st[i] == GG_PIN_FILL)
+            good[i] = fill(w, pg[i], key[i], flags);
+        else if (st[i] == GG_PIN_READY)
+            w->ready++, good[i] = 1;
+    }
+    note_resident(w);
+    for (int i = 0; i < n; i++) {
+        while (pg[i] && st[i] == GG_PIN_BUSY) {
+            if (gg_cache_wait(w->c, pg[i]) == 0) {
+                w->waited_ok++;
+                good[i] = 1;
+                break;
+            }
+            w->waited_bad++;
+            gg_cache_unpin(w->c, pg[i]);
+            pg[i] = gg_cache_pin(w->c, key[i], size_of_key(key[i]), GG_PIN_NOWAIT, &st[i]);
+            if (!pg[i])
+                WFAIL(w, "key %" PRIu64 ": pin gives NULL (status %d)", key[i], st[i]);
+            else if (st[i] == GG_PIN_FILL)
+                good[i] = fill(w, pg[i], key[i], 0);
+            else if (st[i] == GG_PIN_READY)
+                w->ready++, good[i] = 1;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (pg[i] && good[i])
+            check_page(w, pg[i], key[i]);
+    const void *stream = pick_stream(w);
+    for (int i = 0; i < n; i++)
+        if (pg[i])
+            gg_cache_release(w->c, pg[i], stream);
+}
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    for (int i = 0; i < w->ops; i++) {
+        if (rnd(w) % 2)
+            one(w);
+        else
+            batch(w);
+        if (w->drops && rnd(w) % 64 == 0) {
+            uint64_t k = pick_key(w);
+            gg_cache_drop_range(w->c, k, k + 1 + rnd(w) % 4);
+        }
+        if (i % 64 == 0)
+            note_resident(w);
+    }
+    return NULL;
+}
+
+static void threads(int drops, int ops)
+{
+    begin(drops ? "threads, with drop_range" : "threads");
+    const uint64_t budget = 3 * BIG;
+    static const char shared_stream;
+    gg_cache *c = gg_cache_new(budget);
+    worker w[THREADS];
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        w[i] = (worker){.c = c, .rng = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1 + 100 * drops), .drops = drops,
+                        .ops = ops, .shared_stream = &shared_stream};
+        if (pthread_create(&t[i], NULL, work, &w[i])) {
+            perror("pthread_create");
+            exit(1);
+        }
+    }
+    worker sum = {0};
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        if (w[i].errors)
+            EXPECT(0, "[%s] thread %d: %d errors, the first: %s", current_case, i, w[i].errors, w[i].first_error);
+        sum.fills += w[i].fills;
+        sum.failed += w[i].failed;
+        sum.ra_filled += w[i].ra_filled;
+        sum.ready += w[i].ready;
+        sum.waited_ok += w[i].waited_ok;
+        sum.waited_bad += w[i].waited_bad;
+        sum.peek_hits += w[i].peek_hits;
+        sum.absent_null += w[i].absent_null;
+        if (w[i].max_resident > sum.max_resident)
+            sum.max_resident = w[i].max_resident;
+    }
+    gg_cache_stats s = stats(c);
+    const char *cs = current_case;
+    /* Every miss, hit and fill as the threads saw them. */
+    EXPECT(s.misses == sum.fills, "[%s] misses %" PRIu64 ", the threads filled %" PRIu64, cs, s.misses, sum.fills);
+    EXPECT(s.fills_failed == sum.failed, "[%s] fills_failed %" PRIu64 ", the threads failed %" PRIu64, cs,
+           s.fills_failed, sum.failed);
+    EXPECT(s.hits == sum.ready + sum.waited_ok + sum.peek_hits,
+           "[%s] hits %" PRIu64 ", the threads got %" PRIu64 " READY pins, %" PRIu64 " waits, %" PRIu64 " peeks", cs,
+           s.hits, sum.ready, sum.waited_ok, sum.peek_hits);
+    EXPECT(s.readahead_filled == sum.ra_filled, "[%s] readahead_filled %" PRIu64 ", want %" PRIu64, cs,
+           s.readahead_filled, sum.ra_filled);
+    /* The budget: over it only by what was pinned or being filled. */
+    EXPECT(s.resident_bytes <= budget, "[%s] %" PRIu64 " bytes resident with nothing pinned, budget %" PRIu64, cs,
+           s.resident_bytes, budget);
+    uint64_t bound = budget + (uint64_t)THREADS * 5 * BIG;
+    EXPECT(sum.max_resident <= bound, "[%s] %" PRIu64 " bytes resident at a time, more than %" PRIu64, cs,
+           sum.max_resident, bound);
+    /* Pages in: every miss that did not fail, less the evicted ones. */
+    if (!drops)
+        EXPECT(s.resident_pages == s.misses - s.fills_failed - s.evictions,
+               "[%s] %" PRIu64 " pages resident, %" PRIu64 " misses - %" PRIu64 " failed - %" PRIu64 " evicted", cs,
+               s.resident_pages, s.misses, s.fills_failed, s.evictions);
+    /* What is left: the pages counted, with their keys' data. */
+    uint64_t pages = 0, bytes = 0;
+    for (uint64_t k = KEY0; k < KEY0 + NKEYS; k++) {
+        gg_page *p = gg_cache_peek(c, k);
+        if (!p)
+            continue;
+        pages++;
+        bytes += gg_page_bytes(p);
+        EXPECT(gg_page_bytes(p) == size_of_key(k) && pattern_ok(gg_page_data(p), gg_page_bytes(p), k),
+               "[%s] key %" PRIu64 " left with wrong data", cs, k);
+        gg_cache_unpin(c, p);
+    }
+    EXPECT(pages == s.resident_pages && bytes == s.resident_bytes,
+           "[%s] %" PRIu64 " pages of %" PRIu64 " bytes left, counted %" PRIu64 " of %" PRIu64, cs, pages, bytes,
+           s.resident_pages, s.resident_bytes);
+    gg_cache_drop_range(c, 0, UINT64_MAX);
+    gg_cache_stats e = stats(c);
+    EXPECT(e.resident_pages == 0 && e.resident_bytes == 0, "[%s] after dropping all: %" PRIu64 " pages %" PRIu64
+           " bytes", cs, e.resident_pages, e.resident_bytes);
+    printf("%s: %d threads x %d reads: %" PRIu64 " misses, %" PRIu64 " hits, %" PRIu64 " failed fills, %" PRIu64
+           " waits (%" PRIu64 " on failed fills), %" PRIu64 " evictions\n",
+           cs, THREADS, ops, s.misses, s.hits, s.fills_failed, s.waits, sum.waited_bad, s.evictions);
+    gg_cache_free(c);
+}
+
+int main(int argc, char **argv)
+{
+    int ops = argc > 1 ? atoi(argv[1]) : 1000;
     signal(SIGALRM, on_alarm);
     init_shard_keys();
     cycle();
@@ -839,6 +1132,8 @@ int main(void)
     budget();
     used_once();
     drop_range();
+    threads(0, ops);
+    threads(1, ops);
     alarm(0);
     if (fails) {
         fprintf(stderr, "test_cache: %d failures\n", fails);
