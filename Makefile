@@ -55,19 +55,19 @@ $(BUILD)/libgguffs.a: $(LIB_OBJ)
 
 $(BUILD)/src/%_avx2.o: src/%_avx2.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(AVX2_FLAGS) -MMD -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(AVX2_FLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/src/%_avx512.o: src/%_avx512.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(AVX512_FLAGS) -MMD -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(AVX512_FLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/src/fuse.o $(BUILD)/src/main.o $(BUILD)/src/options.o: $(BUILD)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FUSE_CFLAGS) -MMD -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(FUSE_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
