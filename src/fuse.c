@@ -91,6 +91,15 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
     conn->want &= ~(unsigned)FUSE_CAP_SPLICE_READ; /* measured: no gain here */
 }
 
+/* A live shelf changed: the kernel forgets what it cached of those names
+ * (called from the shelf's thread, never from a request's). */
+static void inval_entry(void *arg, gg_ino parent, const char *name)
+{
+    fuse_lowlevel_notify_inval_entry(arg, parent, name, strlen(name));
+}
+
+static void inval_inode(void *arg, gg_ino ino) { fuse_lowlevel_notify_inval_inode(arg, ino, 0, 0); }
+
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     ctx *c = ctx_of(req);
@@ -267,6 +276,17 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
     fuse_reply_statfs(req, &sv);
 }
 
+static void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+    ctx *c = ctx_of(req);
+    char target[4096];
+    gg_err e;
+    if (gg_tree_readlink(c->tree, ino, target, sizeof target, &e) < 0)
+        reply_error(req, &e);
+    else
+        fuse_reply_readlink(req, target);
+}
+
 static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
     ctx *c = ctx_of(req);
@@ -339,6 +359,7 @@ static const struct fuse_lowlevel_ops ops = {
     .open = op_open,
     .release = op_release,
     .read = op_read,
+    .readlink = op_readlink,
     .statfs = op_statfs,
     .getxattr = op_getxattr,
     .listxattr = op_listxattr,
@@ -373,6 +394,9 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
     }
     if (!o->foreground)
         gg_log_to_syslog(1);
+    gg_tree_set_invalidate(tree, inval_entry, inval_inode, se);
+    if (o->shelf)
+        gg_shelf_start(o->shelf, 1, 1);
     int loop;
     if (o->single_thread) {
         loop = fuse_session_loop(se);

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "gguffs/net.h"
+#include "gguffs/shelf.h"
 #include "gguffs/tree.h"
 
 typedef struct gg_fuse_opts {
@@ -15,6 +16,7 @@ typedef struct gg_fuse_opts {
                           open; 0 = leave the kernel's (128 KiB) */
     int clone_fd;    /* one /dev/fuse descriptor per worker thread */
     gg_net *net;     /* remote models' client: stopped at once on unmount; may be NULL */
+    gg_shelf *shelf; /* its background work starts once the daemon runs */
 } gg_fuse_opts;
 
 /* Mount tree at mountpoint (absolute and canonical: it is never looked at

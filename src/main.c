@@ -17,8 +17,9 @@
 #include "gguffs/log.h"
 #include "gguffs/mountinfo.h"
 #include "gguffs/net.h"
-#include "tools.h"
+#include "mountset.h"
 #include "options.h"
+#include "tools.h"
 
 #define GGUFFS_VERSION "0.2.0"
 
@@ -90,17 +91,6 @@ static char *fsname_opt(const char *path)
     }
     *o = 0;
     return s;
-}
-
-static void close_models(gg_model **models, int n)
-{
-    for (int i = 0; i < n; i++) {
-        if (models[i]) {
-            gg_model_close(models[i]);
-            free(models[i]);
-        }
-    }
-    free(models);
 }
 
 /* The models named on the command line, as paths and URLs: an hf:// name
@@ -181,47 +171,6 @@ oom:
     return GG_EXIT_INTERNAL;
 }
 
-/* Open every model before mounting anything: a bad file mounts nothing.
- * The same file (or a shard of the same split set) named twice, as a glob
- * of a set's shards does, is opened once. */
-static int open_models(gg_cli *c, char **paths, int n, gg_model ***out, int *nout)
-{
-    gg_model **models = calloc((size_t)n, sizeof *models);
-    int k = 0;
-    if (!models) {
-        fprintf(stderr, "gguffs: out of memory\n");
-        return GG_EXIT_INTERNAL;
-    }
-    for (int i = 0; i < n; i++) {
-        gg_model *m = calloc(1, sizeof *m);
-        if (!m) {
-            fprintf(stderr, "gguffs: out of memory\n");
-            close_models(models, k);
-            return GG_EXIT_INTERNAL;
-        }
-        gg_err e;
-        if (gg_model_open(m, paths[i], &c->open, &e)) {
-            fprintf(stderr, "gguffs: %s\n", e.msg);
-            gg_model_close(m);
-            free(m);
-            close_models(models, k);
-            return gg_exit_for(e.code);
-        }
-        int dup = 0;
-        for (int j = 0; j < k && !dup; j++)
-            dup = gg_model_same(models[j], m);
-        if (dup) {
-            gg_model_close(m);
-            free(m);
-            continue;
-        }
-        models[k++] = m;
-    }
-    *out = models;
-    *nout = k;
-    return GG_EXIT_OK;
-}
-
 static int run_mount(gg_cli *c)
 {
     /* The daemon runs up to ~20 threads (FUSE, read-ahead, OpenMP); glibc's
@@ -229,46 +178,36 @@ static int run_mount(gg_cli *c)
      * them. Page buffers do not come from malloc (cache.c maps them). */
     mallopt(M_ARENA_MAX, 4);
 
-    gg_model **models = NULL;
-    int nmodels = 0;
     gg_net *net = NULL;
-    specs sp = {0};
-    int rc = expand_models(c, c->npos - 1, &net, &sp);
-    if (!rc)
-        rc = open_models(c, sp.v, sp.n, &models, &nmodels);
-    specs_free(&sp);
-    if (rc) {
-        gg_net_free(net);
-        return rc;
-    }
+    gg_shelf *shelf = NULL;
+    int single = 0;
+    int rc = gg_mountset(c, c->npos - 1, &net, &shelf, &single);
     char *mp = NULL;
-    rc = resolve_mountpoint(c->pos[c->npos - 1], &mp);
-    if (rc) {
-        close_models(models, nmodels);
-        gg_net_free(net);
-        return rc;
-    }
-    if (c->logfile) {
+    if (!rc)
+        rc = resolve_mountpoint(c->pos[c->npos - 1], &mp);
+    if (!rc && c->logfile) {
         int e = gg_log_to_file(c->logfile);
         if (e < 0) {
             fprintf(stderr, "gguffs: -o logfile=%s: %s\n", c->logfile, strerror(-e));
-            close_models(models, nmodels);
-            gg_net_free(net);
-            free(mp);
-            return GG_EXIT_USAGE;
+            rc = GG_EXIT_USAGE;
         }
     }
-    char *fsn = fsname_opt(c->pos[0]);
-    gg_reader *reader = gg_reader_new(&c->reader);
+    char *fsn = NULL;
+    gg_reader *reader = NULL;
     gg_tree *tree = NULL;
-    gg_err e;
-    if (!fsn || !reader) {
-        fprintf(stderr, "gguffs: out of memory\n");
-        rc = GG_EXIT_INTERNAL;
-    } else if (!(tree = gg_tree_new(models, nmodels, reader, &c->tree, &e))) {
-        fprintf(stderr, "gguffs: %s\n", e.msg);
-        rc = GG_EXIT_INTERNAL;
-    } else {
+    if (!rc) {
+        fsn = fsname_opt(c->npos > 1 ? c->pos[0] : "gguffs");
+        reader = gg_reader_new(&c->reader);
+        gg_err e;
+        if (!fsn || !reader) {
+            fprintf(stderr, "gguffs: out of memory\n");
+            rc = GG_EXIT_INTERNAL;
+        } else if (!(tree = gg_tree_new_shelf(shelf, single, reader, &c->tree, &e))) {
+            fprintf(stderr, "gguffs: %s\n", e.msg);
+            rc = GG_EXIT_INTERNAL;
+        }
+    }
+    if (!rc) {
         char *argv[64];
         int argc = 0;
         for (int i = 0; i < c->fuse_argc && argc < 60; i++)
@@ -277,16 +216,19 @@ static int run_mount(gg_cli *c)
         argv[argc++] = fsn;
         argv[argc] = NULL;
         c->fuse.net = net;
+        c->fuse.shelf = shelf;
         if (net)
             gg_tree_set_stats_hook(tree, (void (*)(void *, gg_buf *))gg_net_stats_text, net);
         rc = gg_fuse_run(tree, argc, argv, mp, &c->fuse);
-        gg_tree_free(tree);
     }
+    /* The tree first (it lives on the shelf's models), then the shelf (its
+     * threads stop), then what they read through. */
+    gg_tree_free(tree);
+    gg_shelf_free(shelf);
     gg_reader_free(reader);
+    gg_net_free(net);
     free(fsn);
     free(mp);
-    close_models(models, nmodels);
-    gg_net_free(net);
     return rc;
 }
 

@@ -14,13 +14,16 @@
 void gg_cli_usage(FILE *out)
 {
     fprintf(out,
-            "usage: gguffs [options] MODEL.gguf [MODEL2.gguf ...] MOUNTPOINT\n"
+            "usage: gguffs [options] MODEL.gguf|URL|hf://ORG/REPO[@REV][/FILE]|FOLDER ... MOUNTPOINT\n"
+            "       gguffs [options] --ollama|--hf-cache|--lmstudio [...] MOUNTPOINT\n"
             "       gguffs --dump [--json] [--full] [-o OPTS] MODEL.gguf\n"
             "       gguffs --verify [--tensor GLOB ...] [-o OPTS] MODEL.gguf\n"
             "       gguffs --help | --version\n"
             "\n"
-            "Mounts GGUF model files as a read-only tree: metadata/<key>, metadata.json,\n"
-            "tensors/<name>/{raw,f32,info.json,stats}, tensors.tsv, types.tsv.\n"
+            "Mounts GGUF models as a read-only tree: metadata/<key>, metadata.json, summary,\n"
+            "tensors/<name>/{raw,f32,f32.npy,f16,bf16,info.json,stats}, tensors.tsv,\n"
+            "model.safetensors, blocks/<N>/. A folder or a model store gives one folder\n"
+            "per model, kept current, with models.tsv and .errors.\n"
             "Unmount with: fusermount3 -u MOUNTPOINT\n"
             "\n"
             "options:\n"
@@ -400,6 +403,12 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
             c->mode = GG_MODE_DUMP;
         } else if (!strcmp(a, "--verify")) {
             c->mode = GG_MODE_VERIFY;
+        } else if (!strcmp(a, "--ollama")) {
+            c->stores |= 1;
+        } else if (!strcmp(a, "--hf-cache")) {
+            c->stores |= 2;
+        } else if (!strcmp(a, "--lmstudio")) {
+            c->stores |= 4;
         } else if (!strcmp(a, "--json")) {
             c->json = 1;
         } else if (!strcmp(a, "--full")) {
@@ -434,7 +443,7 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
     if (rc == 1)
         fprintf(stderr, "gguffs: out of memory\n");
     if (!rc && c->mode == GG_MODE_MOUNT) {
-        if (c->npos < 2) {
+        if (c->npos < (c->stores ? 1 : 2)) {
             gg_cli_usage(stderr);
             rc = 2;
         }
@@ -450,6 +459,10 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
             fprintf(stderr, "gguffs --verify: --json and --full belong to --dump\n");
             rc = 2;
         }
+    }
+    if (!rc && c->stores && c->mode != GG_MODE_MOUNT) {
+        fprintf(stderr, "gguffs: --ollama, --hf-cache and --lmstudio are for mounting\n");
+        rc = 2;
     }
     if (!rc && c->n_only && c->mode != GG_MODE_VERIFY) {
         fprintf(stderr, "gguffs: --tensor belongs to --verify\n");

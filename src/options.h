@@ -21,6 +21,7 @@ typedef enum gg_mode { GG_MODE_MOUNT, GG_MODE_DUMP, GG_MODE_VERIFY, GG_MODE_HELP
 typedef struct gg_cli {
     gg_mode mode;
     int json, full;        /* --dump --json / --full */
+    int stores;            /* --ollama (1), --hf-cache (2), --lmstudio (4) */
     char **only;           /* --verify --tensor GLOB (repeatable) */
     int n_only;
     char **pos;            /* models..., and the mount point when mounting */

@@ -14,6 +14,7 @@
 
 #include "gguffs/model.h"
 #include "gguffs/render.h"
+#include "gguffs/modeltext.h"
 #include "gguffs/tree.h"
 #include "gguffs/view.h"
 

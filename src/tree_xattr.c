@@ -1,4 +1,4 @@
-/* tree_xattr.c - extended attributes of tree nodes (getfattr -d shows them).
+/* tree_xattr.c - extended attributes of a model tree's nodes (getfattr -d shows them).
  *
  * Tensor folders and files: user.gguf.type, user.gguf.type_id,
  * user.gguf.shape (numpy order), user.gguf.dims (ggml order),
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tree_internal.h"
+#include "modeltree.h"
 
 static const char *const tensor_attrs[] = {"user.gguf.type", "user.gguf.type_id", "user.gguf.shape",
                                            "user.gguf.dims", "user.gguf.offset", "user.gguf.bytes"};
@@ -55,12 +55,10 @@ static int too_small(gg_err *e, const char *name)
     return gg_fail(e, GG_E_RANGE, "%s: value longer than the buffer", name);
 }
 
-int gg_tree_getxattr(gg_tree *t, gg_ino ino, const char *name, char *val, size_t cap, gg_err *e)
+int gg_mtree_getxattr(gg_mtree *t, uint32_t node, const char *name, char *val, size_t cap, gg_err *e)
 {
-    const gg_node *n = gg_tree_node(t, ino);
-    if (!n)
-        return gg_fail(e, GG_E_NOENT, "no inode %" PRIu64, ino);
-    const gg_tensor *ts = gg_node_tensor(t, n, NULL);
+    const gg_node *n = &t->nodes[node];
+    const gg_tensor *ts = gg_mtree_tensor(t, node);
     if (ts) {
         for (unsigned i = 0; i < N_TENSOR_ATTRS; i++) {
             if (strcmp(name, tensor_attrs[i]) == 0) {
@@ -72,7 +70,7 @@ int gg_tree_getxattr(gg_tree *t, gg_ino ino, const char *name, char *val, size_t
     }
     if (n->content != GG_C_KV)
         return gg_fail(e, GG_E_NOATTR, "%s: no such attribute", name);
-    const gg_file *f = t->models[n->model]->f;
+    const gg_file *f = t->m->f;
     const gg_kv *kv = &f->kv[n->arg];
     int len;
     if (strcmp(name, "user.gguf.type") == 0)
@@ -94,13 +92,11 @@ static int add_name(char *list, size_t cap, int used, const char *name)
     return used + (int)n;
 }
 
-int gg_tree_listxattr(gg_tree *t, gg_ino ino, char *list, size_t cap, gg_err *e)
+int gg_mtree_listxattr(gg_mtree *t, uint32_t node, char *list, size_t cap, gg_err *e)
 {
     int used = 0;
-    const gg_node *n = gg_tree_node(t, ino);
-    if (!n)
-        return gg_fail(e, GG_E_NOENT, "no inode %" PRIu64, ino);
-    if (gg_node_tensor(t, n, NULL)) {
+    const gg_node *n = &t->nodes[node];
+    if (gg_mtree_tensor(t, node)) {
         for (unsigned i = 0; i < N_TENSOR_ATTRS; i++)
             used = add_name(list, cap, used, tensor_attrs[i]);
         return (size_t)used > cap && cap ? too_small(e, "attribute list") : used;
@@ -108,7 +104,7 @@ int gg_tree_listxattr(gg_tree *t, gg_ino ino, char *list, size_t cap, gg_err *e)
     if (n->content != GG_C_KV)
         return 0;
     used = add_name(list, cap, used, "user.gguf.type");
-    if (t->models[n->model]->f->kv[n->arg].type == GG_VT_ARR) {
+    if (t->m->f->kv[n->arg].type == GG_VT_ARR) {
         used = add_name(list, cap, used, "user.gguf.arr_type");
         used = add_name(list, cap, used, "user.gguf.n");
     }

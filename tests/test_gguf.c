@@ -14,7 +14,10 @@
 #include "gguffs/gguf.h"
 #include "gguffs/layout.h"
 #include "gguffs/model.h"
+#include "gguffs/modeltext.h"
+#include "gguffs/tree.h"
 #include "gguffs/render.h"
+#include "gguffs/modeltext.h"
 #include "gguffs/tree.h"
 #include "gguffs/view.h"
 
@@ -476,7 +479,10 @@ static void model_types_tsv(void)
         gg_reader_opts ro;
         gg_reader_default_opts(&ro);
         gg_reader *r = gg_reader_new(&ro);
-        gg_model *mp = &m;
+        /* The tree takes the model over. */
+        gg_model *mp = malloc(sizeof *mp);
+        *mp = m;
+        memset(&m, 0, sizeof m);
         gg_tree *t = gg_tree_new(&mp, 1, r, NULL, &e);
         if (t) {
             gg_ino node = 0;
@@ -527,7 +533,10 @@ static void model_empty_tensors(void)
         gg_reader_opts ro;
         gg_reader_default_opts(&ro);
         gg_reader *r = gg_reader_new(&ro);
-        gg_model *mp = &m;
+        /* The tree takes the model over. */
+        gg_model *mp = malloc(sizeof *mp);
+        *mp = m;
+        memset(&m, 0, sizeof m);
         gg_tree *t = gg_tree_new(&mp, 1, r, NULL, &e);
         if (t) {
             gg_ino tens = 0;
@@ -549,7 +558,7 @@ static void model_empty_tensors(void)
                            gg_tree_read(t, f32, NULL, txt, 16, 0, NULL) == 0,
                        "%s: f32 empty", names[i]);
             }
-            EXPECT(m.t[2].nbytes == 6, "bn: 3 rows of 2 bytes of metadata, got %" PRIu64, m.t[2].nbytes);
+            EXPECT(mp->t[2].nbytes == 6, "bn: 3 rows of 2 bytes of metadata, got %" PRIu64, mp->t[2].nbytes);
             gg_tree_free(t);
         }
         gg_reader_free(r);

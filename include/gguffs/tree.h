@@ -1,23 +1,23 @@
-/* tree.h - the virtual directory tree built from one or more models: what
- * the FUSE layer (or any other front end) serves.
+/* tree.h - the mount's tree: what the FUSE layer (or any other front end)
+ * serves. One model's tree at the root, or a shelf of models (shelf.h),
+ * each in its folder, with models.tsv and .errors beside them:
  *
  *   metadata/<key>          value as text (render.h)
  *   metadata.json           every key with its type
  *   tensors/<name>/raw      the stored bytes
  *   tensors/<name>/f32      decoded to little-endian float32
- *   tensors/<name>/f16, bf16    the same values as float16 / bfloat16 (halfconv.h)
+ *   tensors/<name>/f16, bf16          the same values as float16 / bfloat16
  *   tensors/<name>/f32.npy, f16.npy   .npy files of them (export.h)
- *   tensors/<name>/info.json
- *   tensors/<name>/stats    count, min, max, mean, std, NaN/Inf/zero counts
- *   tensors.tsv             one line per tensor
- *   types.tsv               one line per type present
+ *   tensors/<name>/info.json, stats
+ *   tensors.tsv, types.tsv  one line per tensor / per type present
+ *   summary, summary.json   the model at a glance (summary.h)
  *   model.safetensors       every decodable tensor (export.h)
- *   .stats                  live counters of the decoded-page cache
- * With several models each gets a folder of its own holding this layout.
+ *   blocks/<N>/<name>       links to layer N's tensors
+ *   .stats                  live counters of the caches (at the root)
  *
- * Nodes are named by inode numbers (gg_ino, the root is GG_ROOT), stable for
- * the life of the tree. Lookups and reads need no lock: the tree's shape is
- * fixed once built and generated texts are made once, on first use. */
+ * Nodes are named by inode numbers (gg_ino, the root is GG_ROOT), each
+ * meaning one thing for the life of the tree. Calls need no lock of the
+ * caller's; a shelf may change between calls (see gg_tree_set_invalidate). */
 #ifndef GGUFFS_TREE_H
 #define GGUFFS_TREE_H
 
@@ -31,6 +31,7 @@
 #include "gguffs/view.h"
 
 typedef struct gg_tree gg_tree;
+typedef struct gg_shelf gg_shelf;
 typedef uint64_t gg_ino;
 #define GG_ROOT ((gg_ino)1)
 
@@ -43,23 +44,26 @@ typedef struct gg_attr {
     uint32_t nlink;
     struct timespec mtime;
     int live;        /* new content at every read (its size does not change) */
-    int tensor_data; /* a view of tensor data (raw, f32): big, read in streams */
+    int tensor_data; /* a view of tensor data (raw, f32, ...): big, read in streams */
 } gg_attr;
-
-/* tensors/<name>/stats: 8 lines of "%-5s %24s\n". */
-#define GG_STATS_WIDTH 24
-#define GG_STATS_BYTES (8 * (5 + 1 + GG_STATS_WIDTH + 1))
 
 typedef struct gg_tree_opts {
     int safetensors_dtype; /* gg_view_kind of model.safetensors (export.h): F32 by default */
 } gg_tree_opts;
 
-/* Build the tree. With one model its layout is at the root; with several,
- * each is under a folder named after its file (without .gguf and any
- * -NNNNN-of-NNNNN shard suffix; clashes get ~2, ~3, ...). Returns NULL with
- * *e set. The models and the reader must outlive the tree. */
+/* The models given: one at the root, several each in a folder named after
+ * its file (without .gguf and a -NNNNN-of-NNNNN shard suffix; clashes get
+ * ~2, ~3, ...). The tree takes the models over. Returns NULL with *e set. */
 gg_tree *gg_tree_new(gg_model **models, int n_models, gg_reader *reader, const gg_tree_opts *o, gg_err *e);
+/* A shelf's models (the shelf outlives the tree); single: its one model's
+ * tree at the root. */
+gg_tree *gg_tree_new_shelf(gg_shelf *s, int single, gg_reader *reader, const gg_tree_opts *o, gg_err *e);
 void gg_tree_free(gg_tree *t);
+
+/* Who to tell when names appear or vanish (a live shelf): the kernel's
+ * caches of entries and of inodes. Called from a thread of the shelf's. */
+void gg_tree_set_invalidate(gg_tree *t, void (*entry)(void *arg, gg_ino parent, const char *name),
+                            void (*inode)(void *arg, gg_ino ino), void *arg);
 
 /* Child of dir named name: 0 and *out, or -1 (GG_E_NOENT, GG_E_NOTDIR). */
 int gg_tree_lookup(gg_tree *t, gg_ino dir, const char *name, gg_ino *out, gg_err *e);
@@ -73,8 +77,8 @@ int gg_tree_getattr(gg_tree *t, gg_ino ino, gg_attr *a, gg_err *e);
 typedef int (*gg_dirent_fn)(void *arg, const char *name, gg_ino ino, gg_kind kind);
 int gg_tree_readdir(gg_tree *t, gg_ino dir, uint64_t from, gg_dirent_fn fn, void *arg, gg_err *e);
 
-/* The parent of a folder (the root's is the root). */
-gg_ino gg_tree_parent(gg_tree *t, gg_ino dir);
+/* The parent of a node (the root's is the root). */
+gg_ino gg_tree_parent(gg_tree *t, gg_ino ino);
 
 /* Per-open-file state (read-ahead of tensor views); NULL for files that
  * need none. gg_tree_open fails with GG_E_ISDIR on a folder. */
@@ -93,6 +97,9 @@ void gg_tree_read_done(gg_tree *t, gg_ref *ref);
 /* The same, copied into buf. */
 ssize_t gg_tree_read(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, size_t size, uint64_t off, gg_err *e);
 
+/* A symbolic link's target into buf (cap bytes): its length, or -1. */
+int gg_tree_readlink(gg_tree *t, gg_ino ino, char *buf, size_t cap, gg_err *e);
+
 /* Extended attributes (user.gguf.*): the value into val (cap bytes),
  * returning its length; or the NUL-separated names. -1 with GG_E_NOATTR
  * or GG_E_RANGE (cap too small). */
@@ -103,10 +110,7 @@ int gg_tree_listxattr(gg_tree *t, gg_ino ino, char *list, size_t cap, gg_err *e)
  * HTTP client's counters. */
 void gg_tree_set_stats_hook(gg_tree *t, void (*fn)(void *arg, gg_buf *out), void *arg);
 
-/* For statfs: bytes of all models and the number of nodes. */
+/* For statfs: bytes of all models and a count of nodes. */
 void gg_tree_totals(gg_tree *t, uint64_t *bytes, uint64_t *nodes);
-
-/* info.json text of a tensor (also used by --dump). */
-void gg_tensor_info_json(const gg_model *m, const gg_tensor *ts, gg_buf *out);
 
 #endif

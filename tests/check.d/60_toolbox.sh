@@ -67,7 +67,7 @@ cp tests/data/mainline/mainline.gguf "$TMP/other/mainline.gguf"
 mount_model "$M" tests/data/mainline/mainline.gguf "$TMP/other/mainline.gguf" tests/data/ik/ik.gguf \
     "$TMP/split-00002-of-00003.gguf"
 check "models: one folder each, clash suffixed, shard suffix dropped" \
-    [ "$(ls -AU "$M" | tr '\n' ' ')" = "mainline mainline~2 ik split .stats " ]
+    [ "$(ls -AU "$M" | tr '\n' ' ')" = "models.tsv .errors .stats ik mainline mainline~2 split " ]
 check "models: cmp across models" cmp -s "$M/mainline/tensors/Q4_K/f32" "$M/mainline~2/tensors/Q4_K/f32"
 check "models: diff of listings" diff <(ls "$M/mainline/tensors") <(ls "$M/split/tensors")
 check "models: different models differ" bash -c "! diff -q <(ls '$M/mainline/tensors') <(ls '$M/ik/tensors') >/dev/null 2>&1" 

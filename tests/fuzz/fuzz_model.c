@@ -27,9 +27,10 @@
 
 #include "fuzz_common.h"
 #include "gguffs/model.h"
+#include "gguffs/halfconv.h"
 #include "gguffs/names.h"
 #include "tools.h"
-#include "tree_internal.h" /* the harness walks every node */
+#include "modeltree.h" /* the harness walks every node of a model's tree */
 
 /* The command line's exit status for an open's outcome. */
 static int gg_tool_exit_status(const gg_err *e) { return e ? gg_exit_for(e->code) : GG_EXIT_OK; }
@@ -80,37 +81,42 @@ static int write_file(const char *path, const uint8_t *p, size_t n)
     return close(fd);
 }
 
-/* The tree's calls with node numbers (inode - 1) and -errno results, as the
- * FUSE layer sees them. */
-static ssize_t rd(gg_tree *t, uint32_t i, char *buf, size_t n, uint64_t off, gg_open_file *of)
+/* The model tree's calls with -errno results, as the FUSE layer sees them. */
+static ssize_t rd(gg_mtree *t, uint32_t i, char *buf, size_t n, uint64_t off, gg_open_file *of)
 {
     gg_err e;
-    ssize_t k = gg_tree_read(t, (gg_ino)i + 1, of, buf, n, off, &e);
-    return k < 0 ? -gg_code_errno(e.code) : k;
+    gg_ref ref;
+    ssize_t k = gg_mtree_read_ref(t, i, of, buf, n, off, &ref, &e);
+    if (k < 0)
+        return -gg_code_errno(e.code);
+    size_t at = 0;
+    for (int j = 0; j < ref.niov; j++) {
+        if (ref.iov[j].iov_base != buf + at)
+            memmove(buf + at, ref.iov[j].iov_base, ref.iov[j].iov_len);
+        at += ref.iov[j].iov_len;
+    }
+    gg_ref_release(t->reader, &ref);
+    return k;
 }
 
-static int64_t node_size(gg_tree *t, uint32_t i)
+static int64_t node_size(gg_mtree *t, uint32_t i)
 {
     gg_err e;
     gg_attr a;
-    return gg_tree_getattr(t, (gg_ino)i + 1, &a, &e) ? -gg_code_errno(e.code) : (int64_t)a.size;
+    return gg_mtree_getattr(t, i, &a, &e) ? -gg_code_errno(e.code) : (int64_t)a.size;
 }
 
-static uint32_t lookup(gg_tree *t, uint32_t parent, const char *name)
-{
-    gg_ino ino;
-    return gg_tree_lookup(t, (gg_ino)parent + 1, name, &ino, NULL) ? UINT32_MAX : (uint32_t)(ino - 1);
-}
+static uint32_t lookup(gg_mtree *t, uint32_t parent, const char *name) { return gg_mtree_find(t, parent, name); }
 
-static int xattr_get(gg_tree *t, uint32_t i, const char *name, char *val, size_t cap)
+static int xattr_get(gg_mtree *t, uint32_t i, const char *name, char *val, size_t cap)
 {
     gg_err e;
-    int k = gg_tree_getxattr(t, (gg_ino)i + 1, name, val, cap, &e);
+    int k = gg_mtree_getxattr(t, i, name, val, cap, &e);
     return k < 0 ? -gg_code_errno(e.code) : k;
 }
 
 /* Read a whole generated file through gg_tree_read, in uneven pieces. */
-static char *read_all(gg_tree *t, uint32_t node, int64_t size, size_t *len)
+static char *read_all(gg_mtree *t, uint32_t node, int64_t size, size_t *len)
 {
     size_t cap = (size_t)size + 64;
     char *buf = malloc(cap + 1);
@@ -142,7 +148,7 @@ static size_t count_lines(const char *s, size_t n)
     return c;
 }
 
-static void check_name(gg_tree *t, uint32_t i, const char *want, uint64_t want_len)
+static void check_name(gg_mtree *t, uint32_t i, const char *want, uint64_t want_len)
 {
     const gg_node *n = &t->nodes[i];
     size_t len = strlen(n->name);
@@ -160,10 +166,10 @@ static void check_name(gg_tree *t, uint32_t i, const char *want, uint64_t want_l
     free(back);
 }
 
-static void check_xattrs(gg_tree *t, uint32_t i)
+static void check_xattrs(gg_mtree *t, uint32_t i)
 {
     char list[512], val[256];
-    int n = gg_tree_listxattr(t, (gg_ino)i + 1, list, sizeof list, NULL);
+    int n = gg_mtree_listxattr(t, i, list, sizeof list, NULL);
     FUZZ_ASSERT(n >= 0 && (size_t)n <= sizeof list, "xattr list %d", n);
     for (int at = 0; at < n; at += (int)strlen(list + at) + 1) {
         int k = xattr_get(t, i, list + at, val, sizeof val);
@@ -181,7 +187,7 @@ static const piece *shard_bytes(const piece *pieces, int npieces, const gg_model
     return ts->shard < (uint32_t)npieces ? &pieces[ts->shard] : NULL;
 }
 
-static void check_raw(gg_tree *t, uint32_t i, const gg_model *m, const gg_tensor *ts, const piece *src)
+static void check_raw(gg_mtree *t, uint32_t i, const gg_model *m, const gg_tensor *ts, const piece *src)
 {
     uint64_t nb = ts->nbytes;
     uint64_t offs[4] = {0, nb / 2 > 3 ? nb / 2 - 3 : 0, nb > 7 ? nb - 7 : 0, nb + 5};
@@ -200,7 +206,7 @@ static void check_raw(gg_tree *t, uint32_t i, const gg_model *m, const gg_tensor
     (void)m;
 }
 
-static void check_f32(gg_tree *t, uint32_t i, const gg_tensor *ts, int heavy)
+static void check_f32(gg_mtree *t, uint32_t i, const gg_tensor *ts, int heavy)
 {
     int readable = ts->type && !ts->err;
     uint64_t total = ts->info->nelems * 4;
@@ -215,7 +221,7 @@ static void check_f32(gg_tree *t, uint32_t i, const gg_tensor *ts, int heavy)
         return;
     }
     gg_open_file *of = NULL;
-    FUZZ_ASSERT(gg_tree_open(t, (gg_ino)i + 1, &of, NULL) == 0 && of, "open of f32");
+    FUZZ_ASSERT(gg_mtree_open(t, i, &of, NULL) == 0 && of, "open of f32");
     float *whole = NULL;
     if (heavy && ts->info->nelems <= FULL_F32_ELEMS) {
         whole = malloc(total + 16);
@@ -256,15 +262,64 @@ static void check_f32(gg_tree *t, uint32_t i, const gg_tensor *ts, int heavy)
             }
         }
     }
-    gg_tree_close(t, of);
+    gg_readahead_destroy(&of->ra);
+    free(of);
     free(whole);
 }
 
-static void visit(gg_tree *t, const piece *pieces, int npieces)
+/* f16, bf16, f32.npy, f16.npy of a tensor: EIO exactly when f32 is not
+ * readable; otherwise (small tensors) the same values as f32: npy data is
+ * f32 (or its f16) after a header that ends on a 64-byte boundary. */
+static void check_view(gg_mtree *t, uint32_t i, const gg_tensor *ts)
+{
+    int readable = ts->type && !ts->err;
+    int64_t size = node_size(t, i);
+    FUZZ_ASSERT(size >= 0, "view %s: size %" PRId64, t->nodes[i].name, size);
+    char small[16];
+    if (!readable) {
+        if (size > 128)
+            FUZZ_ASSERT(rd(t, i, small, 16, (uint64_t)size - 16, NULL) == -EIO, "unreadable view %s read",
+                        t->nodes[i].name);
+        return;
+    }
+    if (ts->info->nelems > FULL_F32_ELEMS)
+        return;
+    uint64_t n = ts->info->nelems;
+    float *f32 = malloc(n * 4 + 4);
+    char *v = malloc((size_t)size + 16);
+    FUZZ_ASSERT(f32 && v, "out of memory");
+    uint32_t f32_node = lookup(t, t->nodes[i].parent, "f32");
+    FUZZ_ASSERT(rd(t, f32_node, (char *)f32, n * 4, 0, NULL) == (ssize_t)(n * 4), "f32 read");
+    FUZZ_ASSERT(rd(t, i, v, (size_t)size + 16, 0, NULL) == size, "view %s read whole", t->nodes[i].name);
+    int content = t->nodes[i].content;
+    size_t hdr = 0;
+    if (content == GG_C_F32_NPY || content == GG_C_F16_NPY) {
+        FUZZ_ASSERT(size >= 10 && !memcmp(v, "\x93NUMPY", 6), "npy magic");
+        hdr = v[6] == 1 ? 10 + ((unsigned char)v[8] | (unsigned char)v[9] << 8) : (size_t)size;
+        FUZZ_ASSERT(hdr % 64 == 0 && hdr <= (size_t)size && v[hdr - 1] == '\n', "npy header of %zu bytes", hdr);
+    }
+    if (content == GG_C_F32_NPY) {
+        FUZZ_ASSERT((uint64_t)size - hdr == n * 4 && !memcmp(v + hdr, f32, n * 4), "f32.npy data is not f32");
+    } else {
+        uint16_t *want = malloc(n * 2 + 2);
+        FUZZ_ASSERT(want, "out of memory");
+        if (content == GG_C_BF16)
+            gg_f32_to_bf16(f32, want, n);
+        else
+            gg_f32_to_f16(f32, want, n);
+        FUZZ_ASSERT((uint64_t)size - hdr == n * 2 && !memcmp(v + hdr, want, n * 2), "%s is not f32 converted",
+                    t->nodes[i].name);
+        free(want);
+    }
+    free(f32);
+    free(v);
+}
+
+static void visit(gg_mtree *t, const piece *pieces, int npieces)
 {
     for (uint32_t i = 0; i < t->n; i++) {
         const gg_node *n = &t->nodes[i];
-        const gg_model *m = t->models[n->model];
+        const gg_model *m = t->m;
         if (i > 0) {
             const char *want = NULL;
             uint64_t want_len = 0;
@@ -283,7 +338,15 @@ static void visit(gg_tree *t, const piece *pieces, int npieces)
             FUZZ_ASSERT(rd(t, i, &c, 1, 0, NULL) == -EISDIR, "read of a folder");
             continue;
         }
-        const gg_tensor *ts = gg_node_tensor(t, n, NULL);
+        if (n->content == GG_C_LINK) {
+            char target[600];
+            int k = gg_mtree_readlink(t, i, target, sizeof target, NULL);
+            FUZZ_ASSERT(k > 0 && !strncmp(target, "../../tensors/", 14) &&
+                            lookup(t, t->tensors_dir, target + 14) != UINT32_MAX,
+                        "link %s goes nowhere", n->name);
+            continue;
+        }
+        const gg_tensor *ts = gg_mtree_tensor(t, i);
         int heavy = ts && n->arg < HEAVY_TENSORS;
         switch (n->content) {
         case GG_C_RAW:
@@ -291,6 +354,13 @@ static void visit(gg_tree *t, const piece *pieces, int npieces)
             continue;
         case GG_C_F32:
             check_f32(t, i, ts, heavy);
+            continue;
+        case GG_C_F16:
+        case GG_C_BF16:
+        case GG_C_F32_NPY:
+        case GG_C_F16_NPY:
+            if (heavy)
+                check_view(t, i, ts);
             continue;
         case GG_C_STATS:
             if (!heavy || ts->info->nelems > FULL_F32_ELEMS)
@@ -308,8 +378,8 @@ static void visit(gg_tree *t, const piece *pieces, int npieces)
         char *txt = read_all(t, i, size, &len);
         if (n->content == GG_C_STATS) {
             FUZZ_ASSERT(len > 0 || !(ts->type && !ts->err), "stats of a readable tensor are empty");
-        } else if (n->content != GG_C_CACHE_STATS) {
-            FUZZ_ASSERT((int64_t)len == size, "node %" PRIu32 ": read %zu bytes, size says %" PRId64, i, len, size);
+        } else {
+            FUZZ_ASSERT((int64_t)len == size, "node %" PRIu32 " (%s): read %zu bytes, size says %" PRId64, i, n->name, len, size);
         }
         if (n->content == GG_C_METADATA_JSON || n->content == GG_C_INFO_JSON) {
             cJSON *j = cJSON_ParseWithLength(txt, len);
@@ -404,12 +474,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ro.readahead_pages = size % 3 == 0 ? 2 : 0;
     gg_reader *r = gg_reader_new(&ro);
     FUZZ_ASSERT(r, "reader");
-    gg_model *models[2] = {&m, &m};
-    int nmodels = size % 4 == 1 ? 2 : 1;
-    gg_tree *t = gg_tree_new(models, nmodels, r, NULL, &e);
+    gg_tree_opts to = {.safetensors_dtype = (int)(size % 3)};
+    gg_mtree *t = gg_mtree_new(&m, 0, r, &to, &e);
     if (t) {
         visit(t, pieces, np);
-        gg_tree_free(t);
+        gg_mtree_free(t);
     }
     gg_reader_free(r);
     gg_model_close(&m);

@@ -1,0 +1,101 @@
+/* shelf.h - models by name: the files named on the command line, or every
+ * model under a folder or a model store (Ollama's, the Hugging Face hub
+ * cache, LM Studio's folder), kept current while it changes.
+ *
+ * A model has a name made of path components ("org/repo/model-Q4_K_M"),
+ * shown as nested folders; components are escaped like every name
+ * (names.h) and made distinct per folder. Models of a folder are opened
+ * lazily: on first look into one, or by the background check, which opens
+ * each model's header once to find malformed files (left out, logged once,
+ * listed in gg_shelf_errors) and to know the figures of models.tsv, then
+ * closes it again unless it is in use. With `live`, inotify watches the
+ * folder: models added, removed or replaced appear and disappear (the
+ * notify hook says which names changed, for the kernel's caches); a file
+ * still being written is not shown until it has been quiet for a moment
+ * and opens whole.
+ *
+ * Folders are numbered from 0 (the root) and models have ids from 1; both
+ * stay valid (never reused) for the life of the shelf, also once removed,
+ * so a reader holding a removed model keeps reading it (the old bytes). */
+#ifndef GGUFFS_SHELF_H
+#define GGUFFS_SHELF_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "gguffs/error.h"
+#include "gguffs/model.h"
+#include "gguffs/render.h"
+
+typedef struct gg_shelf gg_shelf;
+typedef struct gg_entry gg_entry;
+
+typedef enum gg_store { GG_STORE_AUTO, GG_STORE_PLAIN, GG_STORE_OLLAMA, GG_STORE_HF } gg_store;
+
+gg_shelf *gg_shelf_new(const gg_open_opts *o, gg_err *e);
+/* Stops the threads, closes every model; call the tree's teardown first. */
+void gg_shelf_free(gg_shelf *s);
+
+/* A model under `name` (components separated by '/', as raw names): opened
+ * (taken over by the shelf) or, with opened NULL, spec opened on first use.
+ * A name already taken gets ~2, ~3, ... */
+int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *opened, gg_err *e);
+
+/* Every model under dir. kind AUTO recognises an Ollama store (manifests/
+ * and blobs/) and a Hugging Face cache (models--ORG--NAME/); otherwise the
+ * folder is plain: every *.gguf file, named by its path without .gguf (a
+ * split set once, by its name without the -NNNNN-of-NNNNN part). */
+int gg_shelf_add_dir(gg_shelf *s, const char *dir, gg_store kind, gg_err *e);
+
+/* Start the background work: the check of unopened models (if check), and
+ * watching the folders given to gg_shelf_add_dir (if live). Threads start
+ * here, so call it after the daemon forked. */
+void gg_shelf_start(gg_shelf *s, int check, int live);
+
+/* Where the user's tools are: the default folders of the stores, from
+ * their environment variables ($OLLAMA_MODELS; $HF_HUB_CACHE, $HF_HOME;
+ * LM Studio's). Returns a malloc'ed path, or NULL with *e set. */
+char *gg_store_default_dir(gg_store kind, int lmstudio, gg_err *e);
+
+/* ---- what the tree asks ---- */
+
+typedef enum gg_snode { GG_SN_NONE, GG_SN_DIR, GG_SN_MODEL } gg_snode;
+
+/* Child `name` of folder `dir`: its kind, and *node. GG_SN_NONE if none. */
+gg_snode gg_shelf_lookup(gg_shelf *s, uint32_t dir, const char *name, uint32_t *node);
+/* Kind of a node now (GG_SN_NONE once removed). */
+gg_snode gg_shelf_kind(gg_shelf *s, uint32_t node);
+uint32_t gg_shelf_parent(gg_shelf *s, uint32_t node);
+/* Children of dir from index `from`, in name order, until fn returns
+ * non-zero. Returns -1 if dir is not a live folder. */
+int gg_shelf_readdir(gg_shelf *s, uint32_t dir, uint64_t from,
+                     int (*fn)(void *arg, const char *name, uint32_t node, gg_snode kind), void *arg);
+/* Folders below dir (for nlink), and the newest time of what they hold. */
+void gg_shelf_dir_info(gg_shelf *s, uint32_t dir, uint32_t *subdirs, struct timespec *mtime);
+
+/* The model of a model node, and by id. */
+gg_entry *gg_shelf_entry_at(gg_shelf *s, uint32_t node);
+gg_entry *gg_shelf_entry(gg_shelf *s, uint32_t id);
+uint32_t gg_entry_id(const gg_entry *en);
+/* Its folder node (the last one it had, once removed). */
+uint32_t gg_entry_node(gg_shelf *s, const gg_entry *en);
+struct timespec gg_entry_mtime(const gg_entry *en);
+
+/* What the tree keeps for a model (its subtree), made by make() from the
+ * opened model on first use, under the entry's lock. Returns it, or NULL
+ * with *e set (a model that fails to open is moved to the errors). */
+void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry *en, gg_model *m, gg_err *e),
+                    void *arg, void (*unmake)(void *tree), gg_err *e);
+
+/* The hook that hears of names added to or removed from folder dir, and of
+ * models.tsv / .errors changing (dir UINT32_MAX). */
+void gg_shelf_set_notify(gg_shelf *s, void (*fn)(void *arg, uint32_t dir, const char *name), void *arg);
+
+/* models.tsv and .errors; their text changes only when the shelf does. */
+void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out);
+void gg_shelf_errors(gg_shelf *s, gg_buf *out);
+
+/* Bytes of all visible models (statfs), and the number of models. */
+void gg_shelf_totals(gg_shelf *s, uint64_t *bytes, uint64_t *models);
+
+#endif

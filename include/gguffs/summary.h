@@ -1,0 +1,45 @@
+/* summary.h - "what is this model?" at a glance: the figures users ask for
+ * first, from the header alone (nothing is decoded).
+ *
+ * Parameters are the sum of the tensors' element counts; bits per weight
+ * the tensor bytes * 8 over that; the main type the one holding the most
+ * bytes. Context, layers, embedding size, heads and KV heads, experts come
+ * from the architecture's keys ("llama.context_length", ...); the KV cache
+ * per 1 000 tokens at f16 is 1000 * 2 bytes * sum over layers of
+ * kv_heads * (key_length + value_length), key_length defaulting to
+ * embedding / heads (per-layer arrays of heads are followed); it is left
+ * out when those keys are not there. */
+#ifndef GGUFFS_SUMMARY_H
+#define GGUFFS_SUMMARY_H
+
+#include <stdint.h>
+
+#include "gguffs/model.h"
+#include "gguffs/render.h"
+
+typedef struct gg_summary {
+    char arch[64];        /* "" if none */
+    char name[256];       /* general.name, "" if none */
+    uint64_t params;      /* sum of n_elements */
+    uint64_t tensor_bytes, file_bytes;
+    double bpw;           /* tensor_bytes * 8 / params */
+    char main_type[32];
+    uint64_t context, layers, embedding, heads, kv_heads; /* 0: unknown */
+    uint64_t experts, experts_used;
+    uint64_t vocab;       /* tokens in tokenizer.ggml.tokens */
+    char tokenizer[64];   /* tokenizer.ggml.model */
+    int chat_template;    /* tokenizer.chat_template is there */
+    int kv_known;
+    uint64_t kv_bytes_per_1k;
+} gg_summary;
+
+void gg_model_summary(const gg_model *m, gg_summary *s);
+
+/* "8.03 B", "124.44 M", "3.20 K", "12" */
+void gg_params_text(uint64_t n, char *out, size_t cap);
+
+/* summary (text for people) and summary.json (the same, and the type mix). */
+void gg_summary_text(const gg_model *m, gg_buf *out);
+void gg_summary_json(const gg_model *m, gg_buf *out);
+
+#endif

@@ -1,0 +1,191 @@
+/* mountset.c - what the command line asks to mount, as a shelf (shelf.h):
+ *
+ *   files and URLs     opened now (a bad one mounts nothing), each named by
+ *                      its file name without .gguf and shard suffix; the
+ *                      same file or split set named twice counts once
+ *   hf://ORG/REPO/F    a URL, likewise
+ *   hf://ORG/REPO      every GGUF of the repository, named by its path in
+ *                      the repository, opened on first look
+ *   folders            every model below, by their paths (a model store is
+ *                      recognised), opened on first look, kept current
+ *   --ollama, --hf-cache, --lmstudio   the tools' own folders
+ * One file or URL alone is mounted at the root ("single"). */
+#include "mountset.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gguffs/hf.h"
+#include "gguffs/net.h"
+
+static int need_net(gg_cli *c, gg_net **net)
+{
+    if (*net)
+        return 0;
+    gg_err e;
+    *net = gg_net_new(&c->net, &e);
+    if (!*net) {
+        fprintf(stderr, "gguffs: %s\n", e.msg);
+        return e.code == GG_E_INVAL ? GG_EXIT_USAGE : GG_EXIT_INTERNAL;
+    }
+    c->open.net = *net;
+    return 0;
+}
+
+/* The name of a model named on the command line: its file name without
+ * .gguf and without a -NNNNN-of-NNNNN shard suffix. */
+static void file_model_name(const gg_model *m, char *out, size_t cap)
+{
+    snprintf(out, cap, "%.*s", (int)m->base_len, m->base);
+    size_t n = strlen(out);
+    if (n > 5 && !strcmp(out + n - 5, ".gguf"))
+        out[n -= 5] = 0;
+    if (n > 15 && out[n - 15] == '-' && !memcmp(out + n - 9, "-of-", 4) &&
+        strspn(out + n - 14, "0123456789") == 5 && strspn(out + n - 5, "0123456789") == 5)
+        out[n - 15] = 0;
+    for (char *p = out; *p; p++)
+        if (*p == '/')
+            *p = '_';
+    if (!*out)
+        snprintf(out, cap, "model");
+}
+
+/* A path inside a repository as a model name: without .gguf and the shard suffix. */
+static void repo_model_name(const char *path, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", path);
+    size_t n = strlen(out);
+    if (n > 5 && !strcmp(out + n - 5, ".gguf"))
+        out[n -= 5] = 0;
+    if (n > 15 && out[n - 15] == '-' && !memcmp(out + n - 9, "-of-", 4))
+        out[n - 15] = 0;
+}
+
+/* Open one model named on the command line, unless it is one already there. */
+static int add_file(gg_cli *c, gg_shelf *s, const char *spec, gg_model ***opened, int *nopened)
+{
+    gg_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        fprintf(stderr, "gguffs: out of memory\n");
+        return GG_EXIT_INTERNAL;
+    }
+    gg_err e;
+    if (gg_model_open(m, spec, &c->open, &e)) {
+        fprintf(stderr, "gguffs: %s\n", e.msg);
+        gg_model_close(m);
+        free(m);
+        return gg_exit_for(e.code);
+    }
+    for (int i = 0; i < *nopened; i++) {
+        if (gg_model_same((*opened)[i], m)) {
+            gg_model_close(m);
+            free(m);
+            return 0;
+        }
+    }
+    gg_model **p = realloc(*opened, (size_t)(*nopened + 1) * sizeof *p);
+    char name[4096];
+    file_model_name(m, name, sizeof name);
+    if (p)
+        *opened = p;
+    if (!p || gg_shelf_add(s, name, spec, m, &e)) {
+        fprintf(stderr, "gguffs: out of memory\n");
+        gg_model_close(m);
+        free(m);
+        return GG_EXIT_INTERNAL;
+    }
+    p[(*nopened)++] = m;
+    return 0;
+}
+
+static int add_dir(gg_shelf *s, const char *dir, gg_store kind)
+{
+    gg_err e;
+    if (gg_shelf_add_dir(s, dir, kind, &e)) {
+        fprintf(stderr, "gguffs: %s\n", e.msg);
+        return gg_exit_for(e.code);
+    }
+    return 0;
+}
+
+int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
+{
+    *out = NULL;
+    *single = 0;
+    gg_err e;
+    gg_shelf *s = gg_shelf_new(&c->open, &e);
+    if (!s) {
+        fprintf(stderr, "gguffs: %s\n", e.msg);
+        return GG_EXIT_INTERNAL;
+    }
+    gg_model **opened = NULL; /* (the shelf owns them; this list only finds repeats) */
+    int nopened = 0, lazy = 0, rc = 0;
+    static const gg_store stores[] = {GG_STORE_OLLAMA, GG_STORE_HF, GG_STORE_PLAIN};
+    for (int k = 0; k < 3 && !rc; k++) {
+        if (!(c->stores & (1 << k)))
+            continue;
+        char *dir = gg_store_default_dir(stores[k], k == 2, &e);
+        if (!dir) {
+            fprintf(stderr, "gguffs: %s\n", e.msg);
+            rc = GG_EXIT_USAGE;
+            break;
+        }
+        rc = add_dir(s, dir, stores[k]);
+        free(dir);
+        lazy = 1;
+    }
+    /* Tell a wrong model from a missing one with SPEC's own error. */
+    for (int i = 0; i < npos && !rc; i++) {
+        const char *p = c->pos[i];
+        struct stat st;
+        if (!gg_is_hf(p) && !gg_source_is_url(p) && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            rc = add_dir(s, p, GG_STORE_AUTO);
+            lazy = 1;
+            continue;
+        }
+        if (!gg_is_hf(p) && !gg_source_is_url(p)) {
+            rc = add_file(c, s, p, &opened, &nopened);
+            continue;
+        }
+        if ((rc = need_net(c, net)))
+            break;
+        if (!gg_is_hf(p)) {
+            rc = add_file(c, s, p, &opened, &nopened);
+            continue;
+        }
+        gg_hf_model *ms;
+        int count;
+        if (gg_hf_expand(*net, p, &ms, &count, &e)) {
+            fprintf(stderr, "gguffs: %s\n", e.msg);
+            rc = gg_exit_for(e.code);
+            break;
+        }
+        /* hf://ORG/REPO/FILE: one model, opened now; a whole repo: opened on first look. */
+        const char *slash = strchr(p + 5, '/');
+        int whole_repo = !slash || !strchr(slash + 1, '/');
+        for (int k = 0; k < count && !rc; k++) {
+            if (!whole_repo) {
+                rc = add_file(c, s, ms[k].url, &opened, &nopened);
+            } else {
+                char name[4096];
+                repo_model_name(ms[k].path, name, sizeof name);
+                if (gg_shelf_add(s, name, ms[k].url, NULL, &e)) {
+                    fprintf(stderr, "gguffs: %s\n", e.msg);
+                    rc = GG_EXIT_INTERNAL;
+                }
+                lazy = 1;
+            }
+        }
+        gg_hf_free(ms, count);
+    }
+    free(opened);
+    if (rc) {
+        gg_shelf_free(s);
+        return rc;
+    }
+    *single = !lazy && nopened == 1;
+    *out = s;
+    return 0;
+}

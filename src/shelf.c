@@ -1,0 +1,997 @@
+/* shelf.c - models by name, kept current (see shelf.h).
+ *
+ * Locks: `lock` (a read-write lock) guards the folders, the entries'
+ * state and node, and the lists; each entry's `mu` guards its model, its
+ * tree and its figures. Order: an entry's mu, then lock; notifications are
+ * queued under lock and delivered by the worker thread with no lock held
+ * (the kernel may call back into the mount while it takes them). */
+#include "gguffs/shelf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gguffs/log.h"
+#include "gguffs/modeltext.h"
+#include "gguffs/names.h"
+#include "gguffs/summary.h"
+#include "stores.h"
+
+#define QUIET_MS 1000      /* a new file must not change for this long to be shown */
+#define DEBOUNCE_MS 150    /* events closer than this make one rescan */
+#define RESCAN_MS 2000     /* without inotify (or while files are pending): rescan this often */
+
+enum { E_PENDING, E_VISIBLE, E_ERROR, E_REMOVED };
+
+typedef struct snode {
+    char *name;       /* escaped; "" for the root */
+    uint32_t parent;
+    gg_snode kind;    /* GG_SN_NONE once removed */
+    uint32_t entry;   /* models: the entry's id */
+    uint32_t *kids;   /* children, in name order */
+    uint32_t nkids, capkids;
+    struct timespec mtime;
+} snode;
+
+struct gg_entry {
+    uint32_t id;
+    int src;          /* index of the folder that holds it, -1 for models named directly */
+    char *key;        /* its place in that folder (stores.h) */
+    char **comps;     /* its name */
+    int ncomps;
+    char *spec;
+    int state;        /* E_* (lock) */
+    uint32_t node;    /* its folder node while visible (lock) */
+    dev_t dev;        /* the file when last seen */
+    ino_t ino;
+    uint64_t size;
+    struct timespec mtime;
+    struct timespec changed; /* when it was last seen changing */
+    int checked;      /* opened once (by the check or for use) */
+    pthread_mutex_t mu;
+    gg_model *model;  /* opened, or NULL (mu) */
+    void *tree;       /* what the tree made of it (mu) */
+    void (*unmake)(void *);
+    int have_sum;     /* (mu) */
+    gg_summary sum;
+    char *error;      /* why it is not shown (lock) */
+};
+
+typedef struct note {
+    uint32_t dir;
+    char *name;
+} note;
+
+typedef struct src_dir {
+    char *path;
+    gg_store kind;
+} src_dir;
+
+struct gg_shelf {
+    pthread_rwlock_t lock;
+    snode *nodes;
+    uint32_t n, cap;
+    gg_entry **ent;   /* by id - 1 */
+    uint32_t nent, capent;
+    src_dir *dirs;
+    int ndirs;
+    gg_open_opts oo;
+    note *notes;      /* waiting for the worker */
+    size_t nnotes, capnotes;
+    void (*notify)(void *arg, uint32_t dir, const char *name);
+    void *notify_arg;
+    /* the worker */
+    pthread_t worker;
+    int started, check, live;
+    _Atomic int stop;
+    int wake[2];      /* a pipe: wakes the worker (new notes, stop) */
+};
+
+static struct timespec now_ts(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return t;
+}
+
+static int64_t ms_between(struct timespec a, struct timespec b)
+{
+    return (int64_t)(b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+}
+
+static void wake(gg_shelf *s)
+{
+    if (s->wake[1] >= 0 && write(s->wake[1], "x", 1) < 0) {
+        /* a full pipe already wakes it */
+    }
+}
+
+/* ---- folders (lock held for writing) ---- */
+
+static int new_node(gg_shelf *s, const char *name, uint32_t parent, gg_snode kind, uint32_t *out)
+{
+    if (s->n == s->cap) {
+        uint32_t nc = s->cap ? s->cap * 2 : 64;
+        snode *p = realloc(s->nodes, nc * sizeof *p);
+        if (!p)
+            return -1;
+        s->nodes = p;
+        s->cap = nc;
+    }
+    snode *nd = &s->nodes[s->n];
+    memset(nd, 0, sizeof *nd);
+    nd->name = strdup(name);
+    if (!nd->name)
+        return -1;
+    nd->parent = parent;
+    nd->kind = kind;
+    nd->mtime = now_ts();
+    *out = s->n++;
+    return 0;
+}
+
+static uint32_t find_kid(const gg_shelf *s, uint32_t dir, const char *name, uint32_t *pos)
+{
+    const snode *d = &s->nodes[dir];
+    uint32_t lo = 0, hi = d->nkids;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        int c = strcmp(s->nodes[d->kids[mid]].name, name);
+        if (c == 0) {
+            if (pos)
+                *pos = mid;
+            return d->kids[mid];
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (pos)
+        *pos = lo;
+    return UINT32_MAX;
+}
+
+static int add_kid(gg_shelf *s, uint32_t dir, uint32_t kid)
+{
+    uint32_t pos;
+    find_kid(s, dir, s->nodes[kid].name, &pos);
+    snode *d = &s->nodes[dir];
+    if (d->nkids == d->capkids) {
+        uint32_t nc = d->capkids ? d->capkids * 2 : 8;
+        uint32_t *p = realloc(d->kids, nc * sizeof *p);
+        if (!p)
+            return -1;
+        d->kids = p;
+        d->capkids = nc;
+    }
+    memmove(d->kids + pos + 1, d->kids + pos, (d->nkids - pos) * sizeof *d->kids);
+    d->kids[pos] = kid;
+    d->nkids++;
+    d->mtime = now_ts();
+    return 0;
+}
+
+static void drop_kid(gg_shelf *s, uint32_t dir, uint32_t kid)
+{
+    snode *d = &s->nodes[dir];
+    for (uint32_t i = 0; i < d->nkids; i++) {
+        if (d->kids[i] == kid) {
+            memmove(d->kids + i, d->kids + i + 1, (d->nkids - i - 1) * sizeof *d->kids);
+            d->nkids--;
+            d->mtime = now_ts();
+            return;
+        }
+    }
+}
+
+static void queue_note(gg_shelf *s, uint32_t dir, const char *name)
+{
+    if (s->nnotes == s->capnotes) {
+        size_t nc = s->capnotes ? s->capnotes * 2 : 32;
+        note *p = realloc(s->notes, nc * sizeof *p);
+        if (!p)
+            return;
+        s->notes = p;
+        s->capnotes = nc;
+    }
+    char *nm = name ? strdup(name) : NULL;
+    if (name && !nm)
+        return;
+    s->notes[s->nnotes++] = (note){dir, nm};
+}
+
+/* Forget the queued notes (before anyone listens). */
+static void drop_notes(gg_shelf *s)
+{
+    for (size_t i = 0; i < s->nnotes; i++)
+        free(s->notes[i].name);
+    s->nnotes = 0;
+}
+
+/* Show entry en: make its folders and its node (a name taken gets ~N). */
+static int show(gg_shelf *s, gg_entry *en)
+{
+    uint32_t dir = 0;
+    for (int i = 0; i + 1 < en->ncomps; i++) {
+        char *nm = gg_name_escape(en->comps[i], strlen(en->comps[i]));
+        if (!nm)
+            return -1;
+        uint32_t k = find_kid(s, dir, nm, NULL);
+        if (k != UINT32_MAX && s->nodes[k].kind != GG_SN_DIR) {
+            /* a model holds this name: the folder goes beside it as NAME~2 */
+            char **p = &nm;
+            const char *taken = s->nodes[k].name;
+            if (gg_names_unique(&p, 1, &taken, 1)) {
+                free(nm);
+                return -1;
+            }
+            k = find_kid(s, dir, nm, NULL);
+        }
+        if (k == UINT32_MAX) {
+            if (new_node(s, nm, dir, GG_SN_DIR, &k) || add_kid(s, dir, k)) {
+                free(nm);
+                return -1;
+            }
+            queue_note(s, dir, nm);
+        }
+        free(nm);
+        dir = k;
+    }
+    const char *last = en->ncomps ? en->comps[en->ncomps - 1] : "model";
+    char *nm = gg_name_escape(last, strlen(last));
+    if (!nm)
+        return -1;
+    /* Distinct from every name of the folder, and from the root's files. */
+    const snode *d = &s->nodes[dir];
+    const char **taken = malloc((d->nkids + 4) * sizeof *taken);
+    if (!taken) {
+        free(nm);
+        return -1;
+    }
+    uint32_t nt = 0;
+    for (uint32_t i = 0; i < d->nkids; i++)
+        taken[nt++] = s->nodes[d->kids[i]].name;
+    if (dir == 0) {
+        taken[nt++] = "models.tsv";
+        taken[nt++] = ".errors";
+        taken[nt++] = ".stats";
+    }
+    char **p = &nm;
+    int rc = gg_names_unique(&p, 1, taken, nt);
+    free(taken);
+    uint32_t k;
+    if (rc || new_node(s, nm, dir, GG_SN_MODEL, &k) || add_kid(s, dir, k)) {
+        free(nm);
+        return -1;
+    }
+    s->nodes[k].entry = en->id;
+    s->nodes[k].mtime = en->mtime;
+    en->node = k;
+    en->state = E_VISIBLE;
+    queue_note(s, dir, nm);
+    queue_note(s, UINT32_MAX, NULL);
+    free(nm);
+    return 0;
+}
+
+/* Hide entry en's node, and the folders it leaves empty. */
+static void hide(gg_shelf *s, gg_entry *en, int state)
+{
+    if (en->state == E_VISIBLE) {
+        uint32_t k = en->node;
+        while (k != 0) {
+            uint32_t dir = s->nodes[k].parent;
+            drop_kid(s, dir, k);
+            s->nodes[k].kind = GG_SN_NONE;
+            queue_note(s, dir, s->nodes[k].name);
+            if (dir == 0 || s->nodes[dir].nkids)
+                break;
+            k = dir;
+        }
+    }
+    en->state = state;
+    queue_note(s, UINT32_MAX, NULL);
+}
+
+/* ---- entries ---- */
+
+static gg_entry *new_entry(gg_shelf *s, int src, const char *key, char **comps, int ncomps, const char *spec)
+{
+    if (s->nent == s->capent) {
+        uint32_t nc = s->capent ? s->capent * 2 : 64;
+        gg_entry **p = realloc(s->ent, nc * sizeof *p);
+        if (!p)
+            return NULL;
+        s->ent = p;
+        s->capent = nc;
+    }
+    gg_entry *en = calloc(1, sizeof *en);
+    if (!en)
+        return NULL;
+    en->id = s->nent + 1;
+    en->src = src;
+    en->key = key ? strdup(key) : NULL;
+    en->spec = strdup(spec);
+    en->comps = calloc((size_t)(ncomps ? ncomps : 1), sizeof *en->comps);
+    int ok = en->spec && en->comps && (!key || en->key);
+    for (int i = 0; ok && i < ncomps; i++)
+        ok = (en->comps[i] = strdup(comps[i])) != NULL;
+    en->ncomps = ncomps;
+    pthread_mutex_init(&en->mu, NULL);
+    if (!ok) {
+        for (int i = 0; i < ncomps && en->comps; i++)
+            free(en->comps[i]);
+        free(en->comps);
+        free(en->key);
+        free(en->spec);
+        pthread_mutex_destroy(&en->mu);
+        free(en);
+        return NULL;
+    }
+    s->ent[s->nent++] = en;
+    return en;
+}
+
+gg_shelf *gg_shelf_new(const gg_open_opts *o, gg_err *e)
+{
+    gg_shelf *s = calloc(1, sizeof *s);
+    uint32_t root;
+    if (!s) {
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    pthread_rwlock_init(&s->lock, NULL);
+    s->wake[0] = s->wake[1] = -1;
+    if (o)
+        s->oo = *o;
+    if (new_node(s, "", 0, GG_SN_DIR, &root)) {
+        gg_shelf_free(s);
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    return s;
+}
+
+int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *opened, gg_err *e)
+{
+    char *copy = strdup(name);
+    char *comps[64];
+    int nc = 0;
+    for (char *p = copy, *c; copy && nc < 64 && (c = strsep(&p, "/"));)
+        if (*c)
+            comps[nc++] = c;
+    pthread_rwlock_wrlock(&s->lock);
+    gg_entry *en = copy ? new_entry(s, -1, NULL, comps, nc, spec) : NULL;
+    int rc = en ? 0 : -1;
+    if (en) {
+        en->model = opened;
+        en->checked = opened != NULL;
+        en->mtime = opened ? opened->mtime : (struct timespec){0};
+        rc = show(s, en);
+    }
+    drop_notes(s); /* nobody to tell yet */
+    pthread_rwlock_unlock(&s->lock);
+    free(copy);
+    return rc ? gg_fail(e, GG_E_NOMEM, "out of memory") : 0;
+}
+
+/* ---- folders and stores: scan, and compare with what is shown ---- */
+
+static int same_file(const gg_entry *en, const gg_found *f)
+{
+    return en->dev == f->dev && en->ino == f->ino && en->size == f->size && en->mtime.tv_sec == f->mtime.tv_sec &&
+           en->mtime.tv_nsec == f->mtime.tv_nsec;
+}
+
+static void remember(gg_entry *en, const gg_found *f)
+{
+    en->dev = f->dev;
+    en->ino = f->ino;
+    en->size = f->size;
+    en->mtime = f->mtime;
+}
+
+/* Scan folder src and bring the entries up to date. initial: models found
+ * are shown at once (opened lazily); later, new ones wait to be checked. */
+static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
+{
+    gg_found *f;
+    size_t n;
+    if (gg_store_scan(s->dirs[src].path, s->dirs[src].kind, &f, &n, e))
+        return -1;
+    struct timespec now = now_ts();
+    pthread_rwlock_wrlock(&s->lock);
+    char *seen = calloc(s->nent + 1, 1);
+    for (size_t i = 0; i < n; i++) {
+        gg_entry *en = NULL;
+        for (uint32_t k = 0; k < s->nent && !en; k++) {
+            gg_entry *c = s->ent[k];
+            if (c->src == src && c->state != E_REMOVED && !strcmp(c->key, f[i].key))
+                en = c;
+        }
+        if (en && same_file(en, &f[i])) {
+            if (seen)
+                seen[en->id - 1] = 1;
+            continue;
+        }
+        if (en && en->state == E_PENDING) {
+            /* Still changing (a download): not shown yet. */
+            remember(en, &f[i]);
+            en->changed = now;
+            if (seen)
+                seen[en->id - 1] = 1;
+            continue;
+        }
+        if (en) /* replaced: the old one goes, readers keep its bytes */
+            hide(s, en, E_REMOVED);
+        gg_entry *ne = new_entry(s, src, f[i].key, f[i].comps, f[i].ncomps, f[i].spec);
+        if (!ne)
+            continue;
+        char *ns = realloc(seen, s->nent + 1);
+        if (ns) {
+            seen = ns;
+            seen[ne->id - 1] = 1;
+        }
+        remember(ne, &f[i]);
+        ne->changed = initial ? (struct timespec){0} : now;
+        if (initial)
+            show(s, ne);
+        else
+            ne->state = E_PENDING;
+    }
+    /* What is gone from the folder goes from the mount. */
+    for (uint32_t k = 0; seen && k < s->nent; k++) {
+        gg_entry *c = s->ent[k];
+        if (c->src == src && c->state != E_REMOVED && !seen[k]) {
+            if (c->state == E_ERROR)
+                queue_note(s, UINT32_MAX, NULL);
+            hide(s, c, E_REMOVED);
+        }
+    }
+    free(seen);
+    pthread_rwlock_unlock(&s->lock);
+    gg_found_free(f, n);
+    wake(s);
+    return 0;
+}
+
+int gg_shelf_add_dir(gg_shelf *s, const char *dir, gg_store kind, gg_err *e)
+{
+    src_dir *p = realloc(s->dirs, (size_t)(s->ndirs + 1) * sizeof *p);
+    if (!p)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    s->dirs = p;
+    char *abs = realpath(dir, NULL);
+    if (!abs)
+        return gg_fail_errno(e, errno, "%s", dir);
+    s->dirs[s->ndirs] = (src_dir){abs, kind == GG_STORE_AUTO ? gg_store_detect(abs) : kind};
+    int src = s->ndirs++;
+    int rc = rescan(s, src, 1, e);
+    pthread_rwlock_wrlock(&s->lock);
+    drop_notes(s); /* nobody to tell yet */
+    pthread_rwlock_unlock(&s->lock);
+    return rc;
+}
+
+/* ---- opening ---- */
+
+/* en failed to open: not shown, listed in .errors (once). */
+static void failed(gg_shelf *s, gg_entry *en, const gg_err *err)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    if (en->state == E_VISIBLE || en->state == E_PENDING) {
+        free(en->error);
+        en->error = strdup(err->msg);
+        hide(s, en, E_ERROR);
+        gg_log("%s: left out: %s", en->spec, err->msg);
+    }
+    pthread_rwlock_unlock(&s->lock);
+    wake(s);
+}
+
+/* Open en's model if needed (mu held). */
+static int open_model(gg_shelf *s, gg_entry *en, gg_err *e)
+{
+    if (en->model)
+        return 0;
+    gg_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    if (gg_model_open(m, en->spec, &s->oo, e)) {
+        gg_model_close(m);
+        free(m);
+        return -1;
+    }
+    en->model = m;
+    en->checked = 1;
+    if (!en->have_sum) {
+        gg_model_summary(m, &en->sum);
+        en->have_sum = 1;
+    }
+    return 0;
+}
+
+void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry *en, gg_model *m, gg_err *e),
+                    void *arg, void (*unmake)(void *tree), gg_err *e)
+{
+    pthread_mutex_lock(&en->mu);
+    void *t = en->tree;
+    if (!t) {
+        gg_err err;
+        if (open_model(s, en, &err) == 0 && (t = make(arg, en, en->model, &err)) != NULL) {
+            en->tree = t;
+            en->unmake = unmake;
+        } else {
+            pthread_mutex_unlock(&en->mu);
+            if (err.code != GG_E_NOMEM && err.code != GG_E_TIMEOUT && !(en->spec && strstr(en->spec, "://")))
+                failed(s, en, &err);
+            if (e)
+                *e = err;
+            return NULL;
+        }
+    }
+    pthread_mutex_unlock(&en->mu);
+    return t;
+}
+
+/* ---- the worker: checks models, watches folders, delivers notes ---- */
+
+/* Check one entry (open, learn its figures, close again unless in use).
+ * Returns 1 if it did something. */
+static int check_one(gg_shelf *s)
+{
+    struct timespec now = now_ts();
+    gg_entry *en = NULL;
+    pthread_rwlock_rdlock(&s->lock);
+    for (uint32_t k = 0; k < s->nent && !en; k++) {
+        gg_entry *c = s->ent[k];
+        if (c->checked || (c->state != E_VISIBLE && c->state != E_PENDING))
+            continue;
+        if (c->state == E_PENDING && ms_between(c->changed, now) < QUIET_MS)
+            continue; /* still being written */
+        if (c->state == E_VISIBLE && (!s->check || strstr(c->spec, "://")))
+            continue; /* (remote models: their headers are fetched when looked at) */
+        en = c;
+    }
+    pthread_rwlock_unlock(&s->lock);
+    if (!en)
+        return 0;
+    pthread_mutex_lock(&en->mu);
+    gg_err err;
+    int had = en->model != NULL;
+    int rc = open_model(s, en, &err);
+    en->checked = 1;
+    if (rc == 0 && !had && !en->tree) {
+        gg_model_close(en->model);
+        free(en->model);
+        en->model = NULL;
+    }
+    pthread_mutex_unlock(&en->mu);
+    pthread_rwlock_wrlock(&s->lock);
+    int pending = en->state == E_PENDING;
+    if (rc == 0 && pending)
+        show(s, en);
+    pthread_rwlock_unlock(&s->lock);
+    if (rc)
+        failed(s, en, &err);
+    return 1;
+}
+
+static void deliver_notes(gg_shelf *s)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    note *v = s->notes;
+    size_t n = s->nnotes;
+    s->notes = NULL;
+    s->nnotes = s->capnotes = 0;
+    pthread_rwlock_unlock(&s->lock);
+    for (size_t i = 0; i < n; i++) {
+        if (s->notify)
+            s->notify(s->notify_arg, v[i].dir, v[i].name);
+        free(v[i].name);
+    }
+    free(v);
+}
+
+/* Watch every folder below path (inotify); returns how many were added. */
+static int watch_tree(int fd, const char *path, int depth)
+{
+    uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY |
+                    IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
+    if (inotify_add_watch(fd, path, mask) < 0)
+        return -1;
+    int n = 1;
+    DIR *d = depth < 16 ? opendir(path) : NULL;
+    for (struct dirent *de; d && (de = readdir(d));) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        char sub[4096];
+        struct stat st;
+        snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
+        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
+            int k = watch_tree(fd, sub, depth + 1);
+            if (k < 0) {
+                closedir(d);
+                return -1;
+            }
+            n += k;
+        }
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static int pending_entries(gg_shelf *s)
+{
+    int any = 0;
+    pthread_rwlock_rdlock(&s->lock);
+    for (uint32_t k = 0; k < s->nent && !any; k++)
+        any = s->ent[k]->state == E_PENDING;
+    pthread_rwlock_unlock(&s->lock);
+    return any;
+}
+
+static void *worker(void *arg)
+{
+    gg_shelf *s = arg;
+    int ifd = -1, watching = 0;
+    if (s->live && s->ndirs) {
+        ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        watching = ifd >= 0;
+        for (int i = 0; watching && i < s->ndirs; i++)
+            watching = watch_tree(ifd, s->dirs[i].path, 0) >= 0;
+        if (!watching)
+            gg_log("cannot watch the model folders with inotify (%s): rescanning every %d ms instead",
+                   strerror(errno), RESCAN_MS);
+    }
+    struct timespec last_event = {0}, last_scan = now_ts();
+    int dirty = 0;
+    while (!atomic_load(&s->stop)) {
+        deliver_notes(s);
+        int busy = check_one(s);
+        int pend = s->live && pending_entries(s);
+        struct pollfd p[2] = {{s->wake[0], POLLIN, 0}, {ifd, POLLIN, 0}};
+        int timeout = busy ? 0 : dirty ? DEBOUNCE_MS : pend ? 200 : s->live ? RESCAN_MS : -1;
+        if (poll(p, watching ? 2 : 1, timeout) > 0) {
+            char buf[4096];
+            if (p[0].revents & POLLIN)
+                while (read(s->wake[0], buf, sizeof buf) > 0) {
+                }
+            if (watching && (p[1].revents & POLLIN)) {
+                while (read(ifd, buf, sizeof buf) > 0) {
+                }
+                dirty = 1;
+                last_event = now_ts();
+            }
+        }
+        struct timespec now = now_ts();
+        int due = s->live && ((dirty && ms_between(last_event, now) >= DEBOUNCE_MS) ||
+                              ((pend || !watching) && ms_between(last_scan, now) >= (pend ? 200 : RESCAN_MS)));
+        if (due) {
+            dirty = 0;
+            last_scan = now;
+            if (watching) {
+                /* New folders need watches too (adding one twice is harmless). */
+                for (int i = 0; i < s->ndirs; i++)
+                    watch_tree(ifd, s->dirs[i].path, 0);
+            }
+            for (int i = 0; i < s->ndirs; i++) {
+                gg_err e;
+                if (rescan(s, i, 0, &e))
+                    gg_log("%s", e.msg);
+            }
+        }
+    }
+    if (ifd >= 0)
+        close(ifd);
+    return NULL;
+}
+
+void gg_shelf_start(gg_shelf *s, int check, int live)
+{
+    if (s->started)
+        return;
+    s->check = check;
+    s->live = live;
+    if (pipe(s->wake) != 0) {
+        s->wake[0] = s->wake[1] = -1;
+        return;
+    }
+    for (int i = 0; i < 2; i++) {
+        int fl = fcntl(s->wake[i], F_GETFL);
+        fcntl(s->wake[i], F_SETFL, fl | O_NONBLOCK);
+    }
+    s->started = pthread_create(&s->worker, NULL, worker, s) == 0;
+}
+
+void gg_shelf_free(gg_shelf *s)
+{
+    if (!s)
+        return;
+    if (s->started) {
+        atomic_store(&s->stop, 1);
+        wake(s);
+        pthread_join(s->worker, NULL);
+    }
+    for (int i = 0; i < 2; i++)
+        if (s->wake[i] >= 0)
+            close(s->wake[i]);
+    for (uint32_t k = 0; k < s->nent; k++) {
+        gg_entry *en = s->ent[k];
+        if (en->tree && en->unmake)
+            en->unmake(en->tree);
+        if (en->model) {
+            gg_model_close(en->model);
+            free(en->model);
+        }
+        for (int i = 0; i < en->ncomps; i++)
+            free(en->comps[i]);
+        free(en->comps);
+        free(en->key);
+        free(en->spec);
+        free(en->error);
+        pthread_mutex_destroy(&en->mu);
+        free(en);
+    }
+    free(s->ent);
+    for (uint32_t i = 0; i < s->n; i++) {
+        free(s->nodes[i].name);
+        free(s->nodes[i].kids);
+    }
+    free(s->nodes);
+    for (size_t i = 0; i < s->nnotes; i++)
+        free(s->notes[i].name);
+    free(s->notes);
+    for (int i = 0; i < s->ndirs; i++)
+        free(s->dirs[i].path);
+    free(s->dirs);
+    pthread_rwlock_destroy(&s->lock);
+    free(s);
+}
+
+/* ---- what the tree asks ---- */
+
+gg_snode gg_shelf_lookup(gg_shelf *s, uint32_t dir, const char *name, uint32_t *node)
+{
+    gg_snode k = GG_SN_NONE;
+    pthread_rwlock_rdlock(&s->lock);
+    if (dir < s->n && s->nodes[dir].kind == GG_SN_DIR) {
+        uint32_t c = find_kid(s, dir, name, NULL);
+        if (c != UINT32_MAX) {
+            *node = c;
+            k = s->nodes[c].kind;
+        }
+    }
+    pthread_rwlock_unlock(&s->lock);
+    return k;
+}
+
+gg_snode gg_shelf_kind(gg_shelf *s, uint32_t node)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    gg_snode k = node < s->n ? s->nodes[node].kind : GG_SN_NONE;
+    pthread_rwlock_unlock(&s->lock);
+    return k;
+}
+
+uint32_t gg_shelf_parent(gg_shelf *s, uint32_t node)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    uint32_t p = node < s->n ? s->nodes[node].parent : 0;
+    pthread_rwlock_unlock(&s->lock);
+    return p;
+}
+
+int gg_shelf_readdir(gg_shelf *s, uint32_t dir, uint64_t from,
+                     int (*fn)(void *arg, const char *name, uint32_t node, gg_snode kind), void *arg)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    if (dir >= s->n || s->nodes[dir].kind != GG_SN_DIR) {
+        pthread_rwlock_unlock(&s->lock);
+        return -1;
+    }
+    const snode *d = &s->nodes[dir];
+    for (uint64_t i = from; i < d->nkids; i++) {
+        const snode *c = &s->nodes[d->kids[i]];
+        if (fn(arg, c->name, d->kids[i], c->kind))
+            break;
+    }
+    pthread_rwlock_unlock(&s->lock);
+    return 0;
+}
+
+void gg_shelf_dir_info(gg_shelf *s, uint32_t dir, uint32_t *subdirs, struct timespec *mtime)
+{
+    *subdirs = 0;
+    pthread_rwlock_rdlock(&s->lock);
+    if (dir < s->n) {
+        const snode *d = &s->nodes[dir];
+        for (uint32_t i = 0; i < d->nkids; i++)
+            *subdirs += 1; /* folders and model folders alike */
+        *mtime = d->mtime;
+    }
+    pthread_rwlock_unlock(&s->lock);
+}
+
+gg_entry *gg_shelf_entry_at(gg_shelf *s, uint32_t node)
+{
+    gg_entry *en = NULL;
+    pthread_rwlock_rdlock(&s->lock);
+    if (node < s->n && s->nodes[node].entry && s->nodes[node].entry <= s->nent)
+        en = s->ent[s->nodes[node].entry - 1];
+    pthread_rwlock_unlock(&s->lock);
+    return en;
+}
+
+gg_entry *gg_shelf_entry(gg_shelf *s, uint32_t id)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    gg_entry *en = id >= 1 && id <= s->nent ? s->ent[id - 1] : NULL;
+    pthread_rwlock_unlock(&s->lock);
+    return en;
+}
+
+uint32_t gg_entry_id(const gg_entry *en) { return en->id; }
+
+uint32_t gg_entry_node(gg_shelf *s, const gg_entry *en)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    uint32_t n = en->node;
+    pthread_rwlock_unlock(&s->lock);
+    return n;
+}
+struct timespec gg_entry_mtime(const gg_entry *en) { return en->mtime; }
+
+void gg_shelf_set_notify(gg_shelf *s, void (*fn)(void *arg, uint32_t dir, const char *name), void *arg)
+{
+    s->notify_arg = arg;
+    s->notify = fn;
+}
+
+/* The full name of a visible entry as the tree shows it. */
+static void shown_path(const gg_shelf *s, uint32_t node, gg_buf *out)
+{
+    if (node == 0)
+        return;
+    shown_path(s, s->nodes[node].parent, out);
+    if (s->nodes[node].parent != 0)
+        gg_buf_put(out, "/", 1);
+    gg_buf_puts(out, s->nodes[node].name);
+}
+
+void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
+{
+    gg_buf_puts(out, "name\tarchitecture\tparameters\tmain_type\tbits_per_weight\tbytes\tpath\n");
+    /* The figures of models not opened yet are learnt now (a header each). */
+    for (uint32_t id = 1;; id++) {
+        gg_entry *en = gg_shelf_entry(s, id);
+        if (!en)
+            break;
+        pthread_rwlock_rdlock(&s->lock);
+        int visible = en->state == E_VISIBLE;
+        pthread_rwlock_unlock(&s->lock);
+        if (!visible)
+            continue;
+        pthread_mutex_lock(&en->mu);
+        gg_err err;
+        int have = en->have_sum;
+        if (!have) {
+            int had = en->model != NULL;
+            if (open_model(s, en, &err) == 0) {
+                have = 1;
+                if (!had && !en->tree) {
+                    gg_model_close(en->model);
+                    free(en->model);
+                    en->model = NULL;
+                }
+            }
+        }
+        gg_summary sum = en->sum;
+        pthread_mutex_unlock(&en->mu);
+        if (!have) {
+            failed(s, en, &err);
+            continue;
+        }
+        pthread_rwlock_rdlock(&s->lock);
+        if (en->state == E_VISIBLE) {
+            gg_buf name = {0};
+            shown_path(s, en->node, &name);
+            char p[32];
+            gg_params_text(sum.params, p, sizeof p);
+            gg_tsv_field(out, name.p ? name.p : "", name.len);
+            gg_buf_put(out, "\t", 1);
+            gg_tsv_field(out, sum.arch[0] ? sum.arch : "-", strlen(sum.arch[0] ? sum.arch : "-"));
+            gg_buf_printf(out, "\t%s\t%s\t%.2f\t%" PRIu64 "\t", p, sum.main_type[0] ? sum.main_type : "-", sum.bpw,
+                          sum.file_bytes);
+            gg_tsv_field(out, en->spec, strlen(en->spec));
+            gg_buf_put(out, "\n", 1);
+            gg_buf_free(&name);
+        }
+        pthread_rwlock_unlock(&s->lock);
+    }
+}
+
+void gg_shelf_errors(gg_shelf *s, gg_buf *out)
+{
+    gg_buf_puts(out, "path\toffset\tmessage\n");
+    pthread_rwlock_rdlock(&s->lock);
+    for (uint32_t k = 0; k < s->nent; k++) {
+        const gg_entry *en = s->ent[k];
+        if (en->state != E_ERROR || !en->error)
+            continue;
+        /* "FILE: offset N: what" -> N; messages without an offset give "-" */
+        const char *o = strstr(en->error, ": offset ");
+        gg_tsv_field(out, en->spec, strlen(en->spec));
+        if (o)
+            gg_buf_printf(out, "\t%" PRIu64 "\t", (uint64_t)strtoull(o + 9, NULL, 10));
+        else
+            gg_buf_puts(out, "\t-\t");
+        gg_tsv_field(out, en->error, strlen(en->error));
+        gg_buf_put(out, "\n", 1);
+    }
+    pthread_rwlock_unlock(&s->lock);
+}
+
+void gg_shelf_totals(gg_shelf *s, uint64_t *bytes, uint64_t *models)
+{
+    *bytes = *models = 0;
+    pthread_rwlock_rdlock(&s->lock);
+    for (uint32_t k = 0; k < s->nent; k++) {
+        if (s->ent[k]->state == E_VISIBLE) {
+            *bytes += s->ent[k]->size ? s->ent[k]->size : s->ent[k]->model ? s->ent[k]->model->size : 0;
+            (*models)++;
+        }
+    }
+    pthread_rwlock_unlock(&s->lock);
+}
+
+char *gg_store_default_dir(gg_store kind, int lmstudio, gg_err *e)
+{
+    const char *home = getenv("HOME");
+    char *out = NULL;
+    struct stat st;
+    if (kind == GG_STORE_OLLAMA) {
+        const char *env = getenv("OLLAMA_MODELS");
+        if (env && *env)
+            out = strdup(env);
+        else if (home && asprintf(&out, "%s/.ollama/models", home) >= 0 && stat(out, &st) != 0) {
+            free(out);
+            out = strdup("/usr/share/ollama/.ollama/models"); /* the Linux service's home */
+        }
+    } else if (kind == GG_STORE_HF) {
+        const char *c = getenv("HF_HUB_CACHE"), *h = getenv("HF_HOME");
+        if (c && *c)
+            out = strdup(c);
+        else if (h && *h) {
+            if (asprintf(&out, "%s/hub", h) < 0)
+                out = NULL;
+        } else if (home) {
+            if (asprintf(&out, "%s/.cache/huggingface/hub", home) < 0)
+                out = NULL;
+        }
+    } else if (lmstudio && home) {
+        /* Newer versions keep models in ~/.lmstudio/models, older ones in
+         * ~/.cache/lm-studio/models. */
+        if (asprintf(&out, "%s/.lmstudio/models", home) >= 0 && stat(out, &st) != 0) {
+            free(out);
+            if (asprintf(&out, "%s/.cache/lm-studio/models", home) < 0)
+                out = NULL;
+        }
+    }
+    if (!out)
+        gg_fail(e, GG_E_NOTFOUND, "no default folder for that store ($HOME is not set?)");
+    return out;
+}

@@ -1,0 +1,347 @@
+/* stores.c - the models a folder holds (see stores.h). */
+#include "stores.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_DEPTH 16
+#define MAX_MANIFEST (4u << 20)
+
+typedef struct list {
+    gg_found *v;
+    size_t n, cap;
+    int oom;
+} list;
+
+static void found_clear(gg_found *f)
+{
+    free(f->key);
+    for (int i = 0; i < f->ncomps; i++)
+        free(f->comps[i]);
+    free(f->comps);
+    free(f->spec);
+}
+
+void gg_found_free(gg_found *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        found_clear(&f[i]);
+    free(f);
+}
+
+/* Add a model: key, name components (count, then strings), the file. */
+static void add(list *l, const char *key, const char *spec, int ncomps, const char *const *comps)
+{
+    struct stat st;
+    if (l->oom || stat(spec, &st) != 0 || !S_ISREG(st.st_mode))
+        return;
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 64;
+        gg_found *p = realloc(l->v, nc * sizeof *p);
+        if (!p) {
+            l->oom = 1;
+            return;
+        }
+        l->v = p;
+        l->cap = nc;
+    }
+    gg_found *f = &l->v[l->n];
+    memset(f, 0, sizeof *f);
+    f->key = strdup(key);
+    f->spec = strdup(spec);
+    f->comps = calloc((size_t)ncomps, sizeof *f->comps);
+    int ok = f->key && f->spec && f->comps;
+    for (int i = 0; ok && i < ncomps; i++)
+        ok = (f->comps[i] = strdup(comps[i])) != NULL;
+    f->ncomps = ncomps;
+    if (!ok) {
+        found_clear(f);
+        l->oom = 1;
+        return;
+    }
+    f->dev = st.st_dev;
+    f->ino = st.st_ino;
+    f->size = (uint64_t)st.st_size;
+    f->mtime = st.st_mtim;
+    l->n++;
+}
+
+/* Where "-NNNNN-of-MMMMM.gguf" starts at the end of name, and whether it is
+ * the first shard; -1 if name has no such suffix. */
+static long shard_at(const char *name, int *first)
+{
+    size_t n = strlen(name);
+    if (n < 20)
+        return -1;
+    const char *s = name + n - 20;
+    if (s[0] != '-' || memcmp(s + 6, "-of-", 4) || strcmp(s + 15, ".gguf"))
+        return -1;
+    for (int i = 1; i < 15; i++)
+        if ((i < 6 || i > 9) && (s[i] < '0' || s[i] > '9'))
+            return -1;
+    *first = !memcmp(s + 1, "00001", 5);
+    return (long)(n - 20);
+}
+
+static int is_gguf(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 5 && !strcmp(name + n - 5, ".gguf");
+}
+
+/* A plain folder: *.gguf below root, named by their path (components from
+ * prefix on, then the folders walked) without .gguf. */
+static void walk(list *l, const char *root, const char *rel, const char *const *prefix, int nprefix, int depth)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
+    DIR *d = opendir(path);
+    if (!d || depth > MAX_DEPTH) {
+        if (d)
+            closedir(d);
+        return;
+    }
+    for (struct dirent *de; (de = readdir(d));) {
+        const char *nm = de->d_name;
+        if (nm[0] == '.')
+            continue; /* ., .., and hidden folders: .locks, .cache, ... */
+        char sub[4096], full[8192];
+        snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", nm);
+        snprintf(full, sizeof full, "%s/%s", root, sub);
+        struct stat st;
+        if (stat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            walk(l, root, sub, prefix, nprefix, depth + 1);
+            continue;
+        }
+        if (!S_ISREG(st.st_mode) || !is_gguf(nm))
+            continue;
+        int first = 0;
+        long cut = shard_at(nm, &first);
+        if (cut >= 0 && !first)
+            continue; /* the set is entered by its first shard */
+        /* name: prefix, then sub's components, the last without its suffix */
+        const char *comps[MAX_DEPTH + 8];
+        char buf[4096];
+        int nc = 0;
+        for (int i = 0; i < nprefix; i++)
+            comps[nc++] = prefix[i];
+        snprintf(buf, sizeof buf, "%s", sub);
+        size_t blen = strlen(buf);
+        buf[cut >= 0 ? blen - strlen(nm) + (size_t)cut : blen - 5] = 0;
+        for (char *p = buf, *s; nc < MAX_DEPTH + 7 && (s = strsep(&p, "/"));)
+            comps[nc++] = s;
+        add(l, sub, full, nc, comps);
+    }
+    closedir(d);
+}
+
+/* ---- Ollama ---- */
+
+static char *read_small(const char *path, size_t max)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return NULL;
+    char *buf = malloc(max + 1);
+    size_t n = buf ? fread(buf, 1, max, f) : 0;
+    fclose(f);
+    if (!buf)
+        return NULL;
+    buf[n] = 0;
+    return buf;
+}
+
+/* A layer's blob of this mediaType, or "" */
+static void layer_blob(cJSON *m, const char *media, const char *blobs, char *out, size_t cap)
+{
+    out[0] = 0;
+    cJSON *layers = cJSON_GetObjectItemCaseSensitive(m, "layers"), *it;
+    cJSON_ArrayForEach(it, layers)
+    {
+        const cJSON *mt = cJSON_GetObjectItemCaseSensitive(it, "mediaType");
+        const cJSON *dg = cJSON_GetObjectItemCaseSensitive(it, "digest");
+        if (!cJSON_IsString(mt) || !cJSON_IsString(dg) || strcmp(mt->valuestring, media))
+            continue;
+        const char *d = dg->valuestring;
+        /* "sha256:HEX" -> blobs/sha256-HEX; nothing else may name a file */
+        if (strncmp(d, "sha256:", 7) || strspn(d + 7, "0123456789abcdef") != strlen(d + 7))
+            continue;
+        snprintf(out, cap, "%s/sha256-%s", blobs, d + 7);
+        return;
+    }
+}
+
+static void ollama_manifest(list *l, const char *dir, const char *mroot, const char *rel)
+{
+    char path[8192], blobs[4200], model[8400], proj[8400];
+    snprintf(path, sizeof path, "%s/%s/%s", dir, mroot, rel);
+    snprintf(blobs, sizeof blobs, "%s/blobs", dir);
+    char *text = read_small(path, MAX_MANIFEST);
+    cJSON *m = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (!m)
+        return;
+    layer_blob(m, "application/vnd.ollama.image.model", blobs, model, sizeof model);
+    layer_blob(m, "application/vnd.ollama.image.projector", blobs, proj, sizeof proj);
+    cJSON_Delete(m);
+    if (!model[0])
+        return;
+    /* rel is HOST/NS/MODEL/TAG */
+    char parts[4096];
+    snprintf(parts, sizeof parts, "%s", rel);
+    char *c[4], *p = parts;
+    int k = 0;
+    for (char *s; k < 4 && (s = strsep(&p, "/"));)
+        c[k++] = s;
+    if (k != 4 || p)
+        return;
+    char name[4096], pname[4200], key[8300];
+    if (!strcmp(c[0], "registry.ollama.ai"))
+        snprintf(name, sizeof name, "%s%s%s:%s", strcmp(c[1], "library") ? c[1] : "",
+                 strcmp(c[1], "library") ? "/" : "", c[2], c[3]);
+    else
+        snprintf(name, sizeof name, "%s/%s/%s:%s", c[0], c[1], c[2], c[3]);
+    const char *comps[1] = {name};
+    snprintf(key, sizeof key, "%s/%s", mroot, rel);
+    add(l, key, model, 1, comps);
+    if (proj[0]) {
+        snprintf(pname, sizeof pname, "%s.projector", name);
+        comps[0] = pname;
+        snprintf(key, sizeof key, "%s/%s#projector", mroot, rel);
+        add(l, key, proj, 1, comps);
+    }
+}
+
+static void ollama_walk(list *l, const char *dir, const char *mroot, const char *rel, int depth)
+{
+    char path[8192];
+    snprintf(path, sizeof path, "%s/%s%s%s", dir, mroot, *rel ? "/" : "", rel);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    for (struct dirent *de; (de = readdir(d));) {
+        if (de->d_name[0] == '.')
+            continue;
+        char sub[4096], full[8800];
+        snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", de->d_name);
+        snprintf(full, sizeof full, "%s/%s", path, de->d_name);
+        struct stat st;
+        if (stat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode) && depth < 3)
+            ollama_walk(l, dir, mroot, sub, depth + 1);
+        else if (S_ISREG(st.st_mode) && depth == 3)
+            ollama_manifest(l, dir, mroot, sub);
+    }
+    closedir(d);
+}
+
+/* ---- Hugging Face hub cache ---- */
+
+static void hf_repo(list *l, const char *dir, const char *repo_dir)
+{
+    /* models--ORG--NAME, or models--NAME */
+    const char *id = repo_dir + 8;
+    const char *sep = strstr(id, "--");
+    char org[1024] = "", name[1024];
+    if (sep) {
+        snprintf(org, sizeof org, "%.*s", (int)(sep - id), id);
+        snprintf(name, sizeof name, "%s", sep + 2);
+    } else {
+        snprintf(name, sizeof name, "%s", id);
+    }
+    char path[8192], main_rev[128] = "";
+    snprintf(path, sizeof path, "%s/%s/refs/main", dir, repo_dir);
+    char *ref = read_small(path, 127);
+    if (ref) {
+        ref[strcspn(ref, " \r\n")] = 0;
+        snprintf(main_rev, sizeof main_rev, "%s", ref);
+        free(ref);
+    }
+    snprintf(path, sizeof path, "%s/%s/snapshots", dir, repo_dir);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    for (struct dirent *de; (de = readdir(d));) {
+        if (de->d_name[0] == '.')
+            continue;
+        char snap[8800], named[2200];
+        snprintf(snap, sizeof snap, "%s/%s", path, de->d_name);
+        int is_main = main_rev[0] && !strcmp(de->d_name, main_rev);
+        snprintf(named, sizeof named, "%s%s%s", name, is_main ? "" : "@", is_main ? "" : de->d_name);
+        const char *prefix[2];
+        int np = 0;
+        if (org[0])
+            prefix[np++] = org;
+        prefix[np++] = named;
+        size_t before = l->n;
+        walk(l, snap, "", prefix, np, 0);
+        /* Keys: unique across repos and revisions. */
+        for (size_t i = before; i < l->n && !l->oom; i++) {
+            char *k = NULL;
+            if (asprintf(&k, "%s/%s/%s", repo_dir, de->d_name, l->v[i].key) < 0) {
+                l->oom = 1;
+                break;
+            }
+            free(l->v[i].key);
+            l->v[i].key = k;
+        }
+    }
+    closedir(d);
+}
+
+gg_store gg_store_detect(const char *dir)
+{
+    char p[4200];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/manifests", dir);
+    int manifests = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+    snprintf(p, sizeof p, "%s/manifests-v2", dir);
+    manifests |= stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+    snprintf(p, sizeof p, "%s/blobs", dir);
+    if (manifests && stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+        return GG_STORE_OLLAMA;
+    DIR *d = opendir(dir);
+    gg_store k = GG_STORE_PLAIN;
+    for (struct dirent *de; d && (de = readdir(d));)
+        if (!strncmp(de->d_name, "models--", 8))
+            k = GG_STORE_HF;
+    if (d)
+        closedir(d);
+    return k;
+}
+
+int gg_store_scan(const char *dir, gg_store kind, gg_found **found, size_t *n, gg_err *e)
+{
+    list l = {0};
+    DIR *d = opendir(dir);
+    if (!d)
+        return gg_fail_errno(e, errno, "%s", dir);
+    if (kind == GG_STORE_AUTO)
+        kind = gg_store_detect(dir);
+    if (kind == GG_STORE_OLLAMA) {
+        ollama_walk(&l, dir, "manifests", "", 0);
+        ollama_walk(&l, dir, "manifests-v2", "", 0);
+    } else if (kind == GG_STORE_HF) {
+        for (struct dirent *de; (de = readdir(d));)
+            if (!strncmp(de->d_name, "models--", 8))
+                hf_repo(&l, dir, de->d_name);
+    } else {
+        walk(&l, dir, "", NULL, 0, 0);
+    }
+    closedir(d);
+    if (l.oom) {
+        gg_found_free(l.v, l.n);
+        return gg_fail(e, GG_E_NOMEM, "%s: out of memory scanning it", dir);
+    }
+    *found = l.v;
+    *n = l.n;
+    return 0;
+}

@@ -1,0 +1,45 @@
+/* stores.h - the models a folder holds, as each kind of folder keeps them
+ * (internal to the core: shelf.c scans with it).
+ *
+ *   plain   every *.gguf below the folder, by its path without .gguf; a
+ *           split set once, by its first shard, named without the
+ *           -NNNNN-of-NNNNN part; folders starting with '.' are skipped
+ *   ollama  manifests[-v2]/HOST/NS/MODEL/TAG name their layers: the one of
+ *           mediaType application/vnd.ollama.image.model is the blob
+ *           blobs/sha256-HEX, shown as MODEL:TAG (NS library of
+ *           registry.ollama.ai), NS/MODEL:TAG (another namespace) or
+ *           HOST/NS/MODEL:TAG (another registry), as one name; a projector
+ *           layer is shown beside it as NAME.projector
+ *   hf      models--ORG--NAME/snapshots/REV/PATH.gguf (symbolic links into
+ *           blobs/, or files), as ORG/NAME/PATH for the revision refs/main
+ *           points at and ORG/NAME@REV/PATH for the others */
+#ifndef GGUFFS_STORES_H
+#define GGUFFS_STORES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "gguffs/shelf.h"
+
+typedef struct gg_found {
+    char *key;      /* what identifies it across scans (its place in the store) */
+    char **comps;   /* its name: raw components */
+    int ncomps;
+    char *spec;     /* the file to open (for a split set, its first shard) */
+    dev_t dev;      /* the file as it is now */
+    ino_t ino;
+    uint64_t size;
+    struct timespec mtime;
+} gg_found;
+
+gg_store gg_store_detect(const char *dir);
+
+/* Every model of the folder. Returns 0 with *found (free with
+ * gg_found_free), or -1 with *e set (the folder cannot be read). Files it
+ * cannot make sense of are skipped, with a line in *skipped if not NULL. */
+int gg_store_scan(const char *dir, gg_store kind, gg_found **found, size_t *n, gg_err *e);
+void gg_found_free(gg_found *f, size_t n);
+
+#endif
