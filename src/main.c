@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "fuse_glue.h"
-#include "gguffs/hf.h"
 #include "gguffs/log.h"
 #include "gguffs/mountinfo.h"
 #include "gguffs/net.h"
@@ -93,84 +92,6 @@ static char *fsname_opt(const char *path)
     return s;
 }
 
-/* The models named on the command line, as paths and URLs: an hf:// name
- * stands for one URL, or for every GGUF of a repository. The HTTP client is
- * made when the first URL needs it. */
-typedef struct specs {
-    char **v;
-    int n;
-} specs;
-
-static void specs_free(specs *s)
-{
-    for (int i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-    memset(s, 0, sizeof *s);
-}
-
-static int specs_add(specs *s, const char *v)
-{
-    char **p = realloc(s->v, (size_t)(s->n + 1) * sizeof *p);
-    if (!p || !(p[s->n] = strdup(v)))
-        return -1;
-    s->v = p;
-    s->n++;
-    return 0;
-}
-
-static int need_net(gg_cli *c, gg_net **net)
-{
-    if (*net)
-        return 0;
-    gg_err e;
-    *net = gg_net_new(&c->net, &e);
-    if (!*net) {
-        fprintf(stderr, "gguffs: %s\n", e.msg);
-        return e.code == GG_E_INVAL ? GG_EXIT_USAGE : GG_EXIT_INTERNAL;
-    }
-    c->open.net = *net;
-    return 0;
-}
-
-static int expand_models(gg_cli *c, int n, gg_net **net, specs *out)
-{
-    for (int i = 0; i < n; i++) {
-        const char *p = c->pos[i];
-        if (!gg_is_hf(p) && !gg_source_is_url(p)) {
-            if (specs_add(out, p))
-                goto oom;
-            continue;
-        }
-        int rc = need_net(c, net);
-        if (rc)
-            return rc;
-        if (!gg_is_hf(p)) {
-            if (specs_add(out, p))
-                goto oom;
-            continue;
-        }
-        gg_hf_model *ms;
-        int count;
-        gg_err e;
-        if (gg_hf_expand(*net, p, &ms, &count, &e)) {
-            fprintf(stderr, "gguffs: %s\n", e.msg);
-            return gg_exit_for(e.code);
-        }
-        for (int k = 0; k < count; k++) {
-            if (specs_add(out, ms[k].url)) {
-                gg_hf_free(ms, count);
-                goto oom;
-            }
-        }
-        gg_hf_free(ms, count);
-    }
-    return 0;
-oom:
-    fprintf(stderr, "gguffs: out of memory\n");
-    return GG_EXIT_INTERNAL;
-}
-
 static int run_mount(gg_cli *c)
 {
     /* The daemon runs up to ~20 threads (FUSE, read-ahead, OpenMP); glibc's
@@ -236,19 +157,11 @@ static int run_mount(gg_cli *c)
 static int run_tool(gg_cli *c, gg_tool_opts *to)
 {
     gg_net *net = NULL;
-    specs sp = {0};
-    int rc = expand_models(c, 1, &net, &sp);
-    if (!rc && sp.n != 1) {
-        fprintf(stderr, "gguffs: %s names %d models; name one of them:\n", c->pos[0], sp.n);
-        for (int i = 0; i < sp.n; i++)
-            fprintf(stderr, "  %s\n", sp.v[i]);
-        rc = GG_EXIT_USAGE;
-    }
-    if (!rc) {
-        c->open.net = net;
-        rc = c->mode == GG_MODE_DUMP ? gg_tool_dump(sp.v[0], to) : gg_tool_verify(sp.v[0], to);
-    }
-    specs_free(&sp);
+    char *spec = NULL;
+    int rc = gg_mountset_one(c, &net, &spec);
+    if (!rc)
+        rc = c->mode == GG_MODE_DUMP ? gg_tool_dump(spec, to) : gg_tool_verify(spec, to);
+    free(spec);
     gg_net_free(net);
     return rc;
 }

@@ -189,3 +189,35 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
     *out = s;
     return 0;
 }
+
+int gg_mountset_one(gg_cli *c, gg_net **net, char **spec)
+{
+    const char *p = c->pos[0];
+    *spec = NULL;
+    if (!gg_is_hf(p) && !gg_source_is_url(p)) {
+        *spec = strdup(p);
+        return *spec ? 0 : GG_EXIT_INTERNAL;
+    }
+    int rc = need_net(c, net);
+    if (rc || !gg_is_hf(p)) {
+        *spec = rc ? NULL : strdup(p);
+        return rc ? rc : *spec ? 0 : GG_EXIT_INTERNAL;
+    }
+    gg_hf_model *ms;
+    int count;
+    gg_err e;
+    if (gg_hf_expand(*net, p, &ms, &count, &e)) {
+        fprintf(stderr, "gguffs: %s\n", e.msg);
+        return gg_exit_for(e.code);
+    }
+    if (count != 1) {
+        fprintf(stderr, "gguffs: %s names %d models; name one of them:\n", p, count);
+        for (int i = 0; i < count; i++)
+            fprintf(stderr, "  %s\n", ms[i].path);
+        rc = GG_EXIT_USAGE;
+    } else if (!(*spec = strdup(ms[0].url))) {
+        rc = GG_EXIT_INTERNAL;
+    }
+    gg_hf_free(ms, count);
+    return rc;
+}

@@ -11,4 +11,9 @@
  * when a URL needs it. Returns 0, or an exit status after a message. */
 int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single);
 
+/* For --dump and --verify: the one model c->pos[0] names (a path, a URL,
+ * an hf:// name of one file or of a repository holding one GGUF), as a
+ * path or URL in *spec (malloc'ed). Returns 0, or an exit status. */
+int gg_mountset_one(gg_cli *c, gg_net **net, char **spec);
+
 #endif
