@@ -102,10 +102,10 @@ static void dec_i32(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
 }
 
 const gg_kernel_entry gg_kernels_float_avx2[] = {
-    {"F32", GG_ISA_AVX2, dec_f32},   {"F16", GG_ISA_AVX2, dec_f16},
-    {"BF16", GG_ISA_AVX2, dec_bf16}, {"F64", GG_ISA_AVX2, dec_f64},
-    {"I8", GG_ISA_AVX2, dec_i8},     {"I16", GG_ISA_AVX2, dec_i16},
-    {"I32", GG_ISA_AVX2, dec_i32},
+    {GG_T_F32, GG_ISA_AVX2, dec_f32},   {GG_T_F16, GG_ISA_AVX2, dec_f16},
+    {GG_T_BF16, GG_ISA_AVX2, dec_bf16}, {GG_T_F64, GG_ISA_AVX2, dec_f64},
+    {GG_T_I8, GG_ISA_AVX2, dec_i8},     {GG_T_I16, GG_ISA_AVX2, dec_i16},
+    {GG_T_I32, GG_ISA_AVX2, dec_i32},
     /* No I64 here: AVX2 has no int64 -> float conversion, and an exact
      * emulation (fold the bits below the rounding point into a sticky bit,
      * then go through double) measured slower than the scalar kernel's

@@ -84,9 +84,9 @@ static void pq2_0(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n
 }
 
 const gg_kernel_entry gg_kernels_forks[] = {
-    {"STQ1_0", GG_ISA_SCALAR, stq1_0},
-    {"STQ1_0_CONSECUTIVE", GG_ISA_SCALAR, stq1_0_consecutive},
-    {"PTQ1_0", GG_ISA_SCALAR, ptq1_0},
-    {"PQ2_0", GG_ISA_SCALAR, pq2_0},
+    {GG_T_STQ1_0, GG_ISA_SCALAR, stq1_0},
+    {GG_T_STQ1_0_CONSECUTIVE, GG_ISA_SCALAR, stq1_0_consecutive},
+    {GG_T_PTQ1_0, GG_ISA_SCALAR, ptq1_0},
+    {GG_T_PQ2_0, GG_ISA_SCALAR, pq2_0},
     {0},
 };

@@ -148,7 +148,7 @@ static void ggf_ptq1_0(const uint8_t *meta, const uint8_t *src, float *dst, int6
 }
 
 #define GGF_FORKS_ENTRIES(isa)                                                                     \
-    {"STQ1_0", isa, ggf_stq1_0}, {"STQ1_0_CONSECUTIVE", isa, ggf_stq1_0_consecutive},             \
-        {"PQ2_0", isa, ggf_pq2_0}, {"PTQ1_0", isa, ggf_ptq1_0},
+    {GG_T_STQ1_0, isa, ggf_stq1_0}, {GG_T_STQ1_0_CONSECUTIVE, isa, ggf_stq1_0_consecutive},             \
+        {GG_T_PQ2_0, isa, ggf_pq2_0}, {GG_T_PTQ1_0, isa, ggf_ptq1_0},
 
 #endif

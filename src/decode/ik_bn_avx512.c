@@ -76,8 +76,8 @@ static void dec_iq2_bn(const uint8_t *meta, const uint8_t *src, float *dst, int6
 }
 
 const gg_kernel_entry gg_kernels_ik_bn_avx512[] = {
-    {"IQ1_BN", GG_ISA_AVX512, dec_iq1_bn},
-    {"IQ2_BN", GG_ISA_AVX512, dec_iq2_bn},
+    {GG_T_IQ1_BN, GG_ISA_AVX512, dec_iq1_bn},
+    {GG_T_IQ2_BN, GG_ISA_AVX512, dec_iq2_bn},
     {0},
 };
 #else

@@ -367,10 +367,10 @@ static void ggx_iq4_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, in
 }
 
 #define GGX_IK_INTERLEAVED_ENTRIES(isa)                                                            \
-    {"Q4_0_R8", isa, ggx_q4_0_r8}, {"MXFP4_R8", isa, ggx_mxfp4_r8}, {"Q8_0_R8", isa, ggx_q8_0_r8},  \
-        {"Q8_KV_R8", isa, ggx_q8_kv_r8}, {"Q8_K_R8", isa, ggx_q8_k_r8},                            \
-        {"Q8_K_R16", isa, ggx_q8_k_r16}, {"IQ4_XS_R8", isa, ggx_iq4_xs_r8},                        \
-        {"IQ4_NL_R4", isa, ggx_iq4_nl_r4}, {"Q4_K_R4", isa, ggx_q4_k_r4},                          \
-        {"IQ4_KS_R4", isa, ggx_iq4_ks_r4}, {"IQ4_K_R4", isa, ggx_iq4_k_r4},
+    {GG_T_Q4_0_R8, isa, ggx_q4_0_r8}, {GG_T_MXFP4_R8, isa, ggx_mxfp4_r8}, {GG_T_Q8_0_R8, isa, ggx_q8_0_r8},  \
+        {GG_T_Q8_KV_R8, isa, ggx_q8_kv_r8}, {GG_T_Q8_K_R8, isa, ggx_q8_k_r8},                            \
+        {GG_T_Q8_K_R16, isa, ggx_q8_k_r16}, {GG_T_IQ4_XS_R8, isa, ggx_iq4_xs_r8},                        \
+        {GG_T_IQ4_NL_R4, isa, ggx_iq4_nl_r4}, {GG_T_Q4_K_R4, isa, ggx_q4_k_r4},                          \
+        {GG_T_IQ4_KS_R4, isa, ggx_iq4_ks_r4}, {GG_T_IQ4_K_R4, isa, ggx_iq4_k_r4},
 
 #endif

@@ -277,11 +277,11 @@ static void dec_iq2_kl(const uint8_t *meta, const uint8_t *src, float *dst, int6
 }
 
 const gg_kernel_entry gg_kernels_ik_k[] = {
-    {"Q6_0", GG_ISA_SCALAR, dec_q6_0},       {"IQ2_K", GG_ISA_SCALAR, dec_iq2_k},
-    {"IQ3_K", GG_ISA_SCALAR, dec_iq3_k},     {"IQ4_K", GG_ISA_SCALAR, dec_iq4_k},
-    {"IQ5_K", GG_ISA_SCALAR, dec_iq5_k},     {"IQ6_K", GG_ISA_SCALAR, dec_iq6_k},
-    {"IQ2_KS", GG_ISA_SCALAR, dec_iq2_ks},   {"IQ3_KS", GG_ISA_SCALAR, dec_iq3_ks},
-    {"IQ4_KS", GG_ISA_SCALAR, dec_iq4_ks},   {"IQ4_KSS", GG_ISA_SCALAR, dec_iq4_kss},
-    {"IQ5_KS", GG_ISA_SCALAR, dec_iq5_ks},   {"IQ2_KL", GG_ISA_SCALAR, dec_iq2_kl},
+    {GG_T_Q6_0, GG_ISA_SCALAR, dec_q6_0},       {GG_T_IQ2_K, GG_ISA_SCALAR, dec_iq2_k},
+    {GG_T_IQ3_K, GG_ISA_SCALAR, dec_iq3_k},     {GG_T_IQ4_K, GG_ISA_SCALAR, dec_iq4_k},
+    {GG_T_IQ5_K, GG_ISA_SCALAR, dec_iq5_k},     {GG_T_IQ6_K, GG_ISA_SCALAR, dec_iq6_k},
+    {GG_T_IQ2_KS, GG_ISA_SCALAR, dec_iq2_ks},   {GG_T_IQ3_KS, GG_ISA_SCALAR, dec_iq3_ks},
+    {GG_T_IQ4_KS, GG_ISA_SCALAR, dec_iq4_ks},   {GG_T_IQ4_KSS, GG_ISA_SCALAR, dec_iq4_kss},
+    {GG_T_IQ5_KS, GG_ISA_SCALAR, dec_iq5_ks},   {GG_T_IQ2_KL, GG_ISA_SCALAR, dec_iq2_kl},
     {0},
 };

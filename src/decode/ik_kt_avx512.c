@@ -161,10 +161,10 @@ static void dec_iq4_kt(const uint8_t *meta, const uint8_t *src, float *dst, int6
 }
 
 const gg_kernel_entry gg_kernels_ik_kt_avx512[] = {
-    {"IQ1_KT", GG_ISA_AVX512, dec_iq1_kt},
-    {"IQ2_KT", GG_ISA_AVX512, dec_iq2_kt},
-    {"IQ3_KT", GG_ISA_AVX512, dec_iq3_kt},
-    {"IQ4_KT", GG_ISA_AVX512, dec_iq4_kt},
+    {GG_T_IQ1_KT, GG_ISA_AVX512, dec_iq1_kt},
+    {GG_T_IQ2_KT, GG_ISA_AVX512, dec_iq2_kt},
+    {GG_T_IQ3_KT, GG_ISA_AVX512, dec_iq3_kt},
+    {GG_T_IQ4_KT, GG_ISA_AVX512, dec_iq4_kt},
     {0},
 };
 #else

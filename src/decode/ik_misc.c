@@ -26,7 +26,7 @@ static void dec_q8_kv(const uint8_t *meta, const uint8_t *src, float *dst, int64
 }
 
 const gg_kernel_entry gg_kernels_ik_misc[] = {
-    {"I2_S", GG_ISA_SCALAR, dec_i2_s},
-    {"Q8_KV", GG_ISA_SCALAR, dec_q8_kv},
+    {GG_T_I2_S, GG_ISA_SCALAR, dec_i2_s},
+    {GG_T_Q8_KV, GG_ISA_SCALAR, dec_q8_kv},
     {0},
 };

@@ -214,14 +214,14 @@ static void dec_iq4_xs(const uint8_t *meta, const uint8_t *src, float *y, int64_
 }
 
 const gg_kernel_entry gg_kernels_iquants[] = {
-    {"IQ2_XXS", GG_ISA_SCALAR, dec_iq2_xxs},
-    {"IQ2_XS", GG_ISA_SCALAR, dec_iq2_xs},
-    {"IQ2_S", GG_ISA_SCALAR, dec_iq2_s},
-    {"IQ3_XXS", GG_ISA_SCALAR, dec_iq3_xxs},
-    {"IQ3_S", GG_ISA_SCALAR, dec_iq3_s},
-    {"IQ1_S", GG_ISA_SCALAR, dec_iq1_s},
-    {"IQ1_M", GG_ISA_SCALAR, dec_iq1_m},
-    {"IQ4_NL", GG_ISA_SCALAR, dec_iq4_nl},
-    {"IQ4_XS", GG_ISA_SCALAR, dec_iq4_xs},
+    {GG_T_IQ2_XXS, GG_ISA_SCALAR, dec_iq2_xxs},
+    {GG_T_IQ2_XS, GG_ISA_SCALAR, dec_iq2_xs},
+    {GG_T_IQ2_S, GG_ISA_SCALAR, dec_iq2_s},
+    {GG_T_IQ3_XXS, GG_ISA_SCALAR, dec_iq3_xxs},
+    {GG_T_IQ3_S, GG_ISA_SCALAR, dec_iq3_s},
+    {GG_T_IQ1_S, GG_ISA_SCALAR, dec_iq1_s},
+    {GG_T_IQ1_M, GG_ISA_SCALAR, dec_iq1_m},
+    {GG_T_IQ4_NL, GG_ISA_SCALAR, dec_iq4_nl},
+    {GG_T_IQ4_XS, GG_ISA_SCALAR, dec_iq4_xs},
     {0},
 };

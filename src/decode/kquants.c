@@ -128,8 +128,8 @@ static void dec_q8_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_
 }
 
 const gg_kernel_entry gg_kernels_kquants[] = {
-    {"Q2_K", GG_ISA_SCALAR, dec_q2_k}, {"Q3_K", GG_ISA_SCALAR, dec_q3_k},
-    {"Q4_K", GG_ISA_SCALAR, dec_q4_k}, {"Q5_K", GG_ISA_SCALAR, dec_q5_k},
-    {"Q6_K", GG_ISA_SCALAR, dec_q6_k}, {"Q8_K", GG_ISA_SCALAR, dec_q8_k},
+    {GG_T_Q2_K, GG_ISA_SCALAR, dec_q2_k}, {GG_T_Q3_K, GG_ISA_SCALAR, dec_q3_k},
+    {GG_T_Q4_K, GG_ISA_SCALAR, dec_q4_k}, {GG_T_Q5_K, GG_ISA_SCALAR, dec_q5_k},
+    {GG_T_Q6_K, GG_ISA_SCALAR, dec_q6_k}, {GG_T_Q8_K, GG_ISA_SCALAR, dec_q8_k},
     {0},
 };

@@ -110,10 +110,10 @@ static void dec_q2_0(const uint8_t *meta, const uint8_t *src, float *y, int64_t 
 }
 
 const gg_kernel_entry gg_kernels_ternary_avx2[] = {
-    {"TQ1_0", GG_ISA_AVX2, dec_tq1_0},
-    {"TQ2_0", GG_ISA_AVX2, dec_tq2_0},
-    {"Q1_0", GG_ISA_AVX2, dec_q1_0},
-    {"Q2_0", GG_ISA_AVX2, dec_q2_0},
+    {GG_T_TQ1_0, GG_ISA_AVX2, dec_tq1_0},
+    {GG_T_TQ2_0, GG_ISA_AVX2, dec_tq2_0},
+    {GG_T_Q1_0, GG_ISA_AVX2, dec_q1_0},
+    {GG_T_Q2_0, GG_ISA_AVX2, dec_q2_0},
     {0},
 };
 

@@ -1,0 +1,250 @@
+/* simd_avx2.h - the SIMD primitives (see simd.h) on AVX2 + F16C: 16 float
+ * or int32 lanes are two ymm registers, 16 bytes one xmm, 32 bytes one ymm. */
+#ifndef GGUFFS_DECODE_SIMD_AVX2_H
+#define GGUFFS_DECODE_SIMD_AVX2_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#define GV_INLINE static inline __attribute__((always_inline))
+
+typedef __m128i gv_b16;
+typedef __m256i gv_b32;
+typedef struct { __m256i v[2]; } gv_i;
+typedef struct { __m256 v[2]; } gv_f;
+typedef struct { __m256 v[2]; } gv_ftab;
+
+/* ---- bytes ---------------------------------------------------------------- */
+
+GV_INLINE gv_b16 gv_load16(const void *p) { return _mm_loadu_si128((const __m128i *)p); }
+GV_INLINE gv_b16 gv_load8(const void *p) { return _mm_loadl_epi64((const __m128i *)p); } /* upper 8 zero */
+GV_INLINE gv_b32 gv_load32(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
+GV_INLINE gv_b16 gv_splat16(int v) { return _mm_set1_epi8((char)v); }
+GV_INLINE gv_b32 gv_splat32(int v) { return _mm256_set1_epi8((char)v); }
+GV_INLINE gv_b16 gv_lo16(gv_b32 x) { return _mm256_castsi256_si128(x); }
+GV_INLINE gv_b16 gv_hi16(gv_b32 x) { return _mm256_extracti128_si256(x, 1); }
+GV_INLINE gv_b32 gv_join32(gv_b16 lo, gv_b16 hi) { return _mm256_set_m128i(hi, lo); }
+GV_INLINE gv_b32 gv_dup32(gv_b16 x) { return _mm256_broadcastsi128_si256(x); }
+
+GV_INLINE gv_b16 gv_and16(gv_b16 a, gv_b16 b) { return _mm_and_si128(a, b); }
+GV_INLINE gv_b16 gv_or16(gv_b16 a, gv_b16 b) { return _mm_or_si128(a, b); }
+GV_INLINE gv_b16 gv_xor16(gv_b16 a, gv_b16 b) { return _mm_xor_si128(a, b); }
+GV_INLINE gv_b16 gv_add16(gv_b16 a, gv_b16 b) { return _mm_add_epi8(a, b); }
+GV_INLINE gv_b16 gv_sub16(gv_b16 a, gv_b16 b) { return _mm_sub_epi8(a, b); }
+GV_INLINE gv_b32 gv_and32(gv_b32 a, gv_b32 b) { return _mm256_and_si256(a, b); }
+GV_INLINE gv_b32 gv_or32(gv_b32 a, gv_b32 b) { return _mm256_or_si256(a, b); }
+GV_INLINE gv_b32 gv_xor32(gv_b32 a, gv_b32 b) { return _mm256_xor_si256(a, b); }
+GV_INLINE gv_b32 gv_add32(gv_b32 a, gv_b32 b) { return _mm256_add_epi8(a, b); }
+GV_INLINE gv_b32 gv_sub32(gv_b32 a, gv_b32 b) { return _mm256_sub_epi8(a, b); }
+
+/* Byte-wise (x >> n) & m and (x << n) & m; m must clear the bits other
+ * bytes shift in (m within 0xff >> n, resp. 0xff << n). */
+GV_INLINE gv_b16 gv_shr16(gv_b16 x, int n, int m) { return _mm_and_si128(_mm_srli_epi16(x, n), _mm_set1_epi8((char)m)); }
+GV_INLINE gv_b16 gv_shl16(gv_b16 x, int n, int m) { return _mm_and_si128(_mm_slli_epi16(x, n), _mm_set1_epi8((char)m)); }
+GV_INLINE gv_b32 gv_shr32(gv_b32 x, int n, int m)
+{
+    return _mm256_and_si256(_mm256_srli_epi16(x, n), _mm256_set1_epi8((char)m));
+}
+GV_INLINE gv_b32 gv_shl32(gv_b32 x, int n, int m)
+{
+    return _mm256_and_si256(_mm256_slli_epi16(x, n), _mm256_set1_epi8((char)m));
+}
+/* 0xff in bytes where x has every bit of m set, else 0. */
+GV_INLINE gv_b16 gv_has16(gv_b16 x, gv_b16 m) { return _mm_cmpeq_epi8(_mm_and_si128(x, m), m); }
+GV_INLINE gv_b32 gv_has32(gv_b32 x, gv_b32 m) { return _mm256_cmpeq_epi8(_mm256_and_si256(x, m), m); }
+/* Bytes of b where mask (0x00 / 0xff bytes) is set, else of a. */
+GV_INLINE gv_b16 gv_sel16(gv_b16 mask, gv_b16 a, gv_b16 b) { return _mm_blendv_epi8(a, b, mask); }
+GV_INLINE gv_b32 gv_sel32(gv_b32 mask, gv_b32 a, gv_b32 b) { return _mm256_blendv_epi8(a, b, mask); }
+/* t[idx] for indices 0..15: one 16-entry byte table; for gv_lut32x2 the low
+ * 16 bytes of idx index the low half of t, the high 16 its high half. */
+GV_INLINE gv_b16 gv_lut16b(gv_b16 t, gv_b16 idx) { return _mm_shuffle_epi8(t, idx); }
+GV_INLINE gv_b32 gv_lut32x2(gv_b32 t, gv_b32 idx) { return _mm256_shuffle_epi8(t, idx); }
+/* Interleave bytes: lo = a0 b0 a1 b1 .. a7 b7, hi = a8 b8 .. a15 b15. */
+GV_INLINE gv_b16 gv_zip8lo(gv_b16 a, gv_b16 b) { return _mm_unpacklo_epi8(a, b); }
+GV_INLINE gv_b16 gv_zip8hi(gv_b16 a, gv_b16 b) { return _mm_unpackhi_epi8(a, b); }
+/* The same on 16-bit, 32-bit and 64-bit units. */
+GV_INLINE gv_b16 gv_zip16lo(gv_b16 a, gv_b16 b) { return _mm_unpacklo_epi16(a, b); }
+GV_INLINE gv_b16 gv_zip16hi(gv_b16 a, gv_b16 b) { return _mm_unpackhi_epi16(a, b); }
+GV_INLINE gv_b16 gv_zip32lo(gv_b16 a, gv_b16 b) { return _mm_unpacklo_epi32(a, b); }
+GV_INLINE gv_b16 gv_zip32hi(gv_b16 a, gv_b16 b) { return _mm_unpackhi_epi32(a, b); }
+GV_INLINE gv_b16 gv_zip64lo(gv_b16 a, gv_b16 b) { return _mm_unpacklo_epi64(a, b); }
+GV_INLINE gv_b16 gv_zip64hi(gv_b16 a, gv_b16 b) { return _mm_unpackhi_epi64(a, b); }
+
+/* Byte j = 0xff where bit j of m (16 bits) is set, else 0. */
+GV_INLINE gv_b16 gv_bits16(uint32_t m)
+{
+    const __m128i sel = _mm_set_epi64x(0x0101010101010101ll, 0);
+    const __m128i bit = _mm_set1_epi64x((long long)0x8040201008040201ull);
+    __m128i b = _mm_shuffle_epi8(_mm_cvtsi32_si128((int)m), sel);
+    return _mm_cmpeq_epi8(_mm_and_si128(b, bit), bit);
+}
+
+/* x + v in bytes j where bit 16h + j of m is set (h = 0, 1). */
+GV_INLINE gv_b16 gv_addbits16(gv_b16 x, uint32_t m, int h, int v)
+{
+    const __m128i sel = h ? _mm_set_epi64x(0x0303030303030303ll, 0x0202020202020202ll)
+                          : _mm_set_epi64x(0x0101010101010101ll, 0);
+    const __m128i bit = _mm_set1_epi64x((long long)0x8040201008040201ull);
+    __m128i b = _mm_shuffle_epi8(_mm_cvtsi32_si128((int)m), sel);
+    return _mm_add_epi8(x, _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(b, bit), bit), _mm_set1_epi8((char)v)));
+}
+
+/* ---- int32 lanes ---------------------------------------------------------- */
+
+GV_INLINE gv_i gv_iu8(gv_b16 b) /* 16 unsigned bytes */
+{
+    return (gv_i){{_mm256_cvtepu8_epi32(b), _mm256_cvtepu8_epi32(_mm_srli_si128(b, 8))}};
+}
+GV_INLINE gv_i gv_is8(gv_b16 b)
+{
+    return (gv_i){{_mm256_cvtepi8_epi32(b), _mm256_cvtepi8_epi32(_mm_srli_si128(b, 8))}};
+}
+GV_INLINE gv_i gv_iu16(const void *p) /* 16 little-endian uint16 */
+{
+    return (gv_i){{_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p)),
+                   _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p + 1))}};
+}
+GV_INLINE gv_i gv_iload(const void *p) /* 16 int32 */
+{
+    return (gv_i){{_mm256_loadu_si256((const __m256i *)p), _mm256_loadu_si256((const __m256i *)p + 1)}};
+}
+GV_INLINE void gv_istore(void *p, gv_i x)
+{
+    _mm256_storeu_si256((__m256i *)p, x.v[0]);
+    _mm256_storeu_si256((__m256i *)p + 1, x.v[1]);
+}
+GV_INLINE gv_i gv_isplat(int32_t v) { return (gv_i){{_mm256_set1_epi32(v), _mm256_set1_epi32(v)}}; }
+/* Lanes 0..7 = a, lanes 8..15 = b. */
+GV_INLINE gv_i gv_isplat2(int32_t a, int32_t b) { return (gv_i){{_mm256_set1_epi32(a), _mm256_set1_epi32(b)}}; }
+#define GV_I2(op)                                                                              \
+    GV_INLINE gv_i gv_i##op(gv_i a, gv_i b)                                                  \
+    {                                                                                          \
+        return (gv_i){{_mm256_##op##_si256(a.v[0], b.v[0]), _mm256_##op##_si256(a.v[1], b.v[1])}}; \
+    }
+GV_I2(and)
+GV_I2(or)
+GV_I2(xor)
+#undef GV_I2
+GV_INLINE gv_i gv_iadd(gv_i a, gv_i b)
+{
+    return (gv_i){{_mm256_add_epi32(a.v[0], b.v[0]), _mm256_add_epi32(a.v[1], b.v[1])}};
+}
+GV_INLINE gv_i gv_isub(gv_i a, gv_i b)
+{
+    return (gv_i){{_mm256_sub_epi32(a.v[0], b.v[0]), _mm256_sub_epi32(a.v[1], b.v[1])}};
+}
+GV_INLINE gv_i gv_imul(gv_i a, gv_i b) /* low 32 bits of the product */
+{
+    return (gv_i){{_mm256_mullo_epi32(a.v[0], b.v[0]), _mm256_mullo_epi32(a.v[1], b.v[1])}};
+}
+GV_INLINE gv_i gv_ishl(gv_i a, int n) { return (gv_i){{_mm256_slli_epi32(a.v[0], n), _mm256_slli_epi32(a.v[1], n)}}; }
+GV_INLINE gv_i gv_ishr(gv_i a, int n) { return (gv_i){{_mm256_srli_epi32(a.v[0], n), _mm256_srli_epi32(a.v[1], n)}}; }
+GV_INLINE gv_i gv_ishlv(gv_i a, gv_i n)
+{
+    return (gv_i){{_mm256_sllv_epi32(a.v[0], n.v[0]), _mm256_sllv_epi32(a.v[1], n.v[1])}};
+}
+GV_INLINE gv_i gv_ishrv(gv_i a, gv_i n)
+{
+    return (gv_i){{_mm256_srlv_epi32(a.v[0], n.v[0]), _mm256_srlv_epi32(a.v[1], n.v[1])}};
+}
+/* Base-3 digit of a byte: ((uint8_t)(b * p) * 3) >> 8 for b, p < 256 (the
+ * rule of TQ1_0, PTQ1_0, IQ1_BN). The products fit 16-bit lanes. */
+GV_INLINE __m256i gv_digit3_8(__m256i b, __m256i p)
+{
+    __m256i q = _mm256_and_si256(_mm256_mullo_epi16(b, p), _mm256_set1_epi32(0xff));
+    return _mm256_mulhi_epu16(q, _mm256_set1_epi32(3 << 8)); /* (q * 768) >> 16 */
+}
+GV_INLINE gv_i gv_idigit3(gv_i b, gv_i p) { return (gv_i){{gv_digit3_8(b.v[0], p.v[0]), gv_digit3_8(b.v[1], p.v[1])}}; }
+/* Sum of the four bytes of each lane. */
+GV_INLINE __m256i gv_bsum_8(__m256i x)
+{
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(x, _mm256_set1_epi8(1)), _mm256_set1_epi16(1));
+}
+GV_INLINE gv_i gv_ibytesum(gv_i x) { return (gv_i){{gv_bsum_8(x.v[0]), gv_bsum_8(x.v[1])}}; }
+
+/* ---- float lanes ---------------------------------------------------------- */
+
+GV_INLINE float gv_h2f(uint16_t h) { return _cvtsh_ss(h); } /* exact, NaN quieted like gg_fp16_to_f32 */
+GV_INLINE gv_f gv_fsplat(float x) { return (gv_f){{_mm256_set1_ps(x), _mm256_set1_ps(x)}}; }
+GV_INLINE gv_f gv_fload(const float *p) { return (gv_f){{_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)}}; }
+GV_INLINE void gv_fstore(float *p, gv_f x)
+{
+    _mm256_storeu_ps(p, x.v[0]);
+    _mm256_storeu_ps(p + 8, x.v[1]);
+}
+GV_INLINE gv_f gv_fcvt(gv_i x) { return (gv_f){{_mm256_cvtepi32_ps(x.v[0]), _mm256_cvtepi32_ps(x.v[1])}}; }
+GV_INLINE gv_f gv_fs8(gv_b16 b) { return gv_fcvt(gv_is8(b)); }
+GV_INLINE gv_f gv_fu8(gv_b16 b) { return gv_fcvt(gv_iu8(b)); }
+/* 16 bytes from two 8-byte halves at p0 and p1 (codebook entries). */
+GV_INLINE gv_f gv_fu8x2(const void *p0, const void *p1)
+{
+    return (gv_f){{_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p0))),
+                   _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p1)))}};
+}
+GV_INLINE gv_f gv_fs8x2(const void *p0, const void *p1)
+{
+    return (gv_f){{_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p0))),
+                   _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p1)))}};
+}
+/* 16 IEEE halves at p, exactly. */
+GV_INLINE gv_f gv_fhalf(const void *p)
+{
+    return (gv_f){{_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)),
+                   _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p + 1))}};
+}
+#define GV_F2(op)                                                                                   \
+    GV_INLINE gv_f gv_f##op(gv_f a, gv_f b)                                                       \
+    {                                                                                               \
+        return (gv_f){{_mm256_##op##_ps(a.v[0], b.v[0]), _mm256_##op##_ps(a.v[1], b.v[1])}};      \
+    }
+GV_F2(mul)
+GV_F2(add)
+GV_F2(sub)
+#undef GV_F2
+GV_INLINE gv_i gv_fbits(gv_f a) { return (gv_i){{_mm256_castps_si256(a.v[0]), _mm256_castps_si256(a.v[1])}}; }
+GV_INLINE gv_f gv_ffrombits(gv_i a) { return (gv_f){{_mm256_castsi256_ps(a.v[0]), _mm256_castsi256_ps(a.v[1])}}; }
+/* Flip the sign of lane j where bit j of m is set (an exact negation). */
+GV_INLINE gv_f gv_fnegbits(gv_f a, uint32_t m)
+{
+    const __m256i sh = _mm256_setr_epi32(31, 30, 29, 28, 27, 26, 25, 24), smin = _mm256_set1_epi32(INT32_MIN);
+    __m256i w = _mm256_set1_epi32((int)m);
+    __m256i s0 = _mm256_and_si256(_mm256_sllv_epi32(w, sh), smin);
+    __m256i s1 = _mm256_and_si256(_mm256_sllv_epi32(w, _mm256_sub_epi32(sh, _mm256_set1_epi32(8))), smin);
+    return (gv_f){{_mm256_xor_ps(a.v[0], _mm256_castsi256_ps(s0)), _mm256_xor_ps(a.v[1], _mm256_castsi256_ps(s1))}};
+}
+/* Lanes of b where bit j of m is set, else of a. */
+GV_INLINE gv_f gv_fselbits(uint32_t m, gv_f a, gv_f b)
+{
+    const __m256i sh = _mm256_setr_epi32(31, 30, 29, 28, 27, 26, 25, 24);
+    __m256i w = _mm256_set1_epi32((int)m);
+    __m256 k0 = _mm256_castsi256_ps(_mm256_sllv_epi32(w, sh));
+    __m256 k1 = _mm256_castsi256_ps(_mm256_sllv_epi32(w, _mm256_sub_epi32(sh, _mm256_set1_epi32(8))));
+    return (gv_f){{_mm256_blendv_ps(a.v[0], b.v[0], k0), _mm256_blendv_ps(a.v[1], b.v[1], k1)}};
+}
+
+/* ---- float tables --------------------------------------------------------- */
+
+/* The 16 lanes of a vector as a table for gv_lut16. */
+GV_INLINE gv_ftab gv_ftabf(gv_f x) { return (gv_ftab){{x.v[0], x.v[1]}}; }
+
+/* 8 floats: gv_lut8 reads index bits 0..2. */
+GV_INLINE gv_ftab gv_tab8(const float *t)
+{
+    __m256 v = _mm256_loadu_ps(t);
+    return (gv_ftab){{v, v}};
+}
+/* 16 floats: gv_lut16 reads index bits 0..3. */
+GV_INLINE gv_ftab gv_tab16(const float *t) { return (gv_ftab){{_mm256_loadu_ps(t), _mm256_loadu_ps(t + 8)}}; }
+GV_INLINE gv_f gv_lut8(gv_ftab t, gv_i idx)
+{
+    return (gv_f){{_mm256_permutevar8x32_ps(t.v[0], idx.v[0]), _mm256_permutevar8x32_ps(t.v[0], idx.v[1])}};
+}
+GV_INLINE __m256 gv_lut16_8(gv_ftab t, __m256i idx)
+{
+    __m256 lo = _mm256_permutevar8x32_ps(t.v[0], idx), hi = _mm256_permutevar8x32_ps(t.v[1], idx);
+    return _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)));
+}
+GV_INLINE gv_f gv_lut16(gv_ftab t, gv_i idx) { return (gv_f){{gv_lut16_8(t, idx.v[0]), gv_lut16_8(t, idx.v[1])}}; }
+
+#endif

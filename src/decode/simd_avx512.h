@@ -1,0 +1,148 @@
+/* simd_avx512.h - the SIMD primitives (see simd.h) on AVX-512 F/BW/VL/DQ:
+ * 16 float or int32 lanes are one zmm register; byte vectors stay xmm/ymm
+ * (with the BW/VL mask forms where they save work). */
+#ifndef GGUFFS_DECODE_SIMD_AVX512_H
+#define GGUFFS_DECODE_SIMD_AVX512_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#define GV_INLINE static inline __attribute__((always_inline))
+
+typedef __m128i gv_b16;
+typedef __m256i gv_b32;
+typedef __m512i gv_i;
+typedef __m512 gv_f;
+typedef __m512 gv_ftab;
+
+/* ---- bytes ---------------------------------------------------------------- */
+
+GV_INLINE gv_b16 gv_load16(const void *p) { return _mm_loadu_si128((const __m128i *)p); }
+GV_INLINE gv_b16 gv_load8(const void *p) { return _mm_loadl_epi64((const __m128i *)p); }
+GV_INLINE gv_b32 gv_load32(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
+GV_INLINE gv_b16 gv_splat16(int v) { return _mm_set1_epi8((char)v); }
+GV_INLINE gv_b32 gv_splat32(int v) { return _mm256_set1_epi8((char)v); }
+GV_INLINE gv_b16 gv_lo16(gv_b32 x) { return _mm256_castsi256_si128(x); }
+GV_INLINE gv_b16 gv_hi16(gv_b32 x) { return _mm256_extracti128_si256(x, 1); }
+GV_INLINE gv_b32 gv_join32(gv_b16 lo, gv_b16 hi) { return _mm256_set_m128i(hi, lo); }
+GV_INLINE gv_b32 gv_dup32(gv_b16 x) { return _mm256_broadcastsi128_si256(x); }
+
+GV_INLINE gv_b16 gv_and16(gv_b16 a, gv_b16 b) { return _mm_and_si128(a, b); }
+GV_INLINE gv_b16 gv_or16(gv_b16 a, gv_b16 b) { return _mm_or_si128(a, b); }
+GV_INLINE gv_b16 gv_xor16(gv_b16 a, gv_b16 b) { return _mm_xor_si128(a, b); }
+GV_INLINE gv_b16 gv_add16(gv_b16 a, gv_b16 b) { return _mm_add_epi8(a, b); }
+GV_INLINE gv_b16 gv_sub16(gv_b16 a, gv_b16 b) { return _mm_sub_epi8(a, b); }
+GV_INLINE gv_b32 gv_and32(gv_b32 a, gv_b32 b) { return _mm256_and_si256(a, b); }
+GV_INLINE gv_b32 gv_or32(gv_b32 a, gv_b32 b) { return _mm256_or_si256(a, b); }
+GV_INLINE gv_b32 gv_xor32(gv_b32 a, gv_b32 b) { return _mm256_xor_si256(a, b); }
+GV_INLINE gv_b32 gv_add32(gv_b32 a, gv_b32 b) { return _mm256_add_epi8(a, b); }
+GV_INLINE gv_b32 gv_sub32(gv_b32 a, gv_b32 b) { return _mm256_sub_epi8(a, b); }
+
+GV_INLINE gv_b16 gv_shr16(gv_b16 x, int n, int m) { return _mm_and_si128(_mm_srli_epi16(x, n), _mm_set1_epi8((char)m)); }
+GV_INLINE gv_b16 gv_shl16(gv_b16 x, int n, int m) { return _mm_and_si128(_mm_slli_epi16(x, n), _mm_set1_epi8((char)m)); }
+GV_INLINE gv_b32 gv_shr32(gv_b32 x, int n, int m)
+{
+    return _mm256_and_si256(_mm256_srli_epi16(x, n), _mm256_set1_epi8((char)m));
+}
+GV_INLINE gv_b32 gv_shl32(gv_b32 x, int n, int m)
+{
+    return _mm256_and_si256(_mm256_slli_epi16(x, n), _mm256_set1_epi8((char)m));
+}
+GV_INLINE gv_b16 gv_has16(gv_b16 x, gv_b16 m) { return _mm_cmpeq_epi8(_mm_and_si128(x, m), m); }
+GV_INLINE gv_b32 gv_has32(gv_b32 x, gv_b32 m) { return _mm256_cmpeq_epi8(_mm256_and_si256(x, m), m); }
+GV_INLINE gv_b16 gv_sel16(gv_b16 mask, gv_b16 a, gv_b16 b) { return _mm_blendv_epi8(a, b, mask); }
+GV_INLINE gv_b32 gv_sel32(gv_b32 mask, gv_b32 a, gv_b32 b) { return _mm256_blendv_epi8(a, b, mask); }
+GV_INLINE gv_b16 gv_lut16b(gv_b16 t, gv_b16 idx) { return _mm_shuffle_epi8(t, idx); }
+GV_INLINE gv_b32 gv_lut32x2(gv_b32 t, gv_b32 idx) { return _mm256_shuffle_epi8(t, idx); }
+GV_INLINE gv_b16 gv_zip8lo(gv_b16 a, gv_b16 b) { return _mm_unpacklo_epi8(a, b); }
+GV_INLINE gv_b16 gv_zip8hi(gv_b16 a, gv_b16 b) { return _mm_unpackhi_epi8(a, b); }
+GV_INLINE gv_b16 gv_zip16lo(gv_b16 a, gv_b16 b) { return _mm_unpacklo_epi16(a, b); }
+GV_INLINE gv_b16 gv_zip16hi(gv_b16 a, gv_b16 b) { return _mm_unpackhi_epi16(a, b); }
+GV_INLINE gv_b16 gv_zip32lo(gv_b16 a, gv_b16 b) { return _mm_unpacklo_epi32(a, b); }
+GV_INLINE gv_b16 gv_zip32hi(gv_b16 a, gv_b16 b) { return _mm_unpackhi_epi32(a, b); }
+GV_INLINE gv_b16 gv_zip64lo(gv_b16 a, gv_b16 b) { return _mm_unpacklo_epi64(a, b); }
+GV_INLINE gv_b16 gv_zip64hi(gv_b16 a, gv_b16 b) { return _mm_unpackhi_epi64(a, b); }
+
+GV_INLINE gv_b16 gv_bits16(uint32_t m) { return _mm_movm_epi8((__mmask16)m); }
+
+GV_INLINE gv_b16 gv_addbits16(gv_b16 x, uint32_t m, int h, int v)
+{
+    return _mm_mask_add_epi8(x, (__mmask16)(m >> 16 * h), x, _mm_set1_epi8((char)v));
+}
+
+/* ---- int32 lanes ---------------------------------------------------------- */
+
+GV_INLINE gv_i gv_iu8(gv_b16 b) { return _mm512_cvtepu8_epi32(b); }
+GV_INLINE gv_i gv_is8(gv_b16 b) { return _mm512_cvtepi8_epi32(b); }
+GV_INLINE gv_i gv_iu16(const void *p) { return _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)); }
+GV_INLINE gv_i gv_iload(const void *p) { return _mm512_loadu_si512(p); }
+GV_INLINE void gv_istore(void *p, gv_i x) { _mm512_storeu_si512(p, x); }
+GV_INLINE gv_i gv_isplat(int32_t v) { return _mm512_set1_epi32(v); }
+GV_INLINE gv_i gv_isplat2(int32_t a, int32_t b)
+{
+    return _mm512_inserti64x4(_mm512_set1_epi32(a), _mm256_set1_epi32(b), 1);
+}
+GV_INLINE gv_i gv_iand(gv_i a, gv_i b) { return _mm512_and_si512(a, b); }
+GV_INLINE gv_i gv_ior(gv_i a, gv_i b) { return _mm512_or_si512(a, b); }
+GV_INLINE gv_i gv_ixor(gv_i a, gv_i b) { return _mm512_xor_si512(a, b); }
+GV_INLINE gv_i gv_iadd(gv_i a, gv_i b) { return _mm512_add_epi32(a, b); }
+GV_INLINE gv_i gv_isub(gv_i a, gv_i b) { return _mm512_sub_epi32(a, b); }
+GV_INLINE gv_i gv_imul(gv_i a, gv_i b) { return _mm512_mullo_epi32(a, b); }
+GV_INLINE gv_i gv_ishl(gv_i a, int n) { return _mm512_slli_epi32(a, (unsigned)n); }
+GV_INLINE gv_i gv_ishr(gv_i a, int n) { return _mm512_srli_epi32(a, (unsigned)n); }
+GV_INLINE gv_i gv_ishlv(gv_i a, gv_i n) { return _mm512_sllv_epi32(a, n); }
+GV_INLINE gv_i gv_ishrv(gv_i a, gv_i n) { return _mm512_srlv_epi32(a, n); }
+GV_INLINE gv_i gv_idigit3(gv_i b, gv_i p)
+{
+    gv_i q = _mm512_and_si512(_mm512_mullo_epi16(b, p), _mm512_set1_epi32(0xff));
+    return _mm512_mulhi_epu16(q, _mm512_set1_epi32(3 << 8));
+}
+/* vdbpsadbw against zero sums each lane's four bytes into both its halves. */
+GV_INLINE gv_i gv_ibytesum(gv_i x)
+{
+    return _mm512_and_si512(_mm512_dbsad_epu8(x, _mm512_setzero_si512(), 0), _mm512_set1_epi32(0xffff));
+}
+
+/* ---- float lanes ---------------------------------------------------------- */
+
+GV_INLINE float gv_h2f(uint16_t h) { return _cvtsh_ss(h); }
+GV_INLINE gv_f gv_fsplat(float x) { return _mm512_set1_ps(x); }
+GV_INLINE gv_f gv_fload(const float *p) { return _mm512_loadu_ps(p); }
+GV_INLINE void gv_fstore(float *p, gv_f x) { _mm512_storeu_ps(p, x); }
+GV_INLINE gv_f gv_fcvt(gv_i x) { return _mm512_cvtepi32_ps(x); }
+GV_INLINE gv_f gv_fs8(gv_b16 b) { return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(b)); }
+GV_INLINE gv_f gv_fu8(gv_b16 b) { return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(b)); }
+GV_INLINE gv_b16 gv_load8x2(const void *p0, const void *p1)
+{
+    uint64_t a, b;
+    memcpy(&a, p0, 8);
+    memcpy(&b, p1, 8);
+    return _mm_set_epi64x((long long)b, (long long)a);
+}
+GV_INLINE gv_f gv_fu8x2(const void *p0, const void *p1) { return gv_fu8(gv_load8x2(p0, p1)); }
+GV_INLINE gv_f gv_fs8x2(const void *p0, const void *p1) { return gv_fs8(gv_load8x2(p0, p1)); }
+GV_INLINE gv_f gv_fhalf(const void *p) { return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p)); }
+GV_INLINE gv_f gv_fmul(gv_f a, gv_f b) { return _mm512_mul_ps(a, b); }
+GV_INLINE gv_f gv_fadd(gv_f a, gv_f b) { return _mm512_add_ps(a, b); }
+GV_INLINE gv_f gv_fsub(gv_f a, gv_f b) { return _mm512_sub_ps(a, b); }
+GV_INLINE gv_i gv_fbits(gv_f a) { return _mm512_castps_si512(a); }
+GV_INLINE gv_f gv_ffrombits(gv_i a) { return _mm512_castsi512_ps(a); }
+GV_INLINE gv_f gv_fnegbits(gv_f a, uint32_t m)
+{
+    __m512i v = _mm512_castps_si512(a);
+    return _mm512_castsi512_ps(_mm512_mask_xor_epi32(v, (__mmask16)m, v, _mm512_set1_epi32(INT32_MIN)));
+}
+GV_INLINE gv_f gv_fselbits(uint32_t m, gv_f a, gv_f b) { return _mm512_mask_blend_ps((__mmask16)m, a, b); }
+
+/* ---- float tables --------------------------------------------------------- */
+
+GV_INLINE gv_ftab gv_ftabf(gv_f x) { return x; }
+
+/* vpermps reads index bits 0..3: an 8-entry table is stored twice. */
+GV_INLINE gv_ftab gv_tab8(const float *t) { return _mm512_broadcast_f32x8(_mm256_loadu_ps(t)); }
+GV_INLINE gv_ftab gv_tab16(const float *t) { return _mm512_loadu_ps(t); }
+GV_INLINE gv_f gv_lut8(gv_ftab t, gv_i idx) { return _mm512_permutexvar_ps(idx, t); }
+GV_INLINE gv_f gv_lut16(gv_ftab t, gv_i idx) { return _mm512_permutexvar_ps(idx, t); }
+
+#endif
