@@ -223,6 +223,23 @@ GV_INLINE gv_f gv_fselbits(uint32_t m, gv_f a, gv_f b)
     return (gv_f){{_mm256_blendv_ps(a.v[0], b.v[0], k0), _mm256_blendv_ps(a.v[1], b.v[1], k1)}};
 }
 
+/* 16 bfloat16 / int16 / int32 / double at p, converted (bf16: exactly; the
+ * others the C way, round to nearest even). */
+GV_INLINE gv_f gv_fbf16(const void *p) { return gv_ffrombits(gv_ishl(gv_iu16(p), 16)); }
+GV_INLINE gv_f gv_fi16(const void *p)
+{
+    return (gv_f){{_mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)p))),
+                   _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)p + 1)))}};
+}
+GV_INLINE gv_f gv_fi32(const void *p) { return gv_fcvt(gv_iload(p)); }
+GV_INLINE gv_f gv_ff64(const void *p)
+{
+    const double *q = (const double *)p;
+    __m256 a = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_loadu_pd(q + 4)), _mm256_cvtpd_ps(_mm256_loadu_pd(q)));
+    __m256 b = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_loadu_pd(q + 12)), _mm256_cvtpd_ps(_mm256_loadu_pd(q + 8)));
+    return (gv_f){{a, b}};
+}
+
 /* ---- float tables --------------------------------------------------------- */
 
 /* The 16 lanes of a vector as a table for gv_lut16. */

@@ -135,6 +135,25 @@ GV_INLINE gv_f gv_fnegbits(gv_f a, uint32_t m)
 }
 GV_INLINE gv_f gv_fselbits(uint32_t m, gv_f a, gv_f b) { return _mm512_mask_blend_ps((__mmask16)m, a, b); }
 
+GV_INLINE gv_f gv_fbf16(const void *p) { return _mm512_castsi512_ps(_mm512_slli_epi32(gv_iu16(p), 16)); }
+GV_INLINE gv_f gv_fi16(const void *p) { return _mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)p))); }
+GV_INLINE gv_f gv_fi32(const void *p) { return _mm512_cvtepi32_ps(_mm512_loadu_si512(p)); }
+GV_INLINE gv_f gv_ff64(const void *p)
+{
+    const double *q = (const double *)p;
+    __m256 a = _mm512_cvtpd_ps(_mm512_loadu_pd(q)), b = _mm512_cvtpd_ps(_mm512_loadu_pd(q + 8));
+    return _mm512_insertf32x8(_mm512_castps256_ps512(a), b, 1);
+}
+/* Only here: int64 -> float in one rounding (vcvtqq2ps, AVX-512DQ). AVX2
+ * and NEON have no such conversion (going through double rounds twice). */
+#define GV_HAS_FI64 1
+GV_INLINE gv_f gv_fi64(const void *p)
+{
+    const int64_t *q = (const int64_t *)p;
+    __m256 a = _mm512_cvtepi64_ps(_mm512_loadu_si512(q)), b = _mm512_cvtepi64_ps(_mm512_loadu_si512(q + 8));
+    return _mm512_insertf32x8(_mm512_castps256_ps512(a), b, 1);
+}
+
 /* ---- float tables --------------------------------------------------------- */
 
 GV_INLINE gv_ftab gv_ftabf(gv_f x) { return x; }

@@ -270,6 +270,25 @@ GV_INLINE gv_f gv_fselbits(uint32_t m, gv_f a, gv_f b)
     return r;
 }
 
+GV_INLINE gv_f gv_fbf16(const void *p) { return gv_ffrombits(gv_ishl(gv_iu16(p), 16)); }
+GV_INLINE gv_f gv_fi16(const void *p)
+{
+    const int16_t *q = (const int16_t *)p;
+    int16x8_t a = vld1q_s16(q), b = vld1q_s16(q + 8);
+    return (gv_f){{vcvtq_f32_s32(vmovl_s16(vget_low_s16(a))), vcvtq_f32_s32(vmovl_high_s16(a)),
+                   vcvtq_f32_s32(vmovl_s16(vget_low_s16(b))), vcvtq_f32_s32(vmovl_high_s16(b))}};
+}
+GV_INLINE gv_f gv_fi32(const void *p) { return gv_fcvt(gv_iload(p)); }
+/* fcvtn rounds to nearest even (the default FPCR mode), like the C cast. */
+GV_INLINE gv_f gv_ff64(const void *p)
+{
+    const double *q = (const double *)p;
+    gv_f r;
+    for (int k = 0; k < 4; k++)
+        r.v[k] = vcvt_high_f32_f64(vcvt_f32_f64(vld1q_f64(q + 4 * k)), vld1q_f64(q + 4 * k + 2));
+    return r;
+}
+
 /* ---- float tables --------------------------------------------------------- */
 
 GV_INLINE gv_ftab gv_ftabf(gv_f x)
