@@ -90,6 +90,13 @@ GV_INLINE gv_b16 gv_addbits16(gv_b16 x, uint32_t m, int h, int v)
     return _mm_add_epi8(x, _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(b, bit), bit), _mm_set1_epi8((char)v)));
 }
 
+/* The 4 bytes of w repeated; x shifted down by n bytes (zeros in). */
+GV_INLINE gv_b16 gv_splatw(uint32_t w) { return _mm_set1_epi32((int)w); }
+#define gv_bshr16(x, n) _mm_srli_si128((x), (n))
+
+/* n bytes (8 <= n <= 16, a constant) at p, zeros above; reads no byte past p + n. */
+#define gv_loadn16(p, n) _mm_unpacklo_epi64(gv_load8(p), _mm_srli_si128(gv_load8((const uint8_t *)(p) + (n) - 8), 16 - (n)))
+
 /* ---- int32 lanes ---------------------------------------------------------- */
 
 GV_INLINE gv_i gv_iu8(gv_b16 b) /* 16 unsigned bytes */
@@ -149,13 +156,36 @@ GV_INLINE gv_i gv_ishrv(gv_i a, gv_i n)
     return (gv_i){{_mm256_srlv_epi32(a.v[0], n.v[0]), _mm256_srlv_epi32(a.v[1], n.v[1])}};
 }
 /* Base-3 digit of a byte: ((uint8_t)(b * p) * 3) >> 8 for b, p < 256 (the
- * rule of TQ1_0, PTQ1_0, IQ1_BN). The products fit 16-bit lanes. */
+ * rule of TQ1_0, PTQ1_0, IQ1_BN). In 16-bit halves, b * (p << 8) keeps
+ * exactly (uint8_t)(b * p) << 8, and the high half of that times 3 is the
+ * digit; the lanes' upper halves stay 0. */
 GV_INLINE __m256i gv_digit3_8(__m256i b, __m256i p)
 {
-    __m256i q = _mm256_and_si256(_mm256_mullo_epi16(b, p), _mm256_set1_epi32(0xff));
-    return _mm256_mulhi_epu16(q, _mm256_set1_epi32(3 << 8)); /* (q * 768) >> 16 */
+    __m256i w = _mm256_mullo_epi16(b, _mm256_slli_epi32(p, 8));
+    return _mm256_mulhi_epu16(w, _mm256_set1_epi32(3));
 }
 GV_INLINE gv_i gv_idigit3(gv_i b, gv_i p) { return (gv_i){{gv_digit3_8(b.v[0], p.v[0]), gv_digit3_8(b.v[1], p.v[1])}}; }
+/* Base-3 digits of bytes with per-byte multipliers, on 16-bit lanes. */
+typedef __m256i gv_mul32[2];
+/* Prepares 32 byte multipliers for gv_idigit3x32. */
+GV_INLINE void gv_digit3_mul(gv_mul32 m, gv_b32 p)
+{
+    m[0] = _mm256_slli_epi16(_mm256_cvtepu8_epi16(_mm256_castsi256_si128(p)), 8);
+    m[1] = _mm256_slli_epi16(_mm256_cvtepu8_epi16(_mm256_extracti128_si256(p, 1)), 8);
+}
+GV_INLINE gv_i gv_digit3_16(__m128i c, __m256i p)
+{
+    __m256i t = _mm256_mulhi_epu16(_mm256_mullo_epi16(_mm256_cvtepu8_epi16(c), p), _mm256_set1_epi16(3));
+    return (gv_i){{_mm256_cvtepu16_epi32(_mm256_castsi256_si128(t)), _mm256_cvtepu16_epi32(_mm256_extracti128_si256(t, 1))}};
+}
+/* The base-3 digits (as gv_idigit3) of the 32 bytes t[sel[i]] (a 16-byte
+ * table, 32 indices 0..15) with multipliers m: bytes 0..15 in *lo, 16..31 in
+ * *hi. */
+GV_INLINE void gv_idigit3x32(gv_b16 t, gv_b32 sel, const gv_mul32 m, gv_i *lo, gv_i *hi)
+{
+    *lo = gv_digit3_16(_mm_shuffle_epi8(t, _mm256_castsi256_si128(sel)), m[0]);
+    *hi = gv_digit3_16(_mm_shuffle_epi8(t, _mm256_extracti128_si256(sel, 1)), m[1]);
+}
 /* Sum of the four bytes of each lane. */
 GV_INLINE __m256i gv_bsum_8(__m256i x)
 {
@@ -241,6 +271,9 @@ GV_INLINE gv_f gv_ff64(const void *p)
 }
 
 /* ---- float tables --------------------------------------------------------- */
+
+/* Lanes 0..7 of x as an 8-entry table (x's lanes 8..15 must repeat them). */
+GV_INLINE gv_ftab gv_ftab8f(gv_f x) { return (gv_ftab){{x.v[0], x.v[0]}}; }
 
 /* The 16 lanes of a vector as a table for gv_lut16. */
 GV_INLINE gv_ftab gv_ftabf(gv_f x) { return (gv_ftab){{x.v[0], x.v[1]}}; }

@@ -71,6 +71,11 @@ GV_INLINE gv_b16 gv_addbits16(gv_b16 x, uint32_t m, int h, int v)
     return _mm_mask_add_epi8(x, (__mmask16)(m >> 16 * h), x, _mm_set1_epi8((char)v));
 }
 
+GV_INLINE gv_b16 gv_splatw(uint32_t w) { return _mm_set1_epi32((int)w); }
+#define gv_bshr16(x, n) _mm_srli_si128((x), (n))
+
+GV_INLINE gv_b16 gv_loadn16(const void *p, int n) { return _mm_maskz_loadu_epi8((__mmask16)((1u << n) - 1), p); }
+
 /* ---- int32 lanes ---------------------------------------------------------- */
 
 GV_INLINE gv_i gv_iu8(gv_b16 b) { return _mm512_cvtepu8_epi32(b); }
@@ -93,10 +98,18 @@ GV_INLINE gv_i gv_ishl(gv_i a, int n) { return _mm512_slli_epi32(a, (unsigned)n)
 GV_INLINE gv_i gv_ishr(gv_i a, int n) { return _mm512_srli_epi32(a, (unsigned)n); }
 GV_INLINE gv_i gv_ishlv(gv_i a, gv_i n) { return _mm512_sllv_epi32(a, n); }
 GV_INLINE gv_i gv_ishrv(gv_i a, gv_i n) { return _mm512_srlv_epi32(a, n); }
-GV_INLINE gv_i gv_idigit3(gv_i b, gv_i p)
+GV_INLINE gv_i gv_idigit3(gv_i b, gv_i p) /* as in simd_avx2.h */
 {
-    gv_i q = _mm512_and_si512(_mm512_mullo_epi16(b, p), _mm512_set1_epi32(0xff));
-    return _mm512_mulhi_epu16(q, _mm512_set1_epi32(3 << 8));
+    return _mm512_mulhi_epu16(_mm512_mullo_epi16(b, _mm512_slli_epi32(p, 8)), _mm512_set1_epi32(3));
+}
+typedef __m512i gv_mul32[1];
+GV_INLINE void gv_digit3_mul(gv_mul32 m, gv_b32 p) { m[0] = _mm512_slli_epi16(_mm512_cvtepu8_epi16(p), 8); }
+GV_INLINE void gv_idigit3x32(gv_b16 tab, gv_b32 sel, const gv_mul32 m, gv_i *lo, gv_i *hi)
+{
+    __m256i c = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(tab), sel);
+    __m512i t = _mm512_mulhi_epu16(_mm512_mullo_epi16(_mm512_cvtepu8_epi16(c), m[0]), _mm512_set1_epi16(3));
+    *lo = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(t));
+    *hi = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(t, 1));
 }
 /* vdbpsadbw against zero sums each lane's four bytes into both its halves. */
 GV_INLINE gv_i gv_ibytesum(gv_i x)
@@ -155,6 +168,8 @@ GV_INLINE gv_f gv_fi64(const void *p)
 }
 
 /* ---- float tables --------------------------------------------------------- */
+
+GV_INLINE gv_ftab gv_ftab8f(gv_f x) { return x; }
 
 GV_INLINE gv_ftab gv_ftabf(gv_f x) { return x; }
 

@@ -95,6 +95,11 @@ GV_INLINE gv_b16 gv_addbits16(gv_b16 x, uint32_t m, int h, int v)
     return vaddq_u8(x, vandq_u8(gv_bits16(m >> 16 * h), vdupq_n_u8((uint8_t)v)));
 }
 
+GV_INLINE gv_b16 gv_splatw(uint32_t w) { return vreinterpretq_u8_u32(vdupq_n_u32(w)); }
+#define gv_bshr16(x, n) vextq_u8((x), vdupq_n_u8(0), (n))
+
+#define gv_loadn16(p, n) vcombine_u8(vld1_u8((const uint8_t *)(p)), vget_low_u8(vextq_u8(gv_load8((const uint8_t *)(p) + (n) - 8), vdupq_n_u8(0), 16 - (n))))
+
 /* ---- int32 lanes ---------------------------------------------------------- */
 
 GV_INLINE gv_i gv_iu8(gv_b16 b)
@@ -180,6 +185,20 @@ GV_INLINE gv_i gv_idigit3(gv_i b, gv_i p)
         r.v[k] = vreinterpretq_s32_u32(vshrq_n_u32(vmulq_n_u32(q, 3), 8));
     }
     return r;
+}
+typedef uint8x16_t gv_mul32[2];
+GV_INLINE void gv_digit3_mul(gv_mul32 m, gv_b32 p) { m[0] = p.v[0], m[1] = p.v[1]; }
+GV_INLINE gv_i gv_digit3_16(uint8x16_t c, uint8x16_t p)
+{
+    uint16x8_t lo = vshrq_n_u16(vmulq_n_u16(vandq_u16(vmull_u8(vget_low_u8(c), vget_low_u8(p)), vdupq_n_u16(0xff)), 3), 8);
+    uint16x8_t hi = vshrq_n_u16(vmulq_n_u16(vandq_u16(vmull_high_u8(c, p), vdupq_n_u16(0xff)), 3), 8);
+    return (gv_i){{vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(lo))), vreinterpretq_s32_u32(vmovl_high_u16(lo)),
+                   vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(hi))), vreinterpretq_s32_u32(vmovl_high_u16(hi))}};
+}
+GV_INLINE void gv_idigit3x32(gv_b16 t, gv_b32 sel, const gv_mul32 m, gv_i *lo, gv_i *hi)
+{
+    *lo = gv_digit3_16(vqtbl1q_u8(t, sel.v[0]), m[0]);
+    *hi = gv_digit3_16(vqtbl1q_u8(t, sel.v[1]), m[1]);
 }
 GV_INLINE gv_i gv_ibytesum(gv_i x)
 {
@@ -290,6 +309,13 @@ GV_INLINE gv_f gv_ff64(const void *p)
 }
 
 /* ---- float tables --------------------------------------------------------- */
+
+GV_INLINE gv_ftab gv_ftab8f(gv_f x)
+{
+    uint8x16x4_t r = {{vreinterpretq_u8_f32(x.v[0]), vreinterpretq_u8_f32(x.v[1]), vreinterpretq_u8_f32(x.v[0]),
+                       vreinterpretq_u8_f32(x.v[1])}};
+    return r;
+}
 
 GV_INLINE gv_ftab gv_ftabf(gv_f x)
 {
