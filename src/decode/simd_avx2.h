@@ -97,6 +97,12 @@ GV_INLINE gv_b16 gv_splatw(uint32_t w) { return _mm_set1_epi32((int)w); }
 /* n bytes (8 <= n <= 16, a constant) at p, zeros above; reads no byte past p + n. */
 #define gv_loadn16(p, n) _mm_unpacklo_epi64(gv_load8(p), _mm_srli_si128(gv_load8((const uint8_t *)(p) + (n) - 8), 16 - (n)))
 
+/* ~a & b */
+GV_INLINE gv_b32 gv_andnot32(gv_b32 a, gv_b32 b) { return _mm256_andnot_si256(a, b); }
+/* Bytes from four little-endian words / two 8-byte halves. */
+GV_INLINE gv_b16 gv_setw4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return _mm_set_epi32((int)d, (int)c, (int)b, (int)a); }
+GV_INLINE gv_b16 gv_setq2(uint64_t a, uint64_t b) { return _mm_set_epi64x((long long)b, (long long)a); }
+
 /* ---- int32 lanes ---------------------------------------------------------- */
 
 GV_INLINE gv_i gv_iu8(gv_b16 b) /* 16 unsigned bytes */
@@ -196,6 +202,8 @@ GV_INLINE gv_i gv_ibytesum(gv_i x) { return (gv_i){{gv_bsum_8(x.v[0]), gv_bsum_8
 /* ---- float lanes ---------------------------------------------------------- */
 
 GV_INLINE float gv_h2f(uint16_t h) { return _cvtsh_ss(h); } /* exact, NaN quieted like gg_fp16_to_f32 */
+/* Lanes 0..7 = a, 8..15 = b. */
+GV_INLINE gv_f gv_fsplat2(float a, float b) { return (gv_f){{_mm256_set1_ps(a), _mm256_set1_ps(b)}}; }
 GV_INLINE gv_f gv_fsplat(float x) { return (gv_f){{_mm256_set1_ps(x), _mm256_set1_ps(x)}}; }
 GV_INLINE gv_f gv_fload(const float *p) { return (gv_f){{_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)}}; }
 GV_INLINE void gv_fstore(float *p, gv_f x)

@@ -76,6 +76,10 @@ GV_INLINE gv_b16 gv_splatw(uint32_t w) { return _mm_set1_epi32((int)w); }
 
 GV_INLINE gv_b16 gv_loadn16(const void *p, int n) { return _mm_maskz_loadu_epi8((__mmask16)((1u << n) - 1), p); }
 
+GV_INLINE gv_b32 gv_andnot32(gv_b32 a, gv_b32 b) { return _mm256_andnot_si256(a, b); }
+GV_INLINE gv_b16 gv_setw4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return _mm_set_epi32((int)d, (int)c, (int)b, (int)a); }
+GV_INLINE gv_b16 gv_setq2(uint64_t a, uint64_t b) { return _mm_set_epi64x((long long)b, (long long)a); }
+
 /* ---- int32 lanes ---------------------------------------------------------- */
 
 GV_INLINE gv_i gv_iu8(gv_b16 b) { return _mm512_cvtepu8_epi32(b); }
@@ -120,6 +124,10 @@ GV_INLINE gv_i gv_ibytesum(gv_i x)
 /* ---- float lanes ---------------------------------------------------------- */
 
 GV_INLINE float gv_h2f(uint16_t h) { return _cvtsh_ss(h); }
+GV_INLINE gv_f gv_fsplat2(float a, float b)
+{
+    return _mm512_insertf32x8(_mm512_set1_ps(a), _mm256_set1_ps(b), 1);
+}
 GV_INLINE gv_f gv_fsplat(float x) { return _mm512_set1_ps(x); }
 GV_INLINE gv_f gv_fload(const float *p) { return _mm512_loadu_ps(p); }
 GV_INLINE void gv_fstore(float *p, gv_f x) { _mm512_storeu_ps(p, x); }

@@ -100,6 +100,17 @@ GV_INLINE gv_b16 gv_splatw(uint32_t w) { return vreinterpretq_u8_u32(vdupq_n_u32
 
 #define gv_loadn16(p, n) vcombine_u8(vld1_u8((const uint8_t *)(p)), vget_low_u8(vextq_u8(gv_load8((const uint8_t *)(p) + (n) - 8), vdupq_n_u8(0), 16 - (n))))
 
+GV_INLINE gv_b32 gv_andnot32(gv_b32 a, gv_b32 b)
+{
+    return (gv_b32){{vbicq_u8(b.v[0], a.v[0]), vbicq_u8(b.v[1], a.v[1])}};
+}
+GV_INLINE gv_b16 gv_setw4(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    const uint32_t w[4] = {a, b, c, d};
+    return vreinterpretq_u8_u32(vld1q_u32(w));
+}
+GV_INLINE gv_b16 gv_setq2(uint64_t a, uint64_t b) { return vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(a), vcreate_u64(b))); }
+
 /* ---- int32 lanes ---------------------------------------------------------- */
 
 GV_INLINE gv_i gv_iu8(gv_b16 b)
@@ -211,6 +222,11 @@ GV_INLINE gv_i gv_ibytesum(gv_i x)
 /* ---- float lanes ---------------------------------------------------------- */
 
 GV_INLINE float gv_h2f(uint16_t h) { return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0); }
+GV_INLINE gv_f gv_fsplat2(float a, float b)
+{
+    float32x4_t x = vdupq_n_f32(a), y = vdupq_n_f32(b);
+    return (gv_f){{x, x, y, y}};
+}
 GV_INLINE gv_f gv_fsplat(float x)
 {
     float32x4_t v = vdupq_n_f32(x);
