@@ -111,6 +111,13 @@ GV_INLINE gv_b16 gv_setw4(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 }
 GV_INLINE gv_b16 gv_setq2(uint64_t a, uint64_t b) { return vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(a), vcreate_u64(b))); }
 
+GV_INLINE gv_b16 gv_load4x4(const void *p0, const void *p1, const void *p2, const void *p3)
+{
+    uint32_t a, b, c, d;
+    memcpy(&a, p0, 4), memcpy(&b, p1, 4), memcpy(&c, p2, 4), memcpy(&d, p3, 4);
+    return vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(a | (uint64_t)b << 32), vcreate_u64(c | (uint64_t)d << 32)));
+}
+
 /* ---- int32 lanes ---------------------------------------------------------- */
 
 GV_INLINE gv_i gv_iu8(gv_b16 b)
@@ -219,6 +226,18 @@ GV_INLINE gv_i gv_ibytesum(gv_i x)
     return r;
 }
 
+GV_INLINE gv_i gv_iload8(const void *p)
+{
+    const int32_t *q = (const int32_t *)p;
+    return (gv_i){{vld1q_s32(q), vld1q_s32(q + 4), vdupq_n_s32(0), vdupq_n_s32(0)}};
+}
+GV_INLINE gv_i gv_iu16b(gv_b16 lo, gv_b16 hi)
+{
+    uint16x8_t a = vreinterpretq_u16_u8(lo), b = vreinterpretq_u16_u8(hi);
+    return (gv_i){{vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(a))), vreinterpretq_s32_u32(vmovl_high_u16(a)),
+                   vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(b))), vreinterpretq_s32_u32(vmovl_high_u16(b))}};
+}
+
 /* ---- float lanes ---------------------------------------------------------- */
 
 GV_INLINE float gv_h2f(uint16_t h) { return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0); }
@@ -288,9 +307,10 @@ GV_INLINE uint32x4_t gv_bitmask4(uint32_t m, int k)
     static const uint32_t bit[4] = {1, 2, 4, 8};
     return vtstq_u32(vdupq_n_u32(m >> (4 * k)), vld1q_u32(bit));
 }
-GV_INLINE gv_f gv_fnegbits(gv_f a, uint32_t m)
+GV_INLINE gv_f gv_fnegbits(gv_f a, uint32_t m, int h)
 {
     gv_f r;
+    m >>= 16 * h;
     for (int k = 0; k < 4; k++) {
         uint32x4_t s = vandq_u32(gv_bitmask4(m, k), vdupq_n_u32(0x80000000u));
         r.v[k] = vreinterpretq_f32_u32(veorq_u32(vreinterpretq_u32_f32(a.v[k]), s));
