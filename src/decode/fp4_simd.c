@@ -6,7 +6,9 @@
  * multiplied by the block's scale, as the reference does per weight. (MXFP4
  * scales reach deep into the float32 subnormals, e8m0 byte 0 being 2^-128
  * here: precomputing the 16 products would take slow subnormal assists on
- * products no weight uses, so each weight is multiplied.) */
+ * products no weight uses, so each weight is multiplied. For NVFP4 a table
+ * of the 16 products with a float lookup, as the AVX-512 kernel once did,
+ * measured no faster.) */
 #include "simd.h"
 
 #if GV_BUILT
@@ -29,26 +31,6 @@ static void dec_mxfp4(const uint8_t *meta, const uint8_t *src, float *y, int64_t
 }
 
 /* NVFP4: sub-block s is 8 bytes, low nibbles weights 0..7, high 8..15. */
-#if GV_AVX512
-/* AVX-512 only: per scale the 16 products kvalues_fp4[q] * scale are formed
- * once (the reference's own multiplications; NVFP4 scales are never float32
- * subnormals) and each weight picks its own with a 16-entry float lookup.
- * Measured 60.1 GB/s against 51.8 for the shared body below (decode_bench,
- * median of 7); on AVX2 and NEON that lookup costs more than the multiply. */
-static void dec_nvfp4(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
-{
-    const gv_f kv = gv_fs8(gv_load16(gg_kvalues_fp4));
-    const gv_i sh = gv_isplat2(0, 4); /* lanes 0..7 low nibbles, 8..15 high */
-    const blk_nvfp4 *b = (const blk_nvfp4 *)src;
-    for (int64_t i = 0; i < nb; i++, b++) {
-        for (int s = 0; s < 4; s++, y += 16) {
-            const gv_ftab tab = gv_ftabf(gv_fmul(kv, gv_fsplat(gg_bits_to_f32(gg_nvfp4_ue4m3_scale_bits[b->d[s]]))));
-            const gv_b16 x = gv_load8(b->qs + 8 * s);
-            gv_fstore(y, gv_lut16(tab, gv_ishrv(gv_iu8(gv_zip64lo(x, x)), sh)));
-        }
-    }
-}
-#else
 static void dec_nvfp4(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
     const gv_b16 tab = gv_load16(gg_kvalues_fp4), m4 = gv_splat16(15);
@@ -61,7 +43,6 @@ static void dec_nvfp4(const uint8_t *meta, const uint8_t *src, float *y, int64_t
         }
     }
 }
-#endif
 
 GV_KERNELS(fp4) = {
     {GG_T_MXFP4, GV_ISA, dec_mxfp4},

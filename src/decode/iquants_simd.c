@@ -211,23 +211,8 @@ static void dec_iq1_m(const uint8_t *meta, const uint8_t *src, float *y, int64_t
 }
 
 /* 32 weights of an IQ4 group: 16 code bytes (low nibbles are weights 0..15,
- * high nibbles 16..31) times dl. */
-#if GV_AVX512
-/* AVX-512 only: the 16 products dl * kvalues[q] are formed once per group
- * (the reference's own multiplications; fp16-derived scales never give
- * float32 subnormals) and each weight picks its own with a float lookup.
- * Measured faster than the byte lookup + multiply (see the commit adding
- * it); on AVX2 and NEON the float lookup costs more than the multiply. */
-typedef gv_f iq4_vals;
-static inline iq4_vals iq4_values(void) { return gv_fs8(gv_load16(gg_kvalues_iq4nl)); }
-static inline void put32_iq4(float *y, float dl, iq4_vals kv, const uint8_t *qs)
-{
-    const gv_ftab tab = gv_ftabf(gv_fmul(gv_fsplat(dl), kv));
-    const gv_i q = gv_iu8(gv_load16(qs));
-    gv_fstore(y, gv_lut16(tab, q));
-    gv_fstore(y + 16, gv_lut16(tab, gv_ishr(q, 4)));
-}
-#else
+ * high nibbles 16..31) times dl. (A table of the 16 products dl * kvalues
+ * with a float lookup, as the AVX-512 kernel once did, measured no faster.) */
 typedef gv_b16 iq4_vals;
 static inline iq4_vals iq4_values(void) { return gv_load16(gg_kvalues_iq4nl); }
 static inline void put32_iq4(float *y, float dl, iq4_vals kv, const uint8_t *qs)
@@ -237,7 +222,6 @@ static inline void put32_iq4(float *y, float dl, iq4_vals kv, const uint8_t *qs)
     gv_fstore(y, gv_fmul(d, gv_fs8(gv_lut16b(kv, gv_and16(x, gv_splat16(15))))));
     gv_fstore(y + 16, gv_fmul(d, gv_fs8(gv_lut16b(kv, gv_shr16(x, 4, 15)))));
 }
-#endif
 
 static void dec_iq4_nl(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
