@@ -112,6 +112,39 @@ GV_INLINE gv_b16 gv_load4x4(const void *p0, const void *p1, const void *p2, cons
     return _mm_set_epi64x((long long)(c | (uint64_t)d << 32), (long long)(a | (uint64_t)b << 32));
 }
 
+/* 32-entry byte tables, t0 entries 0..15, t1 16..31 (for gv_b32: one such
+ * pair per 16-byte half); idx 0..31. */
+GV_INLINE gv_b32 gv_lut32b(gv_b32 t0, gv_b32 t1, gv_b32 idx)
+{
+    return _mm256_blendv_epi8(_mm256_shuffle_epi8(t0, idx), _mm256_shuffle_epi8(t1, idx), _mm256_slli_epi16(idx, 3));
+}
+/* Shift right on 16-bit units (bits cross from the high byte). */
+GV_INLINE gv_b16 gv_w16shr(gv_b16 x, int n) { return _mm_srli_epi16(x, n); }
+
+/* A table of 32 16-bit entries (64 bytes at p), and 16 of its entries
+ * picked by idx (0..31) as 32 bytes (entry j at bytes 2j, 2j+1). */
+typedef struct { __m256i lo, hi; } gv_wtab; /* first bytes, second bytes: entries 0..15 | 16..31 per half */
+GV_INLINE gv_wtab gv_wtab32(const void *p)
+{
+    const __m128i even = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    const uint8_t *b = (const uint8_t *)p;
+    __m128i q[4];
+    for (int k = 0; k < 4; k++)
+        q[k] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(b + 16 * k)), even);
+    return (gv_wtab){_mm256_set_m128i(_mm_unpackhi_epi64(q[0], q[1]), _mm_unpacklo_epi64(q[0], q[1])),
+                     _mm256_set_m128i(_mm_unpackhi_epi64(q[2], q[3]), _mm_unpacklo_epi64(q[2], q[3]))};
+}
+GV_INLINE gv_b32 gv_lut32w(gv_wtab t, gv_b16 idx)
+{
+    __m256i i = _mm256_broadcastsi128_si256(idx);
+    __m256i v = _mm256_blendv_epi8(_mm256_shuffle_epi8(t.lo, i), _mm256_shuffle_epi8(t.hi, i), _mm256_slli_epi16(i, 3));
+    __m128i first = _mm256_castsi256_si128(v), second = _mm256_extracti128_si256(v, 1);
+    return _mm256_set_m128i(_mm_unpackhi_epi8(first, second), _mm_unpacklo_epi8(first, second));
+}
+
+/* Bit k = bit 0 of 16-bit unit k (8 bits). */
+GV_INLINE uint32_t gv_wlowbits(gv_b16 x) { return _pext_u32((uint32_t)_mm_movemask_epi8(_mm_slli_epi16(x, 7)), 0x5555); }
+
 /* ---- int32 lanes ---------------------------------------------------------- */
 
 GV_INLINE gv_i gv_iu8(gv_b16 b) /* 16 unsigned bytes */
@@ -254,6 +287,11 @@ GV_F2(mul)
 GV_F2(add)
 GV_F2(sub)
 #undef GV_F2
+/* a * b + c with ONE rounding: only where the reference fuses (IQ6_K). */
+GV_INLINE gv_f gv_ffma(gv_f a, gv_f b, gv_f c)
+{
+    return (gv_f){{_mm256_fmadd_ps(a.v[0], b.v[0], c.v[0]), _mm256_fmadd_ps(a.v[1], b.v[1], c.v[1])}};
+}
 GV_INLINE gv_i gv_fbits(gv_f a) { return (gv_i){{_mm256_castps_si256(a.v[0]), _mm256_castps_si256(a.v[1])}}; }
 GV_INLINE gv_f gv_ffrombits(gv_i a) { return (gv_f){{_mm256_castsi256_ps(a.v[0]), _mm256_castsi256_ps(a.v[1])}}; }
 /* Flip the sign of lane j where bit 16h + j of m is set (h = 0, 1): an

@@ -89,6 +89,24 @@ GV_INLINE gv_b16 gv_load4x4(const void *p0, const void *p1, const void *p2, cons
     return _mm_set_epi64x((long long)(c | (uint64_t)d << 32), (long long)(a | (uint64_t)b << 32));
 }
 
+GV_INLINE gv_b32 gv_lut32b(gv_b32 t0, gv_b32 t1, gv_b32 idx)
+{
+    return _mm256_blendv_epi8(_mm256_shuffle_epi8(t0, idx), _mm256_shuffle_epi8(t1, idx), _mm256_slli_epi16(idx, 3));
+}
+GV_INLINE gv_b16 gv_w16shr(gv_b16 x, int n) { return _mm_srli_epi16(x, n); }
+
+typedef struct { __m256i lo, hi; } gv_wtab;
+GV_INLINE gv_wtab gv_wtab32(const void *p)
+{
+    return (gv_wtab){_mm256_loadu_si256((const __m256i *)p), _mm256_loadu_si256((const __m256i *)p + 1)};
+}
+GV_INLINE gv_b32 gv_lut32w(gv_wtab t, gv_b16 idx) /* vpermt2w */
+{
+    return _mm256_permutex2var_epi16(t.lo, _mm256_cvtepu8_epi16(idx), t.hi);
+}
+
+GV_INLINE uint32_t gv_wlowbits(gv_b16 x) { return _mm_test_epi16_mask(x, _mm_set1_epi16(1)); }
+
 /* ---- int32 lanes ---------------------------------------------------------- */
 
 GV_INLINE gv_i gv_iu8(gv_b16 b) { return _mm512_cvtepu8_epi32(b); }
@@ -159,6 +177,7 @@ GV_INLINE gv_f gv_fhalf(const void *p) { return _mm512_cvtph_ps(_mm256_loadu_si2
 GV_INLINE gv_f gv_fmul(gv_f a, gv_f b) { return _mm512_mul_ps(a, b); }
 GV_INLINE gv_f gv_fadd(gv_f a, gv_f b) { return _mm512_add_ps(a, b); }
 GV_INLINE gv_f gv_fsub(gv_f a, gv_f b) { return _mm512_sub_ps(a, b); }
+GV_INLINE gv_f gv_ffma(gv_f a, gv_f b, gv_f c) { return _mm512_fmadd_ps(a, b, c); }
 GV_INLINE gv_i gv_fbits(gv_f a) { return _mm512_castps_si512(a); }
 GV_INLINE gv_f gv_ffrombits(gv_i a) { return _mm512_castsi512_ps(a); }
 GV_INLINE gv_f gv_fnegbits(gv_f a, uint32_t m, int h)

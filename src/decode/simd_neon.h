@@ -118,6 +118,31 @@ GV_INLINE gv_b16 gv_load4x4(const void *p0, const void *p1, const void *p2, cons
     return vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(a | (uint64_t)b << 32), vcreate_u64(c | (uint64_t)d << 32)));
 }
 
+GV_INLINE gv_b32 gv_lut32b(gv_b32 t0, gv_b32 t1, gv_b32 idx)
+{
+    uint8x16x2_t lo = {{t0.v[0], t1.v[0]}}, hi = {{t0.v[1], t1.v[1]}};
+    return (gv_b32){{vqtbl2q_u8(lo, idx.v[0]), vqtbl2q_u8(hi, idx.v[1])}};
+}
+GV_INLINE gv_b16 gv_w16shr(gv_b16 x, int n)
+{
+    return vreinterpretq_u8_u16(vshlq_u16(vreinterpretq_u16_u8(x), vdupq_n_s16((int16_t)-n)));
+}
+
+typedef uint8x16x4_t gv_wtab;
+GV_INLINE gv_wtab gv_wtab32(const void *p) { return vld1q_u8_x4((const uint8_t *)p); }
+GV_INLINE gv_b32 gv_lut32w(gv_wtab t, gv_b16 idx)
+{
+    uint8x16_t i2 = vshlq_n_u8(idx, 1), i3 = vaddq_u8(i2, vdupq_n_u8(1));
+    return (gv_b32){{vqtbl4q_u8(t, vzip1q_u8(i2, i3)), vqtbl4q_u8(t, vzip2q_u8(i2, i3))}};
+}
+
+GV_INLINE uint32_t gv_wlowbits(gv_b16 x)
+{
+    static const uint16_t w[8] = {1, 2, 4, 8, 16, 32, 64, 128};
+    uint16x8_t b = vandq_u16(vreinterpretq_u16_u8(x), vdupq_n_u16(1));
+    return vaddvq_u16(vmulq_u16(b, vld1q_u16(w)));
+}
+
 /* ---- int32 lanes ---------------------------------------------------------- */
 
 GV_INLINE gv_i gv_iu8(gv_b16 b)
@@ -291,6 +316,12 @@ GV_F2(mul, vmulq_f32)
 GV_F2(add, vaddq_f32)
 GV_F2(sub, vsubq_f32)
 #undef GV_F2
+/* vfmaq is fused: only where the reference fuses (IQ6_K). */
+GV_INLINE gv_f gv_ffma(gv_f a, gv_f b, gv_f c)
+{
+    return (gv_f){{vfmaq_f32(c.v[0], a.v[0], b.v[0]), vfmaq_f32(c.v[1], a.v[1], b.v[1]), vfmaq_f32(c.v[2], a.v[2], b.v[2]),
+                   vfmaq_f32(c.v[3], a.v[3], b.v[3])}};
+}
 GV_INLINE gv_i gv_fbits(gv_f a)
 {
     return (gv_i){{vreinterpretq_s32_f32(a.v[0]), vreinterpretq_s32_f32(a.v[1]), vreinterpretq_s32_f32(a.v[2]),
