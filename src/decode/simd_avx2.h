@@ -246,6 +246,23 @@ GV_INLINE gv_i gv_iload8(const void *p) { return (gv_i){{_mm256_loadu_si256((con
 /* 16 uint16 given as two byte vectors (8 each). */
 GV_INLINE gv_i gv_iu16b(gv_b16 lo, gv_b16 hi) { return (gv_i){{_mm256_cvtepu16_epi32(lo), _mm256_cvtepu16_epi32(hi)}}; }
 
+
+/* Lanes 0..7 = lane 2p of v, lanes 8..15 = lane 2p+1 (p = 0..7). */
+GV_INLINE gv_i gv_ispread2(gv_i v, int p)
+{
+    __m256i s = v.v[p / 4];
+    return (gv_i){{_mm256_permutevar8x32_epi32(s, _mm256_set1_epi32(2 * p % 8)),
+                   _mm256_permutevar8x32_epi32(s, _mm256_set1_epi32(2 * p % 8 + 1))}};
+}
+/* Lanes 4k .. 4k+3 = lane 4q + k of v (q = 0..3). */
+GV_INLINE gv_i gv_ispread4(gv_i v, int q)
+{
+    __m256i s = v.v[q / 2];
+    const int b = 4 * q % 8;
+    return (gv_i){{_mm256_permutevar8x32_epi32(s, _mm256_setr_epi32(b, b, b, b, b + 1, b + 1, b + 1, b + 1)),
+                   _mm256_permutevar8x32_epi32(s, _mm256_setr_epi32(b + 2, b + 2, b + 2, b + 2, b + 3, b + 3, b + 3, b + 3))}};
+}
+
 /* ---- float lanes ---------------------------------------------------------- */
 
 GV_INLINE float gv_h2f(uint16_t h) { return _cvtsh_ss(h); } /* exact, NaN quieted like gg_fp16_to_f32 */
@@ -329,6 +346,13 @@ GV_INLINE gv_f gv_ff64(const void *p)
     __m256 a = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_loadu_pd(q + 4)), _mm256_cvtpd_ps(_mm256_loadu_pd(q)));
     __m256 b = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_loadu_pd(q + 12)), _mm256_cvtpd_ps(_mm256_loadu_pd(q + 8)));
     return (gv_f){{a, b}};
+}
+
+/* (float)(sum of the four bytes of each lane - c), exactly: the sum under
+ * the exponent bits of 2^23 is the float 2^23 + sum. */
+GV_INLINE gv_f gv_fbytesum(gv_i x, int c)
+{
+    return gv_fsub(gv_ffrombits(gv_ior(gv_ibytesum(x), gv_isplat(0x4B000000))), gv_fsplat(8388608.0f + (float)c));
 }
 
 /* ---- float tables --------------------------------------------------------- */

@@ -151,6 +151,18 @@ GV_INLINE gv_i gv_ibytesum(gv_i x)
 GV_INLINE gv_i gv_iload8(const void *p) { return _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)p)); }
 GV_INLINE gv_i gv_iu16b(gv_b16 lo, gv_b16 hi) { return _mm512_cvtepu16_epi32(_mm256_set_m128i(hi, lo)); }
 
+
+GV_INLINE gv_i gv_ispread2(gv_i v, int p)
+{
+    const __m512i pat = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+    return _mm512_permutexvar_epi32(_mm512_add_epi32(pat, _mm512_set1_epi32(2 * p)), v);
+}
+GV_INLINE gv_i gv_ispread4(gv_i v, int q)
+{
+    const __m512i pat = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+    return _mm512_permutexvar_epi32(_mm512_add_epi32(pat, _mm512_set1_epi32(4 * q)), v);
+}
+
 /* ---- float lanes ---------------------------------------------------------- */
 
 GV_INLINE float gv_h2f(uint16_t h) { return _cvtsh_ss(h); }
@@ -204,6 +216,14 @@ GV_INLINE gv_f gv_fi64(const void *p)
     const int64_t *q = (const int64_t *)p;
     __m256 a = _mm512_cvtepi64_ps(_mm512_loadu_si512(q)), b = _mm512_cvtepi64_ps(_mm512_loadu_si512(q + 8));
     return _mm512_insertf32x8(_mm512_castps256_ps512(a), b, 1);
+}
+
+/* vdbpsadbw puts the sum in both halves; the low one goes under 2^23's exponent. */
+GV_INLINE gv_f gv_fbytesum(gv_i x, int c)
+{
+    const __m512i sum = _mm512_dbsad_epu8(x, _mm512_setzero_si512(), 0);
+    const __m512i f = _mm512_ternarylogic_epi32(sum, _mm512_set1_epi32(0x4B000000), _mm512_set1_epi32(0xFFFF), 0xE4);
+    return _mm512_sub_ps(_mm512_castsi512_ps(f), _mm512_set1_ps(8388608.0f + (float)c));
 }
 
 /* ---- float tables --------------------------------------------------------- */

@@ -263,6 +263,20 @@ GV_INLINE gv_i gv_iu16b(gv_b16 lo, gv_b16 hi)
                    vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(b))), vreinterpretq_s32_u32(vmovl_high_u16(b))}};
 }
 
+
+GV_INLINE gv_i gv_ispread2(gv_i v, int p)
+{
+    int32x4_t s = v.v[p / 2];
+    int32x4_t a = p % 2 ? vdupq_laneq_s32(s, 2) : vdupq_laneq_s32(s, 0);
+    int32x4_t b = p % 2 ? vdupq_laneq_s32(s, 3) : vdupq_laneq_s32(s, 1);
+    return (gv_i){{a, a, b, b}};
+}
+GV_INLINE gv_i gv_ispread4(gv_i v, int q)
+{
+    int32x4_t s = v.v[q];
+    return (gv_i){{vdupq_laneq_s32(s, 0), vdupq_laneq_s32(s, 1), vdupq_laneq_s32(s, 2), vdupq_laneq_s32(s, 3)}};
+}
+
 /* ---- float lanes ---------------------------------------------------------- */
 
 GV_INLINE float gv_h2f(uint16_t h) { return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0); }
@@ -374,6 +388,8 @@ GV_INLINE gv_f gv_ff64(const void *p)
         r.v[k] = vcvt_high_f32_f64(vcvt_f32_f64(vld1q_f64(q + 4 * k)), vld1q_f64(q + 4 * k + 2));
     return r;
 }
+
+GV_INLINE gv_f gv_fbytesum(gv_i x, int c) { return gv_fsub(gv_fcvt(gv_ibytesum(x)), gv_fsplat((float)c)); }
 
 /* ---- float tables --------------------------------------------------------- */
 
