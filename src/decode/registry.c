@@ -13,10 +13,10 @@
 #define SCALAR_FAMILIES(X) \
     X(float) X(legacy) X(kquants) X(iquants) X(ternary) X(fp4) X(ik_k) X(ik_kt) X(ik_bn) \
     X(ik_interleaved) X(ik_misc) X(forks)
-#define SIMD_FAMILIES(X) X(float) X(legacy) X(fp4) X(ternary) X(ik_bn) X(kquants) X(iquants) X(ik_k) X(ik_kt)
+#define SIMD_FAMILIES(X) X(float) X(legacy) X(fp4) X(ternary) X(ik_bn) X(kquants) X(iquants) X(ik_k) X(ik_kt) X(forks)
 /* Families still in the older per-file form (x86 only). */
 #define X86_FAMILIES(X) \
-    X(ik_interleaved) X(forks)
+    X(ik_interleaved)
 
 #define DECLARE_SCALAR(f) extern const gg_kernel_entry gg_kernels_##f[];
 #define DECLARE_SIMD(f)                                      \
