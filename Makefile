@@ -32,15 +32,14 @@ AVX512_FLAGS := $(AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx51
 
 # The core library: no FUSE in it.
 CORE_SRC := $(filter-out src/main.c src/fuse.c,$(wildcard src/*.c))
-DECODE_SRC := $(filter-out %_avx2.c %_avx512.c %_simd.c,$(wildcard src/decode/*.c))
+DECODE_SRC := $(filter-out %_simd.c,$(wildcard src/decode/*.c))
 # SIMD kernels: each family's src/decode/<family>_simd.c is compiled once per
 # target into <family>_avx2.o, _avx512.o and _neon.o, on every architecture;
 # an object whose target is foreign to the compiler holds an empty kernel list.
 SIMD_TARGETS := avx2 avx512 neon
 SIMD_FAMILIES := $(patsubst src/decode/%_simd.c,%,$(wildcard src/decode/*_simd.c))
 SIMD_OBJ := $(foreach f,$(SIMD_FAMILIES),$(foreach t,$(SIMD_TARGETS),$(BUILD)/src/decode/$(f)_$(t).o))
-OLD_SIMD_SRC := $(wildcard src/decode/*_avx2.c src/decode/*_avx512.c)
-LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC) $(DECODE_SRC) $(OLD_SIMD_SRC)) $(SIMD_OBJ)
+LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC) $(DECODE_SRC)) $(SIMD_OBJ)
 APP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter src/main.c src/fuse.c,$(wildcard src/*.c)))
 
 TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
@@ -62,23 +61,18 @@ TARGET_FLAGS_avx2 := $(if $(X86),$(AVX2_FLAGS))
 TARGET_FLAGS_avx512 := $(if $(X86),$(AVX512_FLAGS))
 TARGET_FLAGS_neon :=
 
+# -O3 for the kernels: it unrolls their short fixed loops over vector arrays
+# completely (measured up to 2x on the row-interleaved types, +7 % median).
 define SIMD_RULE
 $$(BUILD)/src/decode/%_$(1).o: src/decode/%_simd.c
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(ALL_CFLAGS) $$(TARGET_FLAGS_$(1)) -DGG_TARGET=$(1) -MMD -c -o $$@ $$<
+	$$(CC) $$(ALL_CFLAGS) $$(TARGET_FLAGS_$(1)) -O3 -DGG_TARGET=$(1) -MMD -MP -c -o $$@ $$<
 endef
 $(foreach t,$(SIMD_TARGETS),$(eval $(call SIMD_RULE,$(t))))
-# Dependency files of older builds may still name the per-target sources
-# these objects were once compiled from; they are gone, nothing to make.
+# Dependency files of older builds may still name the per-target sources and
+# headers these objects were once compiled from; they are gone, nothing to make.
 src/decode/%_avx2.c src/decode/%_avx512.c: ;
-
-$(BUILD)/src/%_avx2.o: src/%_avx2.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(TARGET_FLAGS_avx2) -MMD -c -o $@ $<
-
-$(BUILD)/src/%_avx512.o: src/%_avx512.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(TARGET_FLAGS_avx512) -MMD -c -o $@ $<
+src/decode/ik_interleaved_x86.h src/decode/forks_x86.h: ;
 
 $(BUILD)/src/fuse.o $(BUILD)/src/main.o: $(BUILD)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)

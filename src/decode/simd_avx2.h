@@ -145,6 +145,12 @@ GV_INLINE gv_b32 gv_lut32w(gv_wtab t, gv_b16 idx)
 /* Bit k = bit 0 of 16-bit unit k (8 bits). */
 GV_INLINE uint32_t gv_wlowbits(gv_b16 x) { return _pext_u32((uint32_t)_mm_movemask_epi8(_mm_slli_epi16(x, 7)), 0x5555); }
 
+/* The zips on each 16-byte half of 32 bytes (the halves stay apart). */
+GV_INLINE gv_b32 gv_zip32lo_x2(gv_b32 a, gv_b32 b) { return _mm256_unpacklo_epi32(a, b); }
+GV_INLINE gv_b32 gv_zip32hi_x2(gv_b32 a, gv_b32 b) { return _mm256_unpackhi_epi32(a, b); }
+GV_INLINE gv_b32 gv_zip64lo_x2(gv_b32 a, gv_b32 b) { return _mm256_unpacklo_epi64(a, b); }
+GV_INLINE gv_b32 gv_zip64hi_x2(gv_b32 a, gv_b32 b) { return _mm256_unpackhi_epi64(a, b); }
+
 /* ---- int32 lanes ---------------------------------------------------------- */
 
 GV_INLINE gv_i gv_iu8(gv_b16 b) /* 16 unsigned bytes */
@@ -354,6 +360,9 @@ GV_INLINE gv_f gv_fbytesum(gv_i x, int c)
 {
     return gv_fsub(gv_ffrombits(gv_ior(gv_ibytesum(x), gv_isplat(0x4B000000))), gv_fsplat(8388608.0f + (float)c));
 }
+
+/* 4 IEEE halves at p to d[0..3], exactly. */
+GV_INLINE void gv_halves4(float *d, const void *p) { _mm_storeu_ps(d, _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)p))); }
 
 /* ---- float tables --------------------------------------------------------- */
 

@@ -107,6 +107,11 @@ GV_INLINE gv_b32 gv_lut32w(gv_wtab t, gv_b16 idx) /* vpermt2w */
 
 GV_INLINE uint32_t gv_wlowbits(gv_b16 x) { return _mm_test_epi16_mask(x, _mm_set1_epi16(1)); }
 
+GV_INLINE gv_b32 gv_zip32lo_x2(gv_b32 a, gv_b32 b) { return _mm256_unpacklo_epi32(a, b); }
+GV_INLINE gv_b32 gv_zip32hi_x2(gv_b32 a, gv_b32 b) { return _mm256_unpackhi_epi32(a, b); }
+GV_INLINE gv_b32 gv_zip64lo_x2(gv_b32 a, gv_b32 b) { return _mm256_unpacklo_epi64(a, b); }
+GV_INLINE gv_b32 gv_zip64hi_x2(gv_b32 a, gv_b32 b) { return _mm256_unpackhi_epi64(a, b); }
+
 /* ---- int32 lanes ---------------------------------------------------------- */
 
 GV_INLINE gv_i gv_iu8(gv_b16 b) { return _mm512_cvtepu8_epi32(b); }
@@ -225,6 +230,8 @@ GV_INLINE gv_f gv_fbytesum(gv_i x, int c)
     const __m512i f = _mm512_ternarylogic_epi32(sum, _mm512_set1_epi32(0x4B000000), _mm512_set1_epi32(0xFFFF), 0xE4);
     return _mm512_sub_ps(_mm512_castsi512_ps(f), _mm512_set1_ps(8388608.0f + (float)c));
 }
+
+GV_INLINE void gv_halves4(float *d, const void *p) { _mm_storeu_ps(d, _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)p))); }
 
 /* ---- float tables --------------------------------------------------------- */
 

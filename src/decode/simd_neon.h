@@ -143,6 +143,17 @@ GV_INLINE uint32_t gv_wlowbits(gv_b16 x)
     return vaddvq_u16(vmulq_u16(b, vld1q_u16(w)));
 }
 
+#define GV_ZIPX2(name)                                                                 \
+    GV_INLINE gv_b32 name##_x2(gv_b32 a, gv_b32 b)                                    \
+    {                                                                                  \
+        return (gv_b32){{name(a.v[0], b.v[0]), name(a.v[1], b.v[1])}};                \
+    }
+GV_ZIPX2(gv_zip32lo)
+GV_ZIPX2(gv_zip32hi)
+GV_ZIPX2(gv_zip64lo)
+GV_ZIPX2(gv_zip64hi)
+#undef GV_ZIPX2
+
 /* ---- int32 lanes ---------------------------------------------------------- */
 
 GV_INLINE gv_i gv_iu8(gv_b16 b)
@@ -390,6 +401,8 @@ GV_INLINE gv_f gv_ff64(const void *p)
 }
 
 GV_INLINE gv_f gv_fbytesum(gv_i x, int c) { return gv_fsub(gv_fcvt(gv_ibytesum(x)), gv_fsplat((float)c)); }
+
+GV_INLINE void gv_halves4(float *d, const void *p) { vst1q_f32(d, vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)p)))); }
 
 /* ---- float tables --------------------------------------------------------- */
 
