@@ -86,7 +86,6 @@ GG_BLOCK(blk_pq2_0, 34, { uint8_t d[2], qs[32]; });
 
 /* ---- others (ik_misc.c) ---- */
 GG_BLOCK(blk_i2_s, 32, { uint8_t qs[32]; });
-GG_BLOCK(blk_q8_kv, 32, { uint8_t qs[32]; });
 
 /* ---- row-interleaved columns (ik_interleaved.c): R rows of one block ---- */
 GG_BLOCK(col_q4_0_r8, 8 * 18, { uint8_t d[8][2], qs[128]; });
