@@ -20,6 +20,13 @@ clang_rt=$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a 2>
 command -v valgrind >/dev/null 2>&1 || need valgrind
 command -v strace >/dev/null 2>&1 || need strace
 command -v column >/dev/null 2>&1 || need bsdextrautils
+# make check-arm: aarch64 cross compiler, C library and OpenMP runtime, qemu-user.
+if [ "$(uname -m)" = x86_64 ]; then
+    command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need gcc-aarch64-linux-gnu
+    [ -f /usr/aarch64-linux-gnu/include/stdio.h ] || need libc6-dev-arm64-cross
+    [ -f /usr/aarch64-linux-gnu/lib/libgomp.so.1 ] || need libgomp1-arm64-cross
+    command -v qemu-aarch64 >/dev/null 2>&1 || need qemu-user
+fi
 [ -z "$pkgs" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "missing packages:$pkgs" >&2
