@@ -48,7 +48,6 @@ static inline gv_i field(uint32_t a, uint32_t b, const int32_t sh[16], int mask)
     return gv_iand(gv_ishrv(gv_isplat2((int32_t)a, (int32_t)b), gv_iload(sh)), gv_isplat(mask));
 }
 static const int32_t NIB[16] = {0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28}; /* nibble l */
-static const int32_t NIBT[16] = {0, 8, 16, 24, 4, 12, 20, 28, 0, 0, 0, 0, 0, 0, 0, 0};   /* nibble l/4 of byte l%4 */
 static const int32_t BIT[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 static const int32_t PAIR[16] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
 
@@ -75,7 +74,9 @@ static inline void scales_iq6_k(const blk_iq6_k *b, float *dl)
 {
     scales16(dl, gg_rdf16(b->d), gv_is8(gv_load16(b->scales)));
 }
-/* The 8-scale types fill lanes 0..7 of dl[16]. */
+/* The types with one scale per 32 values fill lanes 0..7 of dl. */
+static const int32_t NIBT[16] = {0, 8, 16, 24, 4, 12, 20, 28, 0, 0, 0, 0, 0, 0, 0, 0}; /* nibble l/4 of byte l%4 */
+
 static inline void scales_iq2_ks(float d, const blk_iq2_ks *b, float *dl)
 {
     const uint32_t ex = gg_rd16(b->extra) >> 8;
@@ -98,6 +99,26 @@ static inline void scales_iq2_kl(float d, const blk_iq2_kl *b, float *dl)
     const uint32_t sh = gg_rd16(b->scales_h);
     const gv_i code = gv_ior(field(gg_rd32(b->scales_l), 0, NIBT, 15), gv_ishl(field(sh, 0, PAIR, 3), 4));
     scales16(dl, d, gv_isub(code, gv_isplat(32)));
+}
+
+/* Bit 0 of each of 8 scale bytes (the table choice of IQ4_KS, IQ5_KS). */
+static inline unsigned low_bits8(const uint8_t *p)
+{
+    return (unsigned)(((gg_rd64(p) & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56);
+}
+
+/* The scales and table of values 16s .. 16s+31 (s even). The 16-value
+ * types (per32 = 0) have a scale per 16 and 2 table bits per 32 in e
+ * (lane_tables); the 32-value types one scale and one table bit per 32. */
+static inline void pick(const float *dl, unsigned e, int s, int per32, int *t, float *s0, float *s1)
+{
+    if (per32) {
+        *t = 3 * ((e >> (s / 2)) & 1);
+        *s0 = *s1 = dl[s / 2];
+    } else {
+        *t = (e >> s) & 3;
+        *s0 = dl[s], *s1 = dl[s + 1];
+    }
 }
 
 /* 32 signed bytes to floats: bytes 0..15 times s0, bytes 16..31 times s1. */
@@ -123,8 +144,80 @@ static void dec_q6_0(const uint8_t *meta, const uint8_t *src, float *y, int64_t 
     }
 }
 
-/* IQ2_K: the 32 values 128h + 32k + (0..31) are bits 2k of qs[32h + 0..31];
- * bytes 0..15 are sub-block s = 8h + 2k, bytes 16..31 s + 1. */
+/* The value bodies, per 256 values, shared by the K and KS types (see pick;
+ * per32 is a constant at each use, so each kernel gets its own code). */
+
+/* IQ2_K, IQ2_KS: the 32 values 128h + 32k + (0..31) are bits 2k of
+ * qs[32h + 0..31]. */
+static inline void iq2_body(float *y, const uint8_t *qs, const gv_b32 t[4], const float *dl, unsigned e, int per32)
+{
+#pragma GCC unroll 8
+    for (int h = 0; h < 2; h++) {
+        const gv_b32 q = gv_load32(qs + 32 * h);
+#pragma GCC unroll 8
+        for (int k = 0; k < 4; k++) {
+            int s = 8 * h + 2 * k, ti;
+            float s0, s1;
+            pick(dl, e, s, per32, &ti, &s0, &s1);
+            put32(y + 16 * s, gv_lut32x2(t[ti], gv_shr32(q, 2 * k, 3)), s0, s1);
+        }
+    }
+}
+
+/* IQ3_K, IQ3_KS: as IQ2, plus bit 4h + k of qh[0..31] as bit 2. */
+static inline void iq3_body(float *y, const uint8_t *qs, const uint8_t *qhp, const gv_b32 t[4], const float *dl,
+                            unsigned e, int per32)
+{
+    const gv_b32 qh = gv_load32(qhp);
+#pragma GCC unroll 8
+    for (int h = 0; h < 2; h++) {
+        const gv_b32 q = gv_load32(qs + 32 * h);
+#pragma GCC unroll 8
+        for (int k = 0; k < 4; k++) {
+            int s = 8 * h + 2 * k, ti;
+            float s0, s1;
+            pick(dl, e, s, per32, &ti, &s0, &s1);
+            const gv_b32 idx = gv_or32(gv_shr32(q, 2 * k, 3), bits_to(qh, 4 * h + k, 2, 4));
+            put32(y + 16 * s, gv_lut32x2(t[ti], idx), s0, s1);
+        }
+    }
+}
+
+/* IQ4_K, IQ4_KS: the 16 bytes of a block of 32 as low nibbles (bytes 0..15)
+ * then high nibbles (16..31). */
+static inline gv_b32 nibbles(gv_b16 q) { return gv_join32(gv_and16(q, gv_splat16(15)), gv_shr16(q, 4, 15)); }
+
+static inline void iq4_body(float *y, const uint8_t *qs, const gv_b32 t[4], const float *dl, unsigned e, int per32)
+{
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) {
+        int ti;
+        float s0, s1;
+        pick(dl, e, 2 * k, per32, &ti, &s0, &s1);
+        put32(y + 32 * k, gv_lut32x2(t[ti], nibbles(gv_load16(qs + 16 * k))), s0, s1);
+    }
+}
+
+/* IQ5_K, IQ5_KS: values 64k + 32h + (0..31): nibble h of qs[32k + 0..31]
+ * and bit 2k + h of qh[0..31] as bit 4; 32-entry tables. */
+static inline void iq5_body(float *y, const uint8_t *qs, const uint8_t *qhp, const gv_b32 ta[4], const gv_b32 tb[4],
+                            const float *dl, unsigned e, int per32)
+{
+    const gv_b32 qh = gv_load32(qhp);
+#pragma GCC unroll 8
+    for (int k = 0; k < 4; k++) {
+        const gv_b32 q = gv_load32(qs + 32 * k);
+#pragma GCC unroll 8
+        for (int h = 0; h < 2; h++) {
+            int s = 4 * k + 2 * h, t;
+            float s0, s1;
+            pick(dl, e, s, per32, &t, &s0, &s1);
+            const gv_b32 idx = gv_or32(gv_shr32(q, 4 * h, 15), bits_to(qh, 2 * k + h, 4, 16));
+            put32(y + 16 * s, gv_lut32b(ta[t], tb[t], idx), s0, s1);
+        }
+    }
+}
+
 static void dec_iq2_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
     gv_b32 t[4];
@@ -133,16 +226,7 @@ static void dec_iq2_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t
     for (int64_t i = 0; i < n; i++, b++, y += 256) {
         float dl[16];
         scales_iq2_k(b, dl);
-        const unsigned extra = gg_rd16(b->extra);
-#pragma GCC unroll 8
-        for (int h = 0; h < 2; h++) {
-            const gv_b32 q = gv_load32(b->qs + 32 * h);
-#pragma GCC unroll 8
-            for (int k = 0; k < 4; k++) {
-                const int s = 8 * h + 2 * k;
-                put32(y + 16 * s, gv_lut32x2(t[(extra >> s) & 3], gv_shr32(q, 2 * k, 3)), dl[s], dl[s + 1]);
-            }
-        }
+        iq2_body(y, b->qs, t, dl, gg_rd16(b->extra), 0);
     }
 }
 
@@ -155,20 +239,10 @@ static void dec_iq2_ks(const uint8_t *meta, const uint8_t *src, float *y, int64_
     for (int64_t i = 0; i < n; i++, b++, y += 256) {
         float dl[16];
         scales_iq2_ks(d, b, dl);
-        const unsigned extra = gg_rd16(b->extra);
-#pragma GCC unroll 8
-        for (int h = 0; h < 2; h++) {
-            const gv_b32 q = gv_load32(b->qs + 32 * h);
-#pragma GCC unroll 8
-            for (int k = 0; k < 4; k++) {
-                const int bl = 4 * h + k;
-                put32(y + 32 * bl, gv_lut32x2(t[3 * ((extra >> bl) & 1)], gv_shr32(q, 2 * k, 3)), dl[bl], dl[bl]);
-            }
-        }
+        iq2_body(y, b->qs, t, dl, gg_rd16(b->extra), 1);
     }
 }
 
-/* IQ3_K, IQ3_KS: as IQ2_K, plus bit 4h + k of qh[0..31] as bit 2. */
 static void dec_iq3_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
     gv_b32 t[4];
@@ -177,18 +251,7 @@ static void dec_iq3_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t
     for (int64_t i = 0; i < n; i++, b++, y += 256) {
         float dl[16];
         scales_iq3_k(b, dl);
-        const unsigned extra = gg_rd16(b->extra);
-        const gv_b32 qh = gv_load32(b->qh);
-#pragma GCC unroll 8
-        for (int h = 0; h < 2; h++) {
-            const gv_b32 q = gv_load32(b->qs + 32 * h);
-#pragma GCC unroll 8
-            for (int k = 0; k < 4; k++) {
-                const int s = 8 * h + 2 * k;
-                const gv_b32 idx = gv_or32(gv_shr32(q, 2 * k, 3), bits_to(qh, 4 * h + k, 2, 4));
-                put32(y + 16 * s, gv_lut32x2(t[(extra >> s) & 3], idx), dl[s], dl[s + 1]);
-            }
-        }
+        iq3_body(y, b->qs, b->qh, t, dl, gg_rd16(b->extra), 0);
     }
 }
 
@@ -201,24 +264,9 @@ static void dec_iq3_ks(const uint8_t *meta, const uint8_t *src, float *y, int64_
     for (int64_t i = 0; i < n; i++, b++, y += 256) {
         float dl[16];
         scales_iq3_ks(d, b, dl);
-        const unsigned extra = gg_rd16(b->extra);
-        const gv_b32 qh = gv_load32(b->qh);
-#pragma GCC unroll 8
-        for (int h = 0; h < 2; h++) {
-            const gv_b32 q = gv_load32(b->qs + 32 * h);
-#pragma GCC unroll 8
-            for (int k = 0; k < 4; k++) {
-                const int bl = 4 * h + k;
-                const gv_b32 idx = gv_or32(gv_shr32(q, 2 * k, 3), bits_to(qh, bl, 2, 4));
-                put32(y + 32 * bl, gv_lut32x2(t[3 * ((extra >> (8 + bl)) & 1)], idx), dl[bl], dl[bl]);
-            }
-        }
+        iq3_body(y, b->qs, b->qh, t, dl, gg_rd16(b->extra) >> 8, 1);
     }
 }
-
-/* IQ4_K and friends: the 16 bytes of a block of 32 as low nibbles (bytes
- * 0..15) then high nibbles (16..31). */
-static inline gv_b32 nibbles(gv_b16 q) { return gv_join32(gv_and16(q, gv_splat16(15)), gv_shr16(q, 4, 15)); }
 
 static void dec_iq4_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
@@ -228,11 +276,7 @@ static void dec_iq4_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t
     for (int64_t i = 0; i < n; i++, b++, y += 256) {
         float dl[16];
         scales_iq45_k(b->d, b->scales_h, b->scales_l, dl);
-        const unsigned extra = gg_rd16(b->extra);
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++)
-            put32(y + 32 * k, gv_lut32x2(t[(extra >> 2 * k) & 3], nibbles(gv_load16(b->qs + 16 * k))), dl[2 * k],
-                  dl[2 * k + 1]);
+        iq4_body(y, b->qs, t, dl, gg_rd16(b->extra), 0);
     }
 }
 
@@ -245,9 +289,7 @@ static void dec_iq4_ks(const uint8_t *meta, const uint8_t *src, float *y, int64_
     for (int64_t i = 0; i < n; i++, b++, y += 256) {
         float dl[16];
         scales_byte(d, b->scales, dl);
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++)
-            put32(y + 32 * k, gv_lut32x2(t[3 * (b->scales[k] & 1)], nibbles(gv_load16(b->qs + 16 * k))), dl[k], dl[k]);
+        iq4_body(y, b->qs, t, dl, low_bits8(b->scales), 1);
     }
 }
 
@@ -268,8 +310,6 @@ static void dec_iq4_kss(const uint8_t *meta, const uint8_t *src, float *y, int64
     }
 }
 
-/* IQ5_K, IQ5_KS: values 64k + 32h + (0..31): nibble h of qs[32k + 0..31]
- * and bit 2k + h of qh[0..31] as bit 4; 32-entry tables. */
 static void dec_iq5_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
     gv_b32 ta[4], tb[4];
@@ -279,18 +319,7 @@ static void dec_iq5_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t
     for (int64_t i = 0; i < n; i++, b++, y += 256) {
         float dl[16];
         scales_iq45_k(b->d, b->scales_h, b->scales_l, dl);
-        const unsigned extra = gg_rd16(b->extra);
-        const gv_b32 qh = gv_load32(b->qh);
-#pragma GCC unroll 8
-        for (int k = 0; k < 4; k++) {
-            const gv_b32 q = gv_load32(b->qs + 32 * k);
-#pragma GCC unroll 8
-            for (int h = 0; h < 2; h++) {
-                const int s = 4 * k + 2 * h, e = (extra >> s) & 3;
-                const gv_b32 idx = gv_or32(gv_shr32(q, 4 * h, 15), bits_to(qh, 2 * k + h, 4, 16));
-                put32(y + 16 * s, gv_lut32b(ta[e], tb[e], idx), dl[s], dl[s + 1]);
-            }
-        }
+        iq5_body(y, b->qs, b->qh, ta, tb, dl, gg_rd16(b->extra), 0);
     }
 }
 
@@ -304,17 +333,7 @@ static void dec_iq5_ks(const uint8_t *meta, const uint8_t *src, float *y, int64_
     for (int64_t i = 0; i < n; i++, b++, y += 256) {
         float dl[16];
         scales_byte(d, b->scales, dl);
-        const gv_b32 qh = gv_load32(b->qh);
-#pragma GCC unroll 8
-        for (int k = 0; k < 4; k++) {
-            const gv_b32 q = gv_load32(b->qs + 32 * k);
-#pragma GCC unroll 8
-            for (int h = 0; h < 2; h++) {
-                const int bl = 2 * k + h, e = 3 * (b->scales[bl] & 1);
-                const gv_b32 idx = gv_or32(gv_shr32(q, 4 * h, 15), bits_to(qh, bl, 4, 16));
-                put32(y + 32 * bl, gv_lut32b(ta[e], tb[e], idx), dl[bl], dl[bl]);
-            }
-        }
+        iq5_body(y, b->qs, b->qh, ta, tb, dl, low_bits8(b->scales), 1);
     }
 }
 

@@ -1,75 +1,16 @@
 /* simd_avx2.h - the SIMD primitives (see simd.h) on AVX2 + F16C: 16 float
- * or int32 lanes are two ymm registers, 16 bytes one xmm, 32 bytes one ymm. */
+ * or int32 lanes are two ymm registers; the byte primitives shared with
+ * AVX-512 are in simd_x86.h. */
 #ifndef GGUFFS_DECODE_SIMD_AVX2_H
 #define GGUFFS_DECODE_SIMD_AVX2_H
 
-#include <immintrin.h>
-#include <stdint.h>
-#include <string.h>
+#include "simd_x86.h"
 
-#define GV_INLINE static inline __attribute__((always_inline))
-
-typedef __m128i gv_b16;
-typedef __m256i gv_b32;
 typedef struct { __m256i v[2]; } gv_i;
 typedef struct { __m256 v[2]; } gv_f;
 typedef struct { __m256 v[2]; } gv_ftab;
 
 /* ---- bytes ---------------------------------------------------------------- */
-
-GV_INLINE gv_b16 gv_load16(const void *p) { return _mm_loadu_si128((const __m128i *)p); }
-GV_INLINE gv_b16 gv_load8(const void *p) { return _mm_loadl_epi64((const __m128i *)p); } /* upper 8 zero */
-GV_INLINE gv_b32 gv_load32(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
-GV_INLINE gv_b16 gv_splat16(int v) { return _mm_set1_epi8((char)v); }
-GV_INLINE gv_b32 gv_splat32(int v) { return _mm256_set1_epi8((char)v); }
-GV_INLINE gv_b16 gv_lo16(gv_b32 x) { return _mm256_castsi256_si128(x); }
-GV_INLINE gv_b16 gv_hi16(gv_b32 x) { return _mm256_extracti128_si256(x, 1); }
-GV_INLINE gv_b32 gv_join32(gv_b16 lo, gv_b16 hi) { return _mm256_set_m128i(hi, lo); }
-GV_INLINE gv_b32 gv_dup32(gv_b16 x) { return _mm256_broadcastsi128_si256(x); }
-
-GV_INLINE gv_b16 gv_and16(gv_b16 a, gv_b16 b) { return _mm_and_si128(a, b); }
-GV_INLINE gv_b16 gv_or16(gv_b16 a, gv_b16 b) { return _mm_or_si128(a, b); }
-GV_INLINE gv_b16 gv_xor16(gv_b16 a, gv_b16 b) { return _mm_xor_si128(a, b); }
-GV_INLINE gv_b16 gv_add16(gv_b16 a, gv_b16 b) { return _mm_add_epi8(a, b); }
-GV_INLINE gv_b16 gv_sub16(gv_b16 a, gv_b16 b) { return _mm_sub_epi8(a, b); }
-GV_INLINE gv_b32 gv_and32(gv_b32 a, gv_b32 b) { return _mm256_and_si256(a, b); }
-GV_INLINE gv_b32 gv_or32(gv_b32 a, gv_b32 b) { return _mm256_or_si256(a, b); }
-GV_INLINE gv_b32 gv_xor32(gv_b32 a, gv_b32 b) { return _mm256_xor_si256(a, b); }
-GV_INLINE gv_b32 gv_add32(gv_b32 a, gv_b32 b) { return _mm256_add_epi8(a, b); }
-GV_INLINE gv_b32 gv_sub32(gv_b32 a, gv_b32 b) { return _mm256_sub_epi8(a, b); }
-
-/* Byte-wise (x >> n) & m and (x << n) & m; m must clear the bits other
- * bytes shift in (m within 0xff >> n, resp. 0xff << n). */
-GV_INLINE gv_b16 gv_shr16(gv_b16 x, int n, int m) { return _mm_and_si128(_mm_srli_epi16(x, n), _mm_set1_epi8((char)m)); }
-GV_INLINE gv_b16 gv_shl16(gv_b16 x, int n, int m) { return _mm_and_si128(_mm_slli_epi16(x, n), _mm_set1_epi8((char)m)); }
-GV_INLINE gv_b32 gv_shr32(gv_b32 x, int n, int m)
-{
-    return _mm256_and_si256(_mm256_srli_epi16(x, n), _mm256_set1_epi8((char)m));
-}
-GV_INLINE gv_b32 gv_shl32(gv_b32 x, int n, int m)
-{
-    return _mm256_and_si256(_mm256_slli_epi16(x, n), _mm256_set1_epi8((char)m));
-}
-/* 0xff in bytes where x has every bit of m set, else 0. */
-GV_INLINE gv_b16 gv_has16(gv_b16 x, gv_b16 m) { return _mm_cmpeq_epi8(_mm_and_si128(x, m), m); }
-GV_INLINE gv_b32 gv_has32(gv_b32 x, gv_b32 m) { return _mm256_cmpeq_epi8(_mm256_and_si256(x, m), m); }
-/* Bytes of b where mask (0x00 / 0xff bytes) is set, else of a. */
-GV_INLINE gv_b16 gv_sel16(gv_b16 mask, gv_b16 a, gv_b16 b) { return _mm_blendv_epi8(a, b, mask); }
-GV_INLINE gv_b32 gv_sel32(gv_b32 mask, gv_b32 a, gv_b32 b) { return _mm256_blendv_epi8(a, b, mask); }
-/* t[idx] for indices 0..15: one 16-entry byte table; for gv_lut32x2 the low
- * 16 bytes of idx index the low half of t, the high 16 its high half. */
-GV_INLINE gv_b16 gv_lut16b(gv_b16 t, gv_b16 idx) { return _mm_shuffle_epi8(t, idx); }
-GV_INLINE gv_b32 gv_lut32x2(gv_b32 t, gv_b32 idx) { return _mm256_shuffle_epi8(t, idx); }
-/* Interleave bytes: lo = a0 b0 a1 b1 .. a7 b7, hi = a8 b8 .. a15 b15. */
-GV_INLINE gv_b16 gv_zip8lo(gv_b16 a, gv_b16 b) { return _mm_unpacklo_epi8(a, b); }
-GV_INLINE gv_b16 gv_zip8hi(gv_b16 a, gv_b16 b) { return _mm_unpackhi_epi8(a, b); }
-/* The same on 16-bit, 32-bit and 64-bit units. */
-GV_INLINE gv_b16 gv_zip16lo(gv_b16 a, gv_b16 b) { return _mm_unpacklo_epi16(a, b); }
-GV_INLINE gv_b16 gv_zip16hi(gv_b16 a, gv_b16 b) { return _mm_unpackhi_epi16(a, b); }
-GV_INLINE gv_b16 gv_zip32lo(gv_b16 a, gv_b16 b) { return _mm_unpacklo_epi32(a, b); }
-GV_INLINE gv_b16 gv_zip32hi(gv_b16 a, gv_b16 b) { return _mm_unpackhi_epi32(a, b); }
-GV_INLINE gv_b16 gv_zip64lo(gv_b16 a, gv_b16 b) { return _mm_unpacklo_epi64(a, b); }
-GV_INLINE gv_b16 gv_zip64hi(gv_b16 a, gv_b16 b) { return _mm_unpackhi_epi64(a, b); }
 
 /* Byte j = 0xff where bit j of m (16 bits) is set, else 0. */
 GV_INLINE gv_b16 gv_bits16(uint32_t m)
@@ -90,36 +31,8 @@ GV_INLINE gv_b16 gv_addbits16(gv_b16 x, uint32_t m, int h, int v)
     return _mm_add_epi8(x, _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(b, bit), bit), _mm_set1_epi8((char)v)));
 }
 
-/* The 4 bytes of w repeated; x shifted down by n bytes (zeros in). */
-GV_INLINE gv_b16 gv_splatw(uint32_t w) { return _mm_set1_epi32((int)w); }
-#define gv_bshr16(x, n) _mm_srli_si128((x), (n))
-
 /* n bytes (8 <= n <= 16, a constant) at p, zeros above; reads no byte past p + n. */
 #define gv_loadn16(p, n) _mm_unpacklo_epi64(gv_load8(p), _mm_srli_si128(gv_load8((const uint8_t *)(p) + (n) - 8), 16 - (n)))
-
-/* ~a & b */
-GV_INLINE gv_b32 gv_andnot32(gv_b32 a, gv_b32 b) { return _mm256_andnot_si256(a, b); }
-/* Bytes from four little-endian words / two 8-byte halves. */
-GV_INLINE gv_b16 gv_setw4(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return _mm_set_epi32((int)d, (int)c, (int)b, (int)a); }
-GV_INLINE gv_b16 gv_setq2(uint64_t a, uint64_t b) { return _mm_set_epi64x((long long)b, (long long)a); }
-
-/* 16 bytes from four 4-byte pieces (codebook entries); composing them in
- * general registers measured faster than vpgatherdd here (AMD Zen). */
-GV_INLINE gv_b16 gv_load4x4(const void *p0, const void *p1, const void *p2, const void *p3)
-{
-    uint32_t a, b, c, d;
-    memcpy(&a, p0, 4), memcpy(&b, p1, 4), memcpy(&c, p2, 4), memcpy(&d, p3, 4);
-    return _mm_set_epi64x((long long)(c | (uint64_t)d << 32), (long long)(a | (uint64_t)b << 32));
-}
-
-/* 32-entry byte tables, t0 entries 0..15, t1 16..31 (for gv_b32: one such
- * pair per 16-byte half); idx 0..31. */
-GV_INLINE gv_b32 gv_lut32b(gv_b32 t0, gv_b32 t1, gv_b32 idx)
-{
-    return _mm256_blendv_epi8(_mm256_shuffle_epi8(t0, idx), _mm256_shuffle_epi8(t1, idx), _mm256_slli_epi16(idx, 3));
-}
-/* Shift right on 16-bit units (bits cross from the high byte). */
-GV_INLINE gv_b16 gv_w16shr(gv_b16 x, int n) { return _mm_srli_epi16(x, n); }
 
 /* A table of 32 16-bit entries (64 bytes at p), and 16 of its entries
  * picked by idx (0..31) as 32 bytes (entry j at bytes 2j, 2j+1). */
@@ -144,12 +57,6 @@ GV_INLINE gv_b32 gv_lut32w(gv_wtab t, gv_b16 idx)
 
 /* Bit k = bit 0 of 16-bit unit k (8 bits). */
 GV_INLINE uint32_t gv_wlowbits(gv_b16 x) { return _pext_u32((uint32_t)_mm_movemask_epi8(_mm_slli_epi16(x, 7)), 0x5555); }
-
-/* The zips on each 16-byte half of 32 bytes (the halves stay apart). */
-GV_INLINE gv_b32 gv_zip32lo_x2(gv_b32 a, gv_b32 b) { return _mm256_unpacklo_epi32(a, b); }
-GV_INLINE gv_b32 gv_zip32hi_x2(gv_b32 a, gv_b32 b) { return _mm256_unpackhi_epi32(a, b); }
-GV_INLINE gv_b32 gv_zip64lo_x2(gv_b32 a, gv_b32 b) { return _mm256_unpacklo_epi64(a, b); }
-GV_INLINE gv_b32 gv_zip64hi_x2(gv_b32 a, gv_b32 b) { return _mm256_unpackhi_epi64(a, b); }
 
 /* ---- int32 lanes ---------------------------------------------------------- */
 
@@ -252,7 +159,6 @@ GV_INLINE gv_i gv_iload8(const void *p) { return (gv_i){{_mm256_loadu_si256((con
 /* 16 uint16 given as two byte vectors (8 each). */
 GV_INLINE gv_i gv_iu16b(gv_b16 lo, gv_b16 hi) { return (gv_i){{_mm256_cvtepu16_epi32(lo), _mm256_cvtepu16_epi32(hi)}}; }
 
-
 /* Lanes 0..7 = lane 2p of v, lanes 8..15 = lane 2p+1 (p = 0..7). */
 GV_INLINE gv_i gv_ispread2(gv_i v, int p)
 {
@@ -271,7 +177,6 @@ GV_INLINE gv_i gv_ispread4(gv_i v, int q)
 
 /* ---- float lanes ---------------------------------------------------------- */
 
-GV_INLINE float gv_h2f(uint16_t h) { return _cvtsh_ss(h); } /* exact, NaN quieted like gg_fp16_to_f32 */
 /* Lanes 0..7 = a, 8..15 = b. */
 GV_INLINE gv_f gv_fsplat2(float a, float b) { return (gv_f){{_mm256_set1_ps(a), _mm256_set1_ps(b)}}; }
 GV_INLINE gv_f gv_fsplat(float x) { return (gv_f){{_mm256_set1_ps(x), _mm256_set1_ps(x)}}; }
@@ -360,9 +265,6 @@ GV_INLINE gv_f gv_fbytesum(gv_i x, int c)
 {
     return gv_fsub(gv_ffrombits(gv_ior(gv_ibytesum(x), gv_isplat(0x4B000000))), gv_fsplat(8388608.0f + (float)c));
 }
-
-/* 4 IEEE halves at p to d[0..3], exactly. */
-GV_INLINE void gv_halves4(float *d, const void *p) { _mm_storeu_ps(d, _mm_cvtph_ps(_mm_loadl_epi64((const __m128i *)p))); }
 
 /* ---- float tables --------------------------------------------------------- */
 
