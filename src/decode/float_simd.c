@@ -30,64 +30,38 @@ static void dec_f16(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
         dst[i] = gv_h2f(gg_rd16(src + 2 * i));
 }
 
-static void dec_bf16(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
+/* The other types: 16 values a step with the vector conversion, the rest
+ * one by one with the scalar one (the C conversion, round to nearest even;
+ * the vector ones round the same way). */
+static inline float one_bf16(const uint8_t *p) { return gg_bf16_to_f32(gg_rd16(p)); }
+static inline float one_f64(const uint8_t *p)
 {
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        gv_fstore(dst + i, gv_fbf16(src + 2 * i));
-    for (; i < n; i++)
-        dst[i] = gg_bf16_to_f32(gg_rd16(src + 2 * i));
+    double v;
+    memcpy(&v, p, sizeof v);
+    return (float)v;
 }
+static inline float one_i8(const uint8_t *p) { return (float)(int8_t)*p; }
+static inline float one_i16(const uint8_t *p) { return (float)(int16_t)gg_rd16(p); }
+static inline float one_i32(const uint8_t *p) { return (float)(int32_t)gg_rd32(p); }
+static inline gv_f vec_i8(const uint8_t *p) { return gv_fs8x2(p, p + 8); }
 
-/* Rounds to nearest even like the C cast (the default rounding mode). */
-static void dec_f64(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
-{
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        gv_fstore(dst + i, gv_ff64(src + 8 * i));
-    for (; i < n; i++) {
-        double v;
-        memcpy(&v, src + 8 * i, sizeof v);
-        dst[i] = (float)v;
+#define PLAIN(name, size, vec, one)                                                                   \
+    static void name(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride) \
+    {                                                                                                 \
+        int64_t i = 0;                                                                                \
+        for (; i + 16 <= n; i += 16)                                                                  \
+            gv_fstore(dst + i, vec(src + (size) * i));                                                \
+        for (; i < n; i++)                                                                            \
+            dst[i] = one(src + (size) * i);                                                           \
     }
-}
-
-static void dec_i8(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
-{
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        gv_fstore(dst + i, gv_fs8x2(src + i, src + i + 8));
-    for (; i < n; i++)
-        dst[i] = (float)(int8_t)src[i];
-}
-
-static void dec_i16(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
-{
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        gv_fstore(dst + i, gv_fi16(src + 2 * i));
-    for (; i < n; i++)
-        dst[i] = (float)(int16_t)gg_rd16(src + 2 * i);
-}
-
-static void dec_i32(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
-{
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        gv_fstore(dst + i, gv_fi32(src + 4 * i));
-    for (; i < n; i++)
-        dst[i] = (float)(int32_t)gg_rd32(src + 4 * i);
-}
-
+PLAIN(dec_bf16, 2, gv_fbf16, one_bf16)
+PLAIN(dec_f64, 8, gv_ff64, one_f64)
+PLAIN(dec_i8, 1, vec_i8, one_i8)
+PLAIN(dec_i16, 2, gv_fi16, one_i16)
+PLAIN(dec_i32, 4, gv_fi32, one_i32)
 #ifdef GV_HAS_FI64
-static void dec_i64(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
-{
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        gv_fstore(dst + i, gv_fi64(src + 8 * i));
-    for (; i < n; i++)
-        dst[i] = (float)(int64_t)gg_rd64(src + 8 * i);
-}
+static inline float one_i64(const uint8_t *p) { return (float)(int64_t)gg_rd64(p); }
+PLAIN(dec_i64, 8, gv_fi64, one_i64)
 #endif
 
 GV_KERNELS(float) = {

@@ -38,38 +38,37 @@ static inline void fields2(gv_b16 x, gv_b16 l[4])
 /* STQ1_0: per 64-value chunk, the 16 groups' pattern bytes are looked up at
  * once (slot nibbles as the index, the sign bit choosing the table half);
  * lane p of all 16 groups is one row of 16 levels. */
-static inline void stq1_block(const blk_stq1_0 *b, float *y, int stride16)
+static inline void stq1_blocks(const uint8_t *src, float *y, int64_t nblocks, int stride16)
 {
     const gv_b16 cb0 = gv_load16(gg_stq1_codebook), cb1 = gv_load16(gg_stq1_codebook + 16);
-    const gv_f d = gv_fsplat(gv_h2f(gg_rd16(b->d)));
-    for (int ch = 0; ch < 4; ch++) {
-        const gv_b16 x = gv_load8(b->qs + 8 * ch);
-        const gv_b16 slot = gv_zip8lo(gv_and16(x, gv_splat16(15)), gv_shr16(x, 4, 15));
-        const gv_b16 neg = gv_bits16(gg_rd16(b->sign + 2 * ch));
-        gv_b16 l[4];
-        fields2(gv_sel16(neg, gv_lut16b(cb0, slot), gv_lut16b(cb1, slot)), l);
-        if (stride16) {
-            for (int p = 0; p < 4; p++)
-                put16(y + 64 * ch + 16 * p, l[p], d);
-        } else {
-            put64_by4(y + 64 * ch, l, d);
+    const blk_stq1_0 *b = (const blk_stq1_0 *)src;
+    for (int64_t i = 0; i < nblocks; i++, b++, y += 256) {
+        const gv_f d = gv_fsplat(gv_h2f(gg_rd16(b->d)));
+        for (int ch = 0; ch < 4; ch++) {
+            const gv_b16 x = gv_load8(b->qs + 8 * ch);
+            const gv_b16 slot = gv_zip8lo(gv_and16(x, gv_splat16(15)), gv_shr16(x, 4, 15));
+            const gv_b16 neg = gv_bits16(gg_rd16(b->sign + 2 * ch));
+            gv_b16 l[4];
+            fields2(gv_sel16(neg, gv_lut16b(cb0, slot), gv_lut16b(cb1, slot)), l);
+            if (stride16) {
+                for (int p = 0; p < 4; p++)
+                    put16(y + 64 * ch + 16 * p, l[p], d);
+            } else {
+                put64_by4(y + 64 * ch, l, d);
+            }
         }
     }
 }
 
 static void stq1_0(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks, int64_t dst_stride)
 {
-    const blk_stq1_0 *b = (const blk_stq1_0 *)src;
-    for (int64_t i = 0; i < nblocks; i++)
-        stq1_block(b + i, dst + 256 * i, 1);
+    stq1_blocks(src, dst, nblocks, 1);
 }
 
 static void stq1_0_consecutive(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                                int64_t dst_stride)
 {
-    const blk_stq1_0 *b = (const blk_stq1_0 *)src;
-    for (int64_t i = 0; i < nblocks; i++)
-        stq1_block(b + i, dst + 256 * i, 0);
+    stq1_blocks(src, dst, nblocks, 0);
 }
 
 /* PQ2_0: 16 code bytes give 64 consecutive values. */

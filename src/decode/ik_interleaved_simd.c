@@ -113,41 +113,38 @@ static void mxfp4_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_
     }
 }
 
-/* Q8_0_R8: two halves of 128 bytes, values 0..15 and 16..31. */
+/* Q8_0_R8, Q8_KV_R8: two halves of 128 bytes, values 0..15 and 16..31 of
+ * each of the 8 rows of column c. */
+static inline void q8_halves_r8(float *dst, int64_t dst_stride, int64_t c, const uint8_t *qs, const float *d)
+{
+    gv_b16 r[8], s[8];
+    rows8(qs, 32, r);
+    rows8(qs + 128, 32, s);
+    for (int k = 0; k < 8; k++) {
+        float *y = ROW(k, c, 32);
+        mul16(y, r[k], d[k]);
+        mul16(y + 16, s[k], d[k]);
+    }
+}
+
 static void q8_0_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks, int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
         const col_q8_0_r8 *b = (const col_q8_0_r8 *)src + c;
         float d[16];
-        gv_b16 r[8], s[8];
         f16x16(b->d[0], d);
-        rows8(b->qs, 32, r);
-        rows8(b->qs + 128, 32, s);
-        for (int k = 0; k < 8; k++) {
-            float *y = ROW(k, c, 32);
-            mul16(y, r[k], d[k]);
-            mul16(y + 16, s[k], d[k]);
-        }
+        q8_halves_r8(dst, dst_stride, c, b->qs, d);
     }
 }
 
-/* Q8_KV_R8: float32 row scales in meta, two units of 128 bytes per column. */
+/* Q8_KV_R8: float32 row scales in meta. */
 static void q8_kv_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks, int64_t dst_stride)
 {
     float d[8];
     for (int k = 0; k < 8; k++)
         d[k] = gg_rdf32(meta + 4 * k);
-    for (int64_t c = 0; c < nblocks; c++) {
-        const col_q8_kv_r8 *b = (const col_q8_kv_r8 *)src + c;
-        gv_b16 r[8], s[8];
-        rows8(b->qs, 32, r);
-        rows8(b->qs + 128, 32, s);
-        for (int k = 0; k < 8; k++) {
-            float *y = ROW(k, c, 32);
-            mul16(y, r[k], d[k]);
-            mul16(y + 16, s[k], d[k]);
-        }
-    }
+    for (int64_t c = 0; c < nblocks; c++)
+        q8_halves_r8(dst, dst_stride, c, ((const col_q8_kv_r8 *)src + c)->qs, d);
 }
 
 /* Q8_K_R8: 16 runs of 128 bytes, each giving 16 values of every row. */

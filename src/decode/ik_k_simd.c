@@ -11,6 +11,8 @@
 #include "simd.h"
 
 #if GV_BUILT
+#include <stddef.h>
+
 #include "blocks.h"
 #include "ik_k.h"
 #include "tables.h"
@@ -147,38 +149,33 @@ static void dec_q6_0(const uint8_t *meta, const uint8_t *src, float *y, int64_t 
 /* The value bodies, per 256 values, shared by the K and KS types (see pick;
  * per32 is a constant at each use, so each kernel gets its own code). */
 
-/* IQ2_K, IQ2_KS: the 32 values 128h + 32k + (0..31) are bits 2k of
- * qs[32h + 0..31]. */
-static inline void iq2_body(float *y, const uint8_t *qs, const gv_b32 t[4], const float *dl, unsigned e, int per32)
+/* Values 16s .. 16s+31 from their codes idx: table lookup (16 entries, or
+ * 32 when tb is given), scale. */
+static inline void put32_sub(float *y, int s, const float *dl, unsigned e, int per32, const gv_b32 *ta,
+                             const gv_b32 *tb, gv_b32 idx)
 {
-#pragma GCC unroll 8
-    for (int h = 0; h < 2; h++) {
-        const gv_b32 q = gv_load32(qs + 32 * h);
-#pragma GCC unroll 8
-        for (int k = 0; k < 4; k++) {
-            int s = 8 * h + 2 * k, ti;
-            float s0, s1;
-            pick(dl, e, s, per32, &ti, &s0, &s1);
-            put32(y + 16 * s, gv_lut32x2(t[ti], gv_shr32(q, 2 * k, 3)), s0, s1);
-        }
-    }
+    int t;
+    float s0, s1;
+    pick(dl, e, s, per32, &t, &s0, &s1);
+    put32(y + 16 * s, tb ? gv_lut32b(ta[t], tb[t], idx) : gv_lut32x2(ta[t], idx), s0, s1);
 }
 
-/* IQ3_K, IQ3_KS: as IQ2, plus bit 4h + k of qh[0..31] as bit 2. */
-static inline void iq3_body(float *y, const uint8_t *qs, const uint8_t *qhp, const gv_b32 t[4], const float *dl,
-                            unsigned e, int per32)
+/* IQ2_K, IQ2_KS, and with qh IQ3_K, IQ3_KS: the 32 values 128h + 32k +
+ * (0..31) are bits 2k of qs[32h + 0..31], plus bit 4h + k of qh[0..31] as
+ * bit 2 for IQ3. */
+static inline void iq23_body(float *y, const uint8_t *qs, const uint8_t *qhp, const gv_b32 t[4], const float *dl,
+                             unsigned e, int per32)
 {
-    const gv_b32 qh = gv_load32(qhp);
+    const gv_b32 qh = qhp ? gv_load32(qhp) : gv_splat32(0);
 #pragma GCC unroll 8
     for (int h = 0; h < 2; h++) {
         const gv_b32 q = gv_load32(qs + 32 * h);
 #pragma GCC unroll 8
         for (int k = 0; k < 4; k++) {
-            int s = 8 * h + 2 * k, ti;
-            float s0, s1;
-            pick(dl, e, s, per32, &ti, &s0, &s1);
-            const gv_b32 idx = gv_or32(gv_shr32(q, 2 * k, 3), bits_to(qh, 4 * h + k, 2, 4));
-            put32(y + 16 * s, gv_lut32x2(t[ti], idx), s0, s1);
+            gv_b32 idx = gv_shr32(q, 2 * k, 3);
+            if (qhp)
+                idx = gv_or32(idx, bits_to(qh, 4 * h + k, 2, 4));
+            put32_sub(y, 8 * h + 2 * k, dl, e, per32, t, NULL, idx);
         }
     }
 }
@@ -190,12 +187,8 @@ static inline gv_b32 nibbles(gv_b16 q) { return gv_join32(gv_and16(q, gv_splat16
 static inline void iq4_body(float *y, const uint8_t *qs, const gv_b32 t[4], const float *dl, unsigned e, int per32)
 {
 #pragma GCC unroll 8
-    for (int k = 0; k < 8; k++) {
-        int ti;
-        float s0, s1;
-        pick(dl, e, 2 * k, per32, &ti, &s0, &s1);
-        put32(y + 32 * k, gv_lut32x2(t[ti], nibbles(gv_load16(qs + 16 * k))), s0, s1);
-    }
+    for (int k = 0; k < 8; k++)
+        put32_sub(y, 2 * k, dl, e, per32, t, NULL, nibbles(gv_load16(qs + 16 * k)));
 }
 
 /* IQ5_K, IQ5_KS: values 64k + 32h + (0..31): nibble h of qs[32k + 0..31]
@@ -208,89 +201,64 @@ static inline void iq5_body(float *y, const uint8_t *qs, const uint8_t *qhp, con
     for (int k = 0; k < 4; k++) {
         const gv_b32 q = gv_load32(qs + 32 * k);
 #pragma GCC unroll 8
-        for (int h = 0; h < 2; h++) {
-            int s = 4 * k + 2 * h, t;
-            float s0, s1;
-            pick(dl, e, s, per32, &t, &s0, &s1);
-            const gv_b32 idx = gv_or32(gv_shr32(q, 4 * h, 15), bits_to(qh, 2 * k + h, 4, 16));
-            put32(y + 16 * s, gv_lut32b(ta[t], tb[t], idx), s0, s1);
-        }
+        for (int h = 0; h < 2; h++)
+            put32_sub(y, 4 * k + 2 * h, dl, e, per32, ta, tb,
+                      gv_or32(gv_shr32(q, 4 * h, 15), bits_to(qh, 2 * k + h, 4, 16)));
     }
 }
+
+/* The K types: fp16 d and the scales in each block; the KS types: a row
+ * scale d (meta) and one scale byte or code per 32 values. */
+#define EACH_BLOCK(type) \
+    const type *b = (const type *)src; \
+    for (int64_t i = 0; i < n; i++, b++, y += 256)
 
 static void dec_iq2_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
     gv_b32 t[4];
+    float dl[16];
     lane_tables(t, gg_iq2nl_values, 4, 4);
-    const blk_iq2_k *b = (const blk_iq2_k *)src;
-    for (int64_t i = 0; i < n; i++, b++, y += 256) {
-        float dl[16];
-        scales_iq2_k(b, dl);
-        iq2_body(y, b->qs, t, dl, gg_rd16(b->extra), 0);
-    }
+    EACH_BLOCK(blk_iq2_k) scales_iq2_k(b, dl), iq23_body(y, b->qs, NULL, t, dl, gg_rd16(b->extra), 0);
 }
 
 static void dec_iq2_ks(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
     gv_b32 t[4];
+    float dl[16], d = gg_rdf16(meta);
     lane_tables(t, gg_iq2nl_values, 4, 4);
-    const float d = gg_rdf16(meta);
-    const blk_iq2_ks *b = (const blk_iq2_ks *)src;
-    for (int64_t i = 0; i < n; i++, b++, y += 256) {
-        float dl[16];
-        scales_iq2_ks(d, b, dl);
-        iq2_body(y, b->qs, t, dl, gg_rd16(b->extra), 1);
-    }
+    EACH_BLOCK(blk_iq2_ks) scales_iq2_ks(d, b, dl), iq23_body(y, b->qs, NULL, t, dl, gg_rd16(b->extra), 1);
 }
 
 static void dec_iq3_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
     gv_b32 t[4];
+    float dl[16];
     lane_tables(t, gg_iq3nl_values, 8, 8);
-    const blk_iq3_k *b = (const blk_iq3_k *)src;
-    for (int64_t i = 0; i < n; i++, b++, y += 256) {
-        float dl[16];
-        scales_iq3_k(b, dl);
-        iq3_body(y, b->qs, b->qh, t, dl, gg_rd16(b->extra), 0);
-    }
+    EACH_BLOCK(blk_iq3_k) scales_iq3_k(b, dl), iq23_body(y, b->qs, b->qh, t, dl, gg_rd16(b->extra), 0);
 }
 
 static void dec_iq3_ks(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
     gv_b32 t[4];
+    float dl[16], d = gg_rdf16(meta);
     lane_tables(t, gg_iq3nl_values, 8, 8);
-    const float d = gg_rdf16(meta);
-    const blk_iq3_ks *b = (const blk_iq3_ks *)src;
-    for (int64_t i = 0; i < n; i++, b++, y += 256) {
-        float dl[16];
-        scales_iq3_ks(d, b, dl);
-        iq3_body(y, b->qs, b->qh, t, dl, gg_rd16(b->extra) >> 8, 1);
-    }
+    EACH_BLOCK(blk_iq3_ks) scales_iq3_ks(d, b, dl), iq23_body(y, b->qs, b->qh, t, dl, gg_rd16(b->extra) >> 8, 1);
 }
 
 static void dec_iq4_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
     gv_b32 t[4];
+    float dl[16];
     lane_tables(t, gg_iq4k_values, 16, 16);
-    const blk_iq4_k *b = (const blk_iq4_k *)src;
-    for (int64_t i = 0; i < n; i++, b++, y += 256) {
-        float dl[16];
-        scales_iq45_k(b->d, b->scales_h, b->scales_l, dl);
-        iq4_body(y, b->qs, t, dl, gg_rd16(b->extra), 0);
-    }
+    EACH_BLOCK(blk_iq4_k) scales_iq45_k(b->d, b->scales_h, b->scales_l, dl), iq4_body(y, b->qs, t, dl, gg_rd16(b->extra), 0);
 }
 
 static void dec_iq4_ks(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
     gv_b32 t[4];
+    float dl[16], d = gg_rdf32(meta);
     lane_tables(t, gg_iq4k_values, 16, 16);
-    const float d = gg_rdf32(meta);
-    const blk_iq4_ks *b = (const blk_iq4_ks *)src;
-    for (int64_t i = 0; i < n; i++, b++, y += 256) {
-        float dl[16];
-        scales_byte(d, b->scales, dl);
-        iq4_body(y, b->qs, t, dl, low_bits8(b->scales), 1);
-    }
+    EACH_BLOCK(blk_iq4_ks) scales_byte(d, b->scales, dl), iq4_body(y, b->qs, t, dl, low_bits8(b->scales), 1);
 }
 
 /* IQ4_KSS: bit 0 of word k of a block of 32 is bit k of its scale byte. */
@@ -313,28 +281,18 @@ static void dec_iq4_kss(const uint8_t *meta, const uint8_t *src, float *y, int64
 static void dec_iq5_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
     gv_b32 ta[4], tb[4];
-    lane_tables(ta, gg_iq5nl_values, 16, 32);
-    lane_tables(tb, gg_iq5nl_values + 16, 16, 32);
-    const blk_iq5_k *b = (const blk_iq5_k *)src;
-    for (int64_t i = 0; i < n; i++, b++, y += 256) {
-        float dl[16];
-        scales_iq45_k(b->d, b->scales_h, b->scales_l, dl);
-        iq5_body(y, b->qs, b->qh, ta, tb, dl, gg_rd16(b->extra), 0);
-    }
+    float dl[16];
+    lane_tables(ta, gg_iq5nl_values, 16, 32), lane_tables(tb, gg_iq5nl_values + 16, 16, 32);
+    EACH_BLOCK(blk_iq5_k)
+        scales_iq45_k(b->d, b->scales_h, b->scales_l, dl), iq5_body(y, b->qs, b->qh, ta, tb, dl, gg_rd16(b->extra), 0);
 }
 
 static void dec_iq5_ks(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
     gv_b32 ta[4], tb[4];
-    lane_tables(ta, gg_iq5nl_values, 16, 32);
-    lane_tables(tb, gg_iq5nl_values + 16, 16, 32);
-    const float d = gg_rdf32(meta);
-    const blk_iq5_ks *b = (const blk_iq5_ks *)src;
-    for (int64_t i = 0; i < n; i++, b++, y += 256) {
-        float dl[16];
-        scales_byte(d, b->scales, dl);
-        iq5_body(y, b->qs, b->qh, ta, tb, dl, low_bits8(b->scales), 1);
-    }
+    float dl[16], d = gg_rdf32(meta);
+    lane_tables(ta, gg_iq5nl_values, 16, 32), lane_tables(tb, gg_iq5nl_values + 16, 16, 32);
+    EACH_BLOCK(blk_iq5_ks) scales_byte(d, b->scales, dl), iq5_body(y, b->qs, b->qh, ta, tb, dl, low_bits8(b->scales), 1);
 }
 
 /* IQ6_K: 6-bit codes as bytes, then the cubic with fused multiply-adds, as

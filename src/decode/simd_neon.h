@@ -196,18 +196,18 @@ GV_INLINE gv_i gv_isplat2(int32_t a, int32_t b)
     int32x4_t x = vdupq_n_s32(a), y = vdupq_n_s32(b);
     return (gv_i){{x, x, y, y}};
 }
-#define GV_I2(name, op)                                                                          \
-    GV_INLINE gv_i gv_i##name(gv_i a, gv_i b)                                                  \
-    {                                                                                            \
-        return (gv_i){{op(a.v[0], b.v[0]), op(a.v[1], b.v[1]), op(a.v[2], b.v[2]), op(a.v[3], b.v[3])}}; \
+/* An operation on the four q registers of 16 lanes (gv_i or gv_f). */
+#define GV_LANES4(type, name, op)                                                                   \
+    GV_INLINE type name(type a, type b)                                                             \
+    {                                                                                               \
+        return (type){{op(a.v[0], b.v[0]), op(a.v[1], b.v[1]), op(a.v[2], b.v[2]), op(a.v[3], b.v[3])}}; \
     }
-GV_I2(and, vandq_s32)
-GV_I2(or, vorrq_s32)
-GV_I2(xor, veorq_s32)
-GV_I2(add, vaddq_s32)
-GV_I2(sub, vsubq_s32)
-GV_I2(mul, vmulq_s32)
-#undef GV_I2
+GV_LANES4(gv_i, gv_iand, vandq_s32)
+GV_LANES4(gv_i, gv_ior, vorrq_s32)
+GV_LANES4(gv_i, gv_ixor, veorq_s32)
+GV_LANES4(gv_i, gv_iadd, vaddq_s32)
+GV_LANES4(gv_i, gv_isub, vsubq_s32)
+GV_LANES4(gv_i, gv_imul, vmulq_s32)
 GV_INLINE int32x4_t gv_srl4(int32x4_t a, int32x4_t n) /* logical shift right by lanes of n */
 {
     return vreinterpretq_s32_u32(vshlq_u32(vreinterpretq_u32_s32(a), vnegq_s32(n)));
@@ -332,15 +332,9 @@ GV_INLINE gv_f gv_fhalf(const void *p)
         r.v[k] = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(h + 4 * k)));
     return r;
 }
-#define GV_F2(name, op)                                                                          \
-    GV_INLINE gv_f gv_f##name(gv_f a, gv_f b)                                                  \
-    {                                                                                            \
-        return (gv_f){{op(a.v[0], b.v[0]), op(a.v[1], b.v[1]), op(a.v[2], b.v[2]), op(a.v[3], b.v[3])}}; \
-    }
-GV_F2(mul, vmulq_f32)
-GV_F2(add, vaddq_f32)
-GV_F2(sub, vsubq_f32)
-#undef GV_F2
+GV_LANES4(gv_f, gv_fmul, vmulq_f32)
+GV_LANES4(gv_f, gv_fadd, vaddq_f32)
+GV_LANES4(gv_f, gv_fsub, vsubq_f32)
 /* vfmaq is fused: only where the reference fuses (IQ6_K). */
 GV_INLINE gv_f gv_ffma(gv_f a, gv_f b, gv_f c)
 {
