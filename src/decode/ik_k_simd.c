@@ -17,8 +17,6 @@
 #include "ik_k.h"
 #include "tables.h"
 
-static inline gv_b32 and8(gv_b32 x, int m) { return gv_and32(x, gv_splat32(m)); }
-
 /* Bits `from` .. of every byte moved to bit `to` and up, masked by m. */
 static inline gv_b32 bits_to(gv_b32 x, int from, int to, int m)
 {

@@ -33,12 +33,8 @@ static inline gv_f odd_scales(float d, gv_i s)
     return gv_fmul(gv_fsplat(d), gv_fcvt(gv_iadd(gv_iadd(s, s), gv_isplat(1))));
 }
 
-/* The 16 nibbles of 8 bytes, low nibble first, as lanes. */
-static inline gv_i nibbles16(const uint8_t *p)
-{
-    const gv_b16 x = gv_load8(p);
-    return gv_iu8(gv_zip8lo(gv_and16(x, gv_splat16(15)), gv_shr16(x, 4, 15)));
-}
+/* The nibbles of the low 8 bytes of x, low nibble first, as lanes. */
+static inline gv_i nibbles16(gv_b16 x) { return gv_iu8(gv_zip8lo(gv_and16(x, gv_splat16(15)), gv_shr16(x, 4, 15))); }
 
 /* y[0..16) = dl * the magnitudes of entries e0, e1, sign-flipped where bit
  * 16h + j of signs is set. */
@@ -79,7 +75,7 @@ static void dec_iq2_xs(const uint8_t *meta, const uint8_t *src, float *y, int64_
     const blk_iq2_xs *b = (const blk_iq2_xs *)src;
     for (int64_t i = 0; i < nb; i++, b++) {
         float dls[16]; /* dls[2g], dls[2g+1]: the two halves of group g */
-        gv_fstore(dls, half_scales(f16(b->d), nibbles16(b->scales), 0.25f));
+        gv_fstore(dls, half_scales(f16(b->d), nibbles16(gv_load8(b->scales)), 0.25f));
         for (int g = 0; g < 8; g++, y += 32) {
             const uint64_t q = gg_rd64(b->qs + 8 * g); /* four uint16 codes: 9-bit index, 7-bit sign index */
             const uint32_t q0 = (uint32_t)q & 0xffff, q1 = (uint32_t)(q >> 16) & 0xffff;
@@ -98,7 +94,7 @@ static void dec_iq2_s(const uint8_t *meta, const uint8_t *src, float *y, int64_t
     for (int64_t i = 0; i < nb; i++, b++) {
         const uint8_t *qs = b->qs, *signs = b->signs;
         float dls[16];
-        gv_fstore(dls, half_scales(f16(b->d), nibbles16(b->scales), 0.25f));
+        gv_fstore(dls, half_scales(f16(b->d), nibbles16(gv_load8(b->scales)), 0.25f));
         for (int g = 0; g < 8; g++, y += 32, qs += 4, signs += 4) {
             /* index l: low byte qs[l], bits 8..9 from bits 2l..2l+1 of qh[g] */
             const uint32_t h = b->qh[g], sg = gg_rd32(signs);
@@ -140,7 +136,7 @@ static void dec_iq3_s(const uint8_t *meta, const uint8_t *src, float *y, int64_t
     const blk_iq3_s *b = (const blk_iq3_s *)src;
     for (int64_t i = 0; i < nb; i++, b++) {
         float dls[16]; /* 8 nibble scales, low nibble first: d * (2s + 1) */
-        gv_fstore(dls, odd_scales(f16(b->d), nibbles16(b->scales)));
+        gv_fstore(dls, odd_scales(f16(b->d), nibbles16(gv_splatw(gg_rd32(b->scales))))); /* lanes 0..7 */
         for (int g = 0; g < 8; g++, y += 32) {
             /* index k: low byte qs[8g + k], bit 8 is bit k of qh[g] */
             const uint8_t *q = b->qs + 8 * g;

@@ -77,11 +77,6 @@ GV_INLINE gv_i gv_iload(const void *p) /* 16 int32 */
 {
     return (gv_i){{_mm256_loadu_si256((const __m256i *)p), _mm256_loadu_si256((const __m256i *)p + 1)}};
 }
-GV_INLINE void gv_istore(void *p, gv_i x)
-{
-    _mm256_storeu_si256((__m256i *)p, x.v[0]);
-    _mm256_storeu_si256((__m256i *)p + 1, x.v[1]);
-}
 GV_INLINE gv_i gv_isplat(int32_t v) { return (gv_i){{_mm256_set1_epi32(v), _mm256_set1_epi32(v)}}; }
 /* Lanes 0..7 = a, lanes 8..15 = b. */
 GV_INLINE gv_i gv_isplat2(int32_t a, int32_t b) { return (gv_i){{_mm256_set1_epi32(a), _mm256_set1_epi32(b)}}; }
@@ -108,10 +103,6 @@ GV_INLINE gv_i gv_imul(gv_i a, gv_i b) /* low 32 bits of the product */
 }
 GV_INLINE gv_i gv_ishl(gv_i a, int n) { return (gv_i){{_mm256_slli_epi32(a.v[0], n), _mm256_slli_epi32(a.v[1], n)}}; }
 GV_INLINE gv_i gv_ishr(gv_i a, int n) { return (gv_i){{_mm256_srli_epi32(a.v[0], n), _mm256_srli_epi32(a.v[1], n)}}; }
-GV_INLINE gv_i gv_ishlv(gv_i a, gv_i n)
-{
-    return (gv_i){{_mm256_sllv_epi32(a.v[0], n.v[0]), _mm256_sllv_epi32(a.v[1], n.v[1])}};
-}
 GV_INLINE gv_i gv_ishrv(gv_i a, gv_i n)
 {
     return (gv_i){{_mm256_srlv_epi32(a.v[0], n.v[0]), _mm256_srlv_epi32(a.v[1], n.v[1])}};
@@ -271,26 +262,9 @@ GV_INLINE gv_f gv_fbytesum(gv_i x, int c)
 /* Lanes 0..7 of x as an 8-entry table (x's lanes 8..15 must repeat them). */
 GV_INLINE gv_ftab gv_ftab8f(gv_f x) { return (gv_ftab){{x.v[0], x.v[0]}}; }
 
-/* The 16 lanes of a vector as a table for gv_lut16. */
-GV_INLINE gv_ftab gv_ftabf(gv_f x) { return (gv_ftab){{x.v[0], x.v[1]}}; }
-
-/* 8 floats: gv_lut8 reads index bits 0..2. */
-GV_INLINE gv_ftab gv_tab8(const float *t)
-{
-    __m256 v = _mm256_loadu_ps(t);
-    return (gv_ftab){{v, v}};
-}
-/* 16 floats: gv_lut16 reads index bits 0..3. */
-GV_INLINE gv_ftab gv_tab16(const float *t) { return (gv_ftab){{_mm256_loadu_ps(t), _mm256_loadu_ps(t + 8)}}; }
 GV_INLINE gv_f gv_lut8(gv_ftab t, gv_i idx)
 {
     return (gv_f){{_mm256_permutevar8x32_ps(t.v[0], idx.v[0]), _mm256_permutevar8x32_ps(t.v[0], idx.v[1])}};
 }
-GV_INLINE __m256 gv_lut16_8(gv_ftab t, __m256i idx)
-{
-    __m256 lo = _mm256_permutevar8x32_ps(t.v[0], idx), hi = _mm256_permutevar8x32_ps(t.v[1], idx);
-    return _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)));
-}
-GV_INLINE gv_f gv_lut16(gv_ftab t, gv_i idx) { return (gv_f){{gv_lut16_8(t, idx.v[0]), gv_lut16_8(t, idx.v[1])}}; }
 
 #endif

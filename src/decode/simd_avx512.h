@@ -39,7 +39,6 @@ GV_INLINE gv_i gv_iu8(gv_b16 b) { return _mm512_cvtepu8_epi32(b); }
 GV_INLINE gv_i gv_is8(gv_b16 b) { return _mm512_cvtepi8_epi32(b); }
 GV_INLINE gv_i gv_iu16(const void *p) { return _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)); }
 GV_INLINE gv_i gv_iload(const void *p) { return _mm512_loadu_si512(p); }
-GV_INLINE void gv_istore(void *p, gv_i x) { _mm512_storeu_si512(p, x); }
 GV_INLINE gv_i gv_isplat(int32_t v) { return _mm512_set1_epi32(v); }
 GV_INLINE gv_i gv_isplat2(int32_t a, int32_t b)
 {
@@ -53,7 +52,6 @@ GV_INLINE gv_i gv_isub(gv_i a, gv_i b) { return _mm512_sub_epi32(a, b); }
 GV_INLINE gv_i gv_imul(gv_i a, gv_i b) { return _mm512_mullo_epi32(a, b); }
 GV_INLINE gv_i gv_ishl(gv_i a, int n) { return _mm512_slli_epi32(a, (unsigned)n); }
 GV_INLINE gv_i gv_ishr(gv_i a, int n) { return _mm512_srli_epi32(a, (unsigned)n); }
-GV_INLINE gv_i gv_ishlv(gv_i a, gv_i n) { return _mm512_sllv_epi32(a, n); }
 GV_INLINE gv_i gv_ishrv(gv_i a, gv_i n) { return _mm512_srlv_epi32(a, n); }
 GV_INLINE gv_i gv_idigit3(gv_i b, gv_i p) /* as in simd_avx2.h */
 {
@@ -154,12 +152,6 @@ GV_INLINE gv_f gv_fbytesum(gv_i x, int c)
 
 GV_INLINE gv_ftab gv_ftab8f(gv_f x) { return x; }
 
-GV_INLINE gv_ftab gv_ftabf(gv_f x) { return x; }
-
-/* vpermps reads index bits 0..3: an 8-entry table is stored twice. */
-GV_INLINE gv_ftab gv_tab8(const float *t) { return _mm512_broadcast_f32x8(_mm256_loadu_ps(t)); }
-GV_INLINE gv_ftab gv_tab16(const float *t) { return _mm512_loadu_ps(t); }
 GV_INLINE gv_f gv_lut8(gv_ftab t, gv_i idx) { return _mm512_permutexvar_ps(idx, t); }
-GV_INLINE gv_f gv_lut16(gv_ftab t, gv_i idx) { return _mm512_permutexvar_ps(idx, t); }
 
 #endif

@@ -44,8 +44,6 @@ GV_INLINE gv_b16 gv_sub16(gv_b16 a, gv_b16 b) { return vsubq_u8(a, b); }
     }
 GV_B32(and, vandq_u8)
 GV_B32(or, vorrq_u8)
-GV_B32(xor, veorq_u8)
-GV_B32(add, vaddq_u8)
 GV_B32(sub, vsubq_u8)
 #undef GV_B32
 
@@ -58,10 +56,6 @@ GV_INLINE gv_b32 gv_shl32(gv_b32 x, int n, int m) { return (gv_b32){{gv_shl16(x.
 GV_INLINE gv_b16 gv_has16(gv_b16 x, gv_b16 m) { return vceqq_u8(vandq_u8(x, m), m); }
 GV_INLINE gv_b32 gv_has32(gv_b32 x, gv_b32 m) { return (gv_b32){{gv_has16(x.v[0], m.v[0]), gv_has16(x.v[1], m.v[1])}}; }
 GV_INLINE gv_b16 gv_sel16(gv_b16 mask, gv_b16 a, gv_b16 b) { return vbslq_u8(mask, b, a); }
-GV_INLINE gv_b32 gv_sel32(gv_b32 mask, gv_b32 a, gv_b32 b)
-{
-    return (gv_b32){{vbslq_u8(mask.v[0], b.v[0], a.v[0]), vbslq_u8(mask.v[1], b.v[1], a.v[1])}};
-}
 GV_INLINE gv_b16 gv_lut16b(gv_b16 t, gv_b16 idx) { return vqtbl1q_u8(t, idx); }
 GV_INLINE gv_b32 gv_lut32x2(gv_b32 t, gv_b32 idx)
 {
@@ -96,7 +90,6 @@ GV_INLINE gv_b16 gv_addbits16(gv_b16 x, uint32_t m, int h, int v)
 }
 
 GV_INLINE gv_b16 gv_splatw(uint32_t w) { return vreinterpretq_u8_u32(vdupq_n_u32(w)); }
-#define gv_bshr16(x, n) vextq_u8((x), vdupq_n_u8(0), (n))
 
 #define gv_loadn16(p, n) vcombine_u8(vld1_u8((const uint8_t *)(p)), vget_low_u8(vextq_u8(gv_load8((const uint8_t *)(p) + (n) - 8), vdupq_n_u8(0), 16 - (n))))
 
@@ -180,12 +173,6 @@ GV_INLINE gv_i gv_iload(const void *p)
     const int32_t *q = (const int32_t *)p;
     return (gv_i){{vld1q_s32(q), vld1q_s32(q + 4), vld1q_s32(q + 8), vld1q_s32(q + 12)}};
 }
-GV_INLINE void gv_istore(void *p, gv_i x)
-{
-    int32_t *q = (int32_t *)p;
-    for (int k = 0; k < 4; k++)
-        vst1q_s32(q + 4 * k, x.v[k]);
-}
 GV_INLINE gv_i gv_isplat(int32_t v)
 {
     int32x4_t x = vdupq_n_s32(v);
@@ -221,11 +208,6 @@ GV_INLINE gv_i gv_ishr(gv_i a, int n)
 {
     int32x4_t c = vdupq_n_s32(n);
     return (gv_i){{gv_srl4(a.v[0], c), gv_srl4(a.v[1], c), gv_srl4(a.v[2], c), gv_srl4(a.v[3], c)}};
-}
-/* Per-lane counts 0..31 (AVX2 semantics for counts >= 32 are not needed). */
-GV_INLINE gv_i gv_ishlv(gv_i a, gv_i n)
-{
-    return (gv_i){{vshlq_s32(a.v[0], n.v[0]), vshlq_s32(a.v[1], n.v[1]), vshlq_s32(a.v[2], n.v[2]), vshlq_s32(a.v[3], n.v[3])}};
 }
 GV_INLINE gv_i gv_ishrv(gv_i a, gv_i n)
 {
@@ -273,7 +255,6 @@ GV_INLINE gv_i gv_iu16b(gv_b16 lo, gv_b16 hi)
     return (gv_i){{vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(a))), vreinterpretq_s32_u32(vmovl_high_u16(a)),
                    vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(b))), vreinterpretq_s32_u32(vmovl_high_u16(b))}};
 }
-
 
 GV_INLINE gv_i gv_ispread2(gv_i v, int p)
 {
@@ -407,42 +388,18 @@ GV_INLINE gv_ftab gv_ftab8f(gv_f x)
     return r;
 }
 
-GV_INLINE gv_ftab gv_ftabf(gv_f x)
-{
-    uint8x16x4_t r = {{vreinterpretq_u8_f32(x.v[0]), vreinterpretq_u8_f32(x.v[1]), vreinterpretq_u8_f32(x.v[2]),
-                       vreinterpretq_u8_f32(x.v[3])}};
-    return r;
-}
-
 /* Lane index i becomes the byte indices 4i .. 4i+3 of the table's bytes. */
 GV_INLINE uint8x16_t gv_tabidx(int32x4_t idx, uint32_t mask)
 {
     uint32x4_t i = vshlq_n_u32(vandq_u32(vreinterpretq_u32_s32(idx), vdupq_n_u32(mask)), 2);
     return vreinterpretq_u8_u32(vaddq_u32(vmulq_n_u32(i, 0x01010101u), vdupq_n_u32(0x03020100u)));
 }
-GV_INLINE gv_ftab gv_tab8(const float *t)
-{
-    uint8x16x4_t r;
-    r.val[0] = vld1q_u8((const uint8_t *)t);
-    r.val[1] = vld1q_u8((const uint8_t *)t + 16);
-    r.val[2] = r.val[0];
-    r.val[3] = r.val[1];
-    return r;
-}
-GV_INLINE gv_ftab gv_tab16(const float *t) { return vld1q_u8_x4((const uint8_t *)t); }
 GV_INLINE gv_f gv_lut8(gv_ftab t, gv_i idx)
 {
     uint8x16x2_t t2 = {{t.val[0], t.val[1]}};
     gv_f r;
     for (int k = 0; k < 4; k++)
         r.v[k] = vreinterpretq_f32_u8(vqtbl2q_u8(t2, gv_tabidx(idx.v[k], 7)));
-    return r;
-}
-GV_INLINE gv_f gv_lut16(gv_ftab t, gv_i idx)
-{
-    gv_f r;
-    for (int k = 0; k < 4; k++)
-        r.v[k] = vreinterpretq_f32_u8(vqtbl4q_u8(t, gv_tabidx(idx.v[k], 15)));
     return r;
 }
 

@@ -29,8 +29,6 @@ GV_INLINE gv_b16 gv_add16(gv_b16 a, gv_b16 b) { return _mm_add_epi8(a, b); }
 GV_INLINE gv_b16 gv_sub16(gv_b16 a, gv_b16 b) { return _mm_sub_epi8(a, b); }
 GV_INLINE gv_b32 gv_and32(gv_b32 a, gv_b32 b) { return _mm256_and_si256(a, b); }
 GV_INLINE gv_b32 gv_or32(gv_b32 a, gv_b32 b) { return _mm256_or_si256(a, b); }
-GV_INLINE gv_b32 gv_xor32(gv_b32 a, gv_b32 b) { return _mm256_xor_si256(a, b); }
-GV_INLINE gv_b32 gv_add32(gv_b32 a, gv_b32 b) { return _mm256_add_epi8(a, b); }
 GV_INLINE gv_b32 gv_sub32(gv_b32 a, gv_b32 b) { return _mm256_sub_epi8(a, b); }
 /* Byte-wise (x >> n) & m and (x << n) & m; m must clear the bits other
  * bytes shift in (m within 0xff >> n, resp. 0xff << n). */
@@ -49,7 +47,6 @@ GV_INLINE gv_b16 gv_has16(gv_b16 x, gv_b16 m) { return _mm_cmpeq_epi8(_mm_and_si
 GV_INLINE gv_b32 gv_has32(gv_b32 x, gv_b32 m) { return _mm256_cmpeq_epi8(_mm256_and_si256(x, m), m); }
 /* Bytes of b where mask (0x00 / 0xff bytes) is set, else of a. */
 GV_INLINE gv_b16 gv_sel16(gv_b16 mask, gv_b16 a, gv_b16 b) { return _mm_blendv_epi8(a, b, mask); }
-GV_INLINE gv_b32 gv_sel32(gv_b32 mask, gv_b32 a, gv_b32 b) { return _mm256_blendv_epi8(a, b, mask); }
 /* t[idx] for indices 0..15: one 16-entry byte table; for gv_lut32x2 the low
  * 16 bytes of idx index the low half of t, the high 16 its high half. */
 GV_INLINE gv_b16 gv_lut16b(gv_b16 t, gv_b16 idx) { return _mm_shuffle_epi8(t, idx); }
@@ -66,7 +63,6 @@ GV_INLINE gv_b16 gv_zip64lo(gv_b16 a, gv_b16 b) { return _mm_unpacklo_epi64(a, b
 GV_INLINE gv_b16 gv_zip64hi(gv_b16 a, gv_b16 b) { return _mm_unpackhi_epi64(a, b); }
 /* The 4 bytes of w repeated; x shifted down by n bytes (zeros in). */
 GV_INLINE gv_b16 gv_splatw(uint32_t w) { return _mm_set1_epi32((int)w); }
-#define gv_bshr16(x, n) _mm_srli_si128((x), (n))
 /* ~a & b */
 GV_INLINE gv_b32 gv_andnot32(gv_b32 a, gv_b32 b) { return _mm256_andnot_si256(a, b); }
 /* Bytes from four little-endian words / two 8-byte halves. */
