@@ -8,14 +8,22 @@
  * define an empty kernel list (GV_KERNELS with only {0}).
  *
  * What every target header promises (width-agnostic: "16" is a count of
- * values, not a register size):
- *   gv_b16 / gv_b32   16 / 32 bytes
- *   gv_i              16 int32 lanes
- *   gv_f              16 float lanes
- *   gv_ftab           a table of 8 or 16 floats for gv_lut8 / gv_lut16
+ * values, not a register size; x86 byte primitives live in simd_x86.h):
+ *   gv_b16 / gv_b32   16 / 32 bytes: loads, splats, and/or/add/sub, byte
+ *                     shifts with a mask, bit tests, selects, zips, 16-entry
+ *                     byte lookups (gv_lut16b; per 16-byte half: gv_lut32x2,
+ *                     32 entries gv_lut32b), 16-bit-entry lookups (gv_lut32w)
+ *   gv_i              16 int32 lanes: widen bytes / uint16, shifts (also per
+ *                     lane), and/or/add/sub/mul, the base-3 digit rule of the
+ *                     ternary formats, lane spreads, sums of bytes
+ *   gv_f              16 float lanes: conversions from int8/16/32, uint8,
+ *                     fp16, bf16, double (int64 on AVX-512 only), splat,
+ *                     mul, add, sub, sign flips / selects by a bit mask, store
+ *   gv_ftab           8 floats for gv_lut8 (products precomputed per block)
  * Float arithmetic is one IEEE operation per call (mul, add, sub: never
- * fused); integer to float conversions are exact for the small integers
- * the kernels use. */
+ * fused); the one fused primitive, gv_ffma, serves IQ6_K, whose reference
+ * fuses. Integer to float conversions are exact for the small integers the
+ * kernels use. */
 #ifndef GGUFFS_DECODE_SIMD_H
 #define GGUFFS_DECODE_SIMD_H
 
