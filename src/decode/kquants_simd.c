@@ -82,23 +82,14 @@ static void dec_q3_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t 
     }
 }
 
-/* Q4_K / Q5_K (see kq_scale_min_k4): f[j] = d * sc[j], f[8 + j] = dmin * mn[j].
- * The 12 scale bytes s are regrouped as bytes sc[0..7], mn[0..7]: the low 6
- * bits of s[0..3] (sc 0..3) and s[4..7] (mn 0..3); for j >= 4 the low
- * (sc) or high (mn) nibble of s[8..11] with the top 2 bits of s[0..3]
- * (sc) or s[4..7] (mn) as bits 4, 5. */
+/* Q4_K / Q5_K (see kq_scale_min_k4): f[j] = d * sc[j], f[8 + j] = dmin * mn[j]. */
 static inline void k4_factors(const uint8_t *dp, const uint8_t *dminp, const uint8_t *s, float f[16])
 {
-    static const uint8_t ia[16] = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11};
-    static const uint8_t ib[16] = {0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7};
-    static const uint8_t mlo[16] = {63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 0, 0, 0, 0};
-    static const uint8_t mhi[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15, 15, 15, 15};
-    static const uint8_t mtop[16] = {0, 0, 0, 0, 48, 48, 48, 48, 0, 0, 0, 0, 48, 48, 48, 48};
-    const gv_b16 x = gv_loadn16(s, 12);
-    const gv_b16 a = gv_lut16b(x, gv_load16(ia)), b = gv_lut16b(x, gv_load16(ib));
-    const gv_b16 lo = gv_and16(a, gv_load16(mlo)), hi = gv_and16(gv_shr16(a, 4, 15), gv_load16(mhi));
-    const gv_b16 top = gv_and16(gv_shr16(b, 2, 0x30), gv_load16(mtop));
-    gv_fstore(f, gv_fmul(gv_fsplat2(f16(dp), f16(dminp)), gv_fu8(gv_or16(gv_or16(lo, hi), top))));
+    uint32_t w0 = gg_rd32(s), w1 = gg_rd32(s + 4), w2 = gg_rd32(s + 8);
+    const uint32_t lo6 = 0x3f3f3f3f, lo4 = 0x0f0f0f0f, lo2 = 0x03030303;
+    uint64_t sc = (w0 & lo6) | (uint64_t)((w2 & lo4) | (w0 >> 6 & lo2) << 4) << 32;
+    uint64_t mn = (w1 & lo6) | (uint64_t)((w2 >> 4 & lo4) | (w1 >> 6 & lo2) << 4) << 32;
+    gv_fstore(f, gv_fmul(gv_fsplat2(f16(dp), f16(dminp)), gv_fu8(gv_setq2(sc, mn))));
 }
 
 /* 32 unsigned codes of one sub-block -> dl * q - ml. */
