@@ -30,16 +30,20 @@ static void dec_mxfp4(const uint8_t *meta, const uint8_t *src, float *y, int64_t
     }
 }
 
-/* NVFP4: sub-block s is 8 bytes, low nibbles weights 0..7, high 8..15. */
+/* NVFP4: sub-block s is 8 bytes, low nibbles weights 0..7, high 8..15; two
+ * sub-blocks are looked up together. */
 static void dec_nvfp4(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
     const gv_b16 tab = gv_load16(gg_kvalues_fp4), m4 = gv_splat16(15);
     const blk_nvfp4 *b = (const blk_nvfp4 *)src;
-    for (int64_t i = 0; i < nb; i++, b++) {
-        for (int s = 0; s < 4; s++, y += 16) {
-            const float d = gg_bits_to_f32(gg_nvfp4_ue4m3_scale_bits[b->d[s]]);
-            const gv_b16 x = gv_load8(b->qs + 8 * s);
-            put16(y, gv_lut16b(tab, gv_zip64lo(gv_and16(x, m4), gv_shr16(x, 4, 15))), d);
+    for (int64_t i = 0; i < nb; i++, b++, y += 64) {
+        for (int h = 0; h < 2; h++) {
+            const gv_b16 x = gv_load16(b->qs + 16 * h);
+            const gv_b16 lo = gv_lut16b(tab, gv_and16(x, m4)), hi = gv_lut16b(tab, gv_shr16(x, 4, 15));
+            for (int k = 0; k < 2; k++) { /* sub-block 2h + k: low then high nibbles of its 8 bytes */
+                const float d = gg_bits_to_f32(gg_nvfp4_ue4m3_scale_bits[b->d[2 * h + k]]);
+                gv_fstore(y + 32 * h + 16 * k, gv_fmul(gv_fs8pair(lo, hi, k), gv_fsplat(d)));
+            }
         }
     }
 }

@@ -257,6 +257,14 @@ GV_INLINE gv_f gv_fbytesum(gv_i x, int c)
     return gv_fsub(gv_ffrombits(gv_ior(gv_ibytesum(x), gv_isplat(0x4B000000))), gv_fsplat(8388608.0f + (float)c));
 }
 
+/* 16 signed bytes from the low (h = 0) or high (h = 1) 8 bytes of a, then of b. */
+GV_INLINE gv_f gv_fs8pair(gv_b16 a, gv_b16 b, int h)
+{
+    if (h)
+        a = _mm_srli_si128(a, 8), b = _mm_srli_si128(b, 8);
+    return (gv_f){{_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(a)), _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b))}};
+}
+
 /* ---- float tables --------------------------------------------------------- */
 
 /* Lanes 0..7 of x as an 8-entry table (x's lanes 8..15 must repeat them). */

@@ -148,6 +148,11 @@ GV_INLINE gv_f gv_fbytesum(gv_i x, int c)
     return _mm512_sub_ps(_mm512_castsi512_ps(f), _mm512_set1_ps(8388608.0f + (float)c));
 }
 
+GV_INLINE gv_f gv_fs8pair(gv_b16 a, gv_b16 b, int h)
+{
+    return gv_fs8(h ? _mm_unpackhi_epi64(a, b) : _mm_unpacklo_epi64(a, b));
+}
+
 /* ---- float tables --------------------------------------------------------- */
 
 GV_INLINE gv_ftab gv_ftab8f(gv_f x) { return x; }

@@ -379,6 +379,11 @@ GV_INLINE gv_f gv_fbytesum(gv_i x, int c) { return gv_fsub(gv_fcvt(gv_ibytesum(x
 
 GV_INLINE void gv_halves4(float *d, const void *p) { vst1q_f32(d, vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16((const uint16_t *)p)))); }
 
+GV_INLINE gv_f gv_fs8pair(gv_b16 a, gv_b16 b, int h)
+{
+    return gv_fs8(h ? vcombine_u8(vget_high_u8(a), vget_high_u8(b)) : vcombine_u8(vget_low_u8(a), vget_low_u8(b)));
+}
+
 /* ---- float tables --------------------------------------------------------- */
 
 GV_INLINE gv_ftab gv_ftab8f(gv_f x)
