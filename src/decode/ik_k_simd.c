@@ -23,7 +23,7 @@ static inline gv_b32 bits_to(gv_b32 x, int from, int to, int m)
     return from >= to ? gv_shr32(x, from - to, m) : gv_shl32(x, to - from, m);
 }
 
-/* A value table for 16-entry byte lookups (shorter tables repeated). */
+/* A value table of 16 entries (shorter tables repeated). */
 static inline gv_b16 table16(const int8_t *values, int len)
 {
     if (len == 4)
@@ -32,12 +32,21 @@ static inline gv_b16 table16(const int8_t *values, int len)
         return gv_setq2(gg_rd64((const uint8_t *)values), gg_rd64((const uint8_t *)values));
     return gv_load16(values);
 }
-/* t[c] has table (c & 1) for bytes 0..15 and table (c >> 1) for bytes
- * 16..31; table e starts at values + step * e. */
-static inline void lane_tables(gv_b32 t[4], const int8_t *values, int len, int step)
+/* The two value tables of a type (the second chosen by an "extra" bit);
+ * table e starts at values + step * e. */
+static inline void tables2(gv_vtab t[2], const int8_t *values, int len, int step)
 {
-    const gv_b16 a = table16(values, len), b = table16(values + step, len);
-    t[0] = gv_join32(a, a), t[1] = gv_join32(b, a), t[2] = gv_join32(a, b), t[3] = gv_join32(b, b);
+    t[0] = gv_vtab16(table16(values, len)), t[1] = gv_vtab16(table16(values + step, len));
+}
+/* 32-entry tables by pairs for 32 codes: p[c] has table c & 1 for the first
+ * 16 codes, table c >> 1 for the last 16. */
+static inline void tables2x32(gv_vpair32 p[4], const int8_t *values)
+{
+    gv_vtab32 t[2];
+    for (int e = 0; e < 2; e++)
+        t[e] = gv_vtab32of(gv_load16(values + 32 * e), gv_load16(values + 32 * e + 16));
+    for (int c = 0; c < 4; c++)
+        p[c] = gv_vpair32of(t[c & 1], t[c >> 1]);
 }
 
 /* Block scales, 16 lanes: dl = d * (float)code, as ik_k.h. */
@@ -107,18 +116,12 @@ static inline unsigned low_bits8(const uint8_t *p)
     return (unsigned)(((gg_rd64(p) & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56);
 }
 
-/* The scales and table of values 16s .. 16s+31 (s even). The 16-value
- * types (per32 = 0) have a scale per 16 and 2 table bits per 32 in e
- * (lane_tables); the 32-value types one scale and one table bit per 32. */
-static inline void pick(const float *dl, unsigned e, int s, int per32, int *t, float *s0, float *s1)
+/* The scale and table of values 16s .. 16s+15: the 16-value types (per32 =
+ * 0) have a scale and a table bit per 16, the 32-value types per 32. */
+static inline void pick(const float *dl, unsigned e, int s, int per32, int *t, float *d)
 {
-    if (per32) {
-        *t = 3 * ((e >> (s / 2)) & 1);
-        *s0 = *s1 = dl[s / 2];
-    } else {
-        *t = (e >> s) & 3;
-        *s0 = dl[s], *s1 = dl[s + 1];
-    }
+    *t = (e >> (per32 ? s / 2 : s)) & 1;
+    *d = dl[per32 ? s / 2 : s];
 }
 
 /* 32 signed bytes to floats: bytes 0..15 times s0, bytes 16..31 times s1. */
@@ -147,21 +150,32 @@ static void dec_q6_0(const uint8_t *meta, const uint8_t *src, float *y, int64_t 
 /* The value bodies, per 256 values, shared by the K and KS types (see pick;
  * per32 is a constant at each use, so each kernel gets its own code). */
 
-/* Values 16s .. 16s+31 from their codes idx: table lookup (16 entries, or
- * 32 when tb is given), scale. */
-static inline void put32_sub(float *y, int s, const float *dl, unsigned e, int per32, const gv_b32 *ta,
-                             const gv_b32 *tb, gv_b32 idx)
+/* Values 16s .. 16s+15 from their codes: dl * (float)table[code]. */
+static inline void put16_sub(float *y, int s, const float *dl, unsigned e, int per32, const gv_vtab *t, gv_b16 codes)
 {
-    int t;
-    float s0, s1;
-    pick(dl, e, s, per32, &t, &s0, &s1);
-    put32(y + 16 * s, tb ? gv_lut32b(ta[t], tb[t], idx) : gv_lut32x2(ta[t], idx), s0, s1);
+    int ti;
+    float d;
+    pick(dl, e, s, per32, &ti, &d);
+    gv_fstore(y + 16 * s, gv_fmul(gv_fsplat(d), gv_vlook(t[ti], codes)));
+}
+/* Values 16s .. 16s+31 (s even) from 32 codes and 32-entry tables. */
+static inline void put32_sub32(float *y, int s, const float *dl, unsigned e, int per32, const gv_vpair32 *p,
+                               gv_b32 codes)
+{
+    int t0, t1;
+    float d0, d1;
+    gv_f v[2];
+    pick(dl, e, s, per32, &t0, &d0);
+    pick(dl, e, s + 1, per32, &t1, &d1);
+    gv_vlook32x2(p[t0 | t1 << 1], codes, v);
+    gv_fstore(y + 16 * s, gv_fmul(gv_fsplat(d0), v[0]));
+    gv_fstore(y + 16 * s + 16, gv_fmul(gv_fsplat(d1), v[1]));
 }
 
 /* IQ2_K, IQ2_KS, and with qh IQ3_K, IQ3_KS: the 32 values 128h + 32k +
  * (0..31) are bits 2k of qs[32h + 0..31], plus bit 4h + k of qh[0..31] as
  * bit 2 for IQ3. */
-static inline void iq23_body(float *y, const uint8_t *qs, const uint8_t *qhp, const gv_b32 t[4], const float *dl,
+static inline void iq23_body(float *y, const uint8_t *qs, const uint8_t *qhp, const gv_vtab t[2], const float *dl,
                              unsigned e, int per32)
 {
     const gv_b32 qh = qhp ? gv_load32(qhp) : gv_splat32(0);
@@ -173,35 +187,38 @@ static inline void iq23_body(float *y, const uint8_t *qs, const uint8_t *qhp, co
             gv_b32 idx = gv_shr32(q, 2 * k, 3);
             if (qhp)
                 idx = gv_or32(idx, bits_to(qh, 4 * h + k, 2, 4));
-            put32_sub(y, 8 * h + 2 * k, dl, e, per32, t, NULL, idx);
+            put16_sub(y, 8 * h + 2 * k, dl, e, per32, t, gv_lo16(idx));
+            put16_sub(y, 8 * h + 2 * k + 1, dl, e, per32, t, gv_hi16(idx));
         }
     }
 }
 
-/* IQ4_K, IQ4_KS: the 16 bytes of a block of 32 as low nibbles (bytes 0..15)
- * then high nibbles (16..31). */
-static inline gv_b32 nibbles(gv_b16 q) { return gv_join32(gv_and16(q, gv_splat16(15)), gv_shr16(q, 4, 15)); }
-
-static inline void iq4_body(float *y, const uint8_t *qs, const gv_b32 t[4], const float *dl, unsigned e, int per32)
+/* IQ4_K, IQ4_KS: block k of 32 values is qs[16k .. 16k+15], low nibbles
+ * then high nibbles. */
+static inline void iq4_body(float *y, const uint8_t *qs, const gv_vtab t[2], const float *dl, unsigned e, int per32)
 {
 #pragma GCC unroll 8
-    for (int k = 0; k < 8; k++)
-        put32_sub(y, 2 * k, dl, e, per32, t, NULL, nibbles(gv_load16(qs + 16 * k)));
+    for (int k = 0; k < 8; k++) {
+        const gv_b16 x = gv_load16(qs + 16 * k);
+        put16_sub(y, 2 * k, dl, e, per32, t, gv_and16(x, gv_splat16(15)));
+        put16_sub(y, 2 * k + 1, dl, e, per32, t, gv_shr16(x, 4, 15));
+    }
 }
 
 /* IQ5_K, IQ5_KS: values 64k + 32h + (0..31): nibble h of qs[32k + 0..31]
  * and bit 2k + h of qh[0..31] as bit 4; 32-entry tables. */
-static inline void iq5_body(float *y, const uint8_t *qs, const uint8_t *qhp, const gv_b32 ta[4], const gv_b32 tb[4],
-                            const float *dl, unsigned e, int per32)
+static inline void iq5_body(float *y, const uint8_t *qs, const uint8_t *qhp, const gv_vpair32 p[4], const float *dl,
+                            unsigned e, int per32)
 {
     const gv_b32 qh = gv_load32(qhp);
 #pragma GCC unroll 8
     for (int k = 0; k < 4; k++) {
         const gv_b32 q = gv_load32(qs + 32 * k);
 #pragma GCC unroll 8
-        for (int h = 0; h < 2; h++)
-            put32_sub(y, 4 * k + 2 * h, dl, e, per32, ta, tb,
-                      gv_or32(gv_shr32(q, 4 * h, 15), bits_to(qh, 2 * k + h, 4, 16)));
+        for (int h = 0; h < 2; h++) {
+            const gv_b32 idx = gv_or32(gv_shr32(q, 4 * h, 15), bits_to(qh, 2 * k + h, 4, 16));
+            put32_sub32(y, 4 * k + 2 * h, dl, e, per32, p, idx);
+        }
     }
 }
 
@@ -213,57 +230,57 @@ static inline void iq5_body(float *y, const uint8_t *qs, const uint8_t *qhp, con
 
 static void dec_iq2_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
-    gv_b32 t[4];
+    gv_vtab t[2];
     float dl[16];
-    lane_tables(t, gg_iq2nl_values, 4, 4);
+    tables2(t, gg_iq2nl_values, 4, 4);
     EACH_BLOCK(blk_iq2_k) scales_iq2_k(b, dl), iq23_body(y, b->qs, NULL, t, dl, gg_rd16(b->extra), 0);
 }
 
 static void dec_iq2_ks(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
-    gv_b32 t[4];
+    gv_vtab t[2];
     float dl[16], d = gg_rdf16(meta);
-    lane_tables(t, gg_iq2nl_values, 4, 4);
+    tables2(t, gg_iq2nl_values, 4, 4);
     EACH_BLOCK(blk_iq2_ks) scales_iq2_ks(d, b, dl), iq23_body(y, b->qs, NULL, t, dl, gg_rd16(b->extra), 1);
 }
 
 static void dec_iq3_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
-    gv_b32 t[4];
+    gv_vtab t[2];
     float dl[16];
-    lane_tables(t, gg_iq3nl_values, 8, 8);
+    tables2(t, gg_iq3nl_values, 8, 8);
     EACH_BLOCK(blk_iq3_k) scales_iq3_k(b, dl), iq23_body(y, b->qs, b->qh, t, dl, gg_rd16(b->extra), 0);
 }
 
 static void dec_iq3_ks(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
-    gv_b32 t[4];
+    gv_vtab t[2];
     float dl[16], d = gg_rdf16(meta);
-    lane_tables(t, gg_iq3nl_values, 8, 8);
+    tables2(t, gg_iq3nl_values, 8, 8);
     EACH_BLOCK(blk_iq3_ks) scales_iq3_ks(d, b, dl), iq23_body(y, b->qs, b->qh, t, dl, gg_rd16(b->extra) >> 8, 1);
 }
 
 static void dec_iq4_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
-    gv_b32 t[4];
+    gv_vtab t[2];
     float dl[16];
-    lane_tables(t, gg_iq4k_values, 16, 16);
+    tables2(t, gg_iq4k_values, 16, 16);
     EACH_BLOCK(blk_iq4_k) scales_iq45_k(b->d, b->scales_h, b->scales_l, dl), iq4_body(y, b->qs, t, dl, gg_rd16(b->extra), 0);
 }
 
 static void dec_iq4_ks(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
-    gv_b32 t[4];
+    gv_vtab t[2];
     float dl[16], d = gg_rdf32(meta);
-    lane_tables(t, gg_iq4k_values, 16, 16);
+    tables2(t, gg_iq4k_values, 16, 16);
     EACH_BLOCK(blk_iq4_ks) scales_byte(d, b->scales, dl), iq4_body(y, b->qs, t, dl, low_bits8(b->scales), 1);
 }
 
 /* IQ4_KSS: bit 0 of word k of a block of 32 is bit k of its scale byte. */
 static void dec_iq4_kss(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
-    gv_b32 t[4];
-    lane_tables(t, gg_iq4k_values, 16, 16);
+    gv_vtab t[2];
+    tables2(t, gg_iq4k_values, 16, 16);
     const float d = gg_rdf32(meta);
     const gv_b16 notone = gv_setw4(0xfffefffe, 0xfffefffe, 0xfffefffe, 0xfffefffe);
     for (int64_t k = 0; k < 8 * n; k++, src += 16, y += 32) {
@@ -271,26 +288,27 @@ static void dec_iq4_kss(const uint8_t *meta, const uint8_t *src, float *y, int64
         const unsigned ls = gv_wlowbits(w);
         gv_b16 c = gv_and16(w, notone);
         c = gv_xor16(c, gv_w16shr(c, 1));
-        const float dl = ikk_scale_byte(d, (int)ls);
-        put32(y, gv_lut32x2(t[3 * (ls & 1)], nibbles(c)), dl, dl);
+        const gv_f dl = gv_fsplat(ikk_scale_byte(d, (int)ls));
+        gv_fstore(y, gv_fmul(dl, gv_vlook(t[ls & 1], gv_and16(c, gv_splat16(15)))));
+        gv_fstore(y + 16, gv_fmul(dl, gv_vlook(t[ls & 1], gv_shr16(c, 4, 15))));
     }
 }
 
 static void dec_iq5_k(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
-    gv_b32 ta[4], tb[4];
+    gv_vpair32 t[4];
     float dl[16];
-    lane_tables(ta, gg_iq5nl_values, 16, 32), lane_tables(tb, gg_iq5nl_values + 16, 16, 32);
+    tables2x32(t, gg_iq5nl_values);
     EACH_BLOCK(blk_iq5_k)
-        scales_iq45_k(b->d, b->scales_h, b->scales_l, dl), iq5_body(y, b->qs, b->qh, ta, tb, dl, gg_rd16(b->extra), 0);
+        scales_iq45_k(b->d, b->scales_h, b->scales_l, dl), iq5_body(y, b->qs, b->qh, t, dl, gg_rd16(b->extra), 0);
 }
 
 static void dec_iq5_ks(const uint8_t *meta, const uint8_t *src, float *y, int64_t n, int64_t stride)
 {
-    gv_b32 ta[4], tb[4];
+    gv_vpair32 t[4];
     float dl[16], d = gg_rdf32(meta);
-    lane_tables(ta, gg_iq5nl_values, 16, 32), lane_tables(tb, gg_iq5nl_values + 16, 16, 32);
-    EACH_BLOCK(blk_iq5_ks) scales_byte(d, b->scales, dl), iq5_body(y, b->qs, b->qh, ta, tb, dl, low_bits8(b->scales), 1);
+    tables2x32(t, gg_iq5nl_values);
+    EACH_BLOCK(blk_iq5_ks) scales_byte(d, b->scales, dl), iq5_body(y, b->qs, b->qh, t, dl, low_bits8(b->scales), 1);
 }
 
 /* IQ6_K: 6-bit codes as bytes, then the cubic with fused multiply-adds, as

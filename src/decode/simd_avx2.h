@@ -265,6 +265,27 @@ GV_INLINE gv_f gv_fs8pair(gv_b16 a, gv_b16 b, int h)
     return (gv_f){{_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(a)), _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b))}};
 }
 
+/* Value tables: t[idx] of 16 (or 32) int8 values, as floats (exact);
+ * idx 0..15 (0..31). Here a byte lookup, widened and converted. */
+typedef __m128i gv_vtab;
+typedef struct { __m128i lo, hi; } gv_vtab32;
+GV_INLINE gv_vtab gv_vtab16(gv_b16 values) { return values; }
+GV_INLINE gv_vtab32 gv_vtab32of(gv_b16 lo, gv_b16 hi) { return (gv_vtab32){lo, hi}; }
+GV_INLINE gv_f gv_vlook(gv_vtab t, gv_b16 idx) { return gv_fs8(_mm_shuffle_epi8(t, idx)); }
+
+/* 32 codes against a pair of 32-entry tables (the first 16 codes use a,
+ * the last 16 b), made once per combination. */
+typedef struct { __m256i lo, hi; } gv_vpair32;
+GV_INLINE gv_vpair32 gv_vpair32of(gv_vtab32 a, gv_vtab32 b)
+{
+    return (gv_vpair32){_mm256_set_m128i(b.lo, a.lo), _mm256_set_m128i(b.hi, a.hi)};
+}
+GV_INLINE void gv_vlook32x2(gv_vpair32 p, gv_b32 idx, gv_f out[2])
+{
+    __m256i v = _mm256_blendv_epi8(_mm256_shuffle_epi8(p.lo, idx), _mm256_shuffle_epi8(p.hi, idx), _mm256_slli_epi16(idx, 3));
+    out[0] = gv_fs8(_mm256_castsi256_si128(v)), out[1] = gv_fs8(_mm256_extracti128_si256(v, 1));
+}
+
 /* ---- float tables --------------------------------------------------------- */
 
 /* Lanes 0..7 of x as an 8-entry table (x's lanes 8..15 must repeat them). */

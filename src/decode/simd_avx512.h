@@ -153,6 +153,25 @@ GV_INLINE gv_f gv_fs8pair(gv_b16 a, gv_b16 b, int h)
     return gv_fs8(h ? _mm_unpackhi_epi64(a, b) : _mm_unpacklo_epi64(a, b));
 }
 
+/* Value tables held as floats; each value is picked with vpermps (32
+ * entries: vpermt2ps), which reads only the low index bits. */
+typedef __m512 gv_vtab;
+typedef struct { __m512 lo, hi; } gv_vtab32;
+GV_INLINE gv_vtab gv_vtab16(gv_b16 values) { return gv_fs8(values); }
+GV_INLINE gv_vtab32 gv_vtab32of(gv_b16 lo, gv_b16 hi) { return (gv_vtab32){gv_fs8(lo), gv_fs8(hi)}; }
+GV_INLINE gv_f gv_vlook(gv_vtab t, gv_b16 idx) { return _mm512_permutexvar_ps(_mm512_cvtepu8_epi32(idx), t); }
+GV_INLINE gv_f gv_vlook32(gv_vtab32 t, gv_b16 idx)
+{
+    return _mm512_permutex2var_ps(t.lo, _mm512_cvtepu8_epi32(idx), t.hi);
+}
+
+typedef struct { gv_vtab32 a, b; } gv_vpair32;
+GV_INLINE gv_vpair32 gv_vpair32of(gv_vtab32 a, gv_vtab32 b) { return (gv_vpair32){a, b}; }
+GV_INLINE void gv_vlook32x2(gv_vpair32 p, gv_b32 idx, gv_f out[2])
+{
+    out[0] = gv_vlook32(p.a, _mm256_castsi256_si128(idx)), out[1] = gv_vlook32(p.b, _mm256_extracti128_si256(idx, 1));
+}
+
 /* ---- float tables --------------------------------------------------------- */
 
 GV_INLINE gv_ftab gv_ftab8f(gv_f x) { return x; }

@@ -29,7 +29,6 @@ GV_INLINE gv_b16 gv_splat16(int v) { return vdupq_n_u8((uint8_t)v); }
 GV_INLINE gv_b32 gv_splat32(int v) { return (gv_b32){{vdupq_n_u8((uint8_t)v), vdupq_n_u8((uint8_t)v)}}; }
 GV_INLINE gv_b16 gv_lo16(gv_b32 x) { return x.v[0]; }
 GV_INLINE gv_b16 gv_hi16(gv_b32 x) { return x.v[1]; }
-GV_INLINE gv_b32 gv_join32(gv_b16 lo, gv_b16 hi) { return (gv_b32){{lo, hi}}; }
 GV_INLINE gv_b32 gv_dup32(gv_b16 x) { return (gv_b32){{x, x}}; }
 
 GV_INLINE gv_b16 gv_and16(gv_b16 a, gv_b16 b) { return vandq_u8(a, b); }
@@ -111,11 +110,6 @@ GV_INLINE gv_b16 gv_load4x4(const void *p0, const void *p1, const void *p2, cons
     return vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(a | (uint64_t)b << 32), vcreate_u64(c | (uint64_t)d << 32)));
 }
 
-GV_INLINE gv_b32 gv_lut32b(gv_b32 t0, gv_b32 t1, gv_b32 idx)
-{
-    uint8x16x2_t lo = {{t0.v[0], t1.v[0]}}, hi = {{t0.v[1], t1.v[1]}};
-    return (gv_b32){{vqtbl2q_u8(lo, idx.v[0]), vqtbl2q_u8(hi, idx.v[1])}};
-}
 GV_INLINE gv_b16 gv_w16shr(gv_b16 x, int n)
 {
     return vreinterpretq_u8_u16(vshlq_u16(vreinterpretq_u16_u8(x), vdupq_n_s16((int16_t)-n)));
@@ -382,6 +376,28 @@ GV_INLINE void gv_halves4(float *d, const void *p) { vst1q_f32(d, vcvt_f32_f16(v
 GV_INLINE gv_f gv_fs8pair(gv_b16 a, gv_b16 b, int h)
 {
     return gv_fs8(h ? vcombine_u8(vget_high_u8(a), vget_high_u8(b)) : vcombine_u8(vget_low_u8(a), vget_low_u8(b)));
+}
+
+typedef uint8x16_t gv_vtab;
+typedef uint8x16x2_t gv_vtab32;
+GV_INLINE gv_vtab gv_vtab16(gv_b16 values) { return values; }
+GV_INLINE gv_vtab32 gv_vtab32of(gv_b16 lo, gv_b16 hi)
+{
+    gv_vtab32 t = {{lo, hi}};
+    return t;
+}
+GV_INLINE gv_f gv_vlook(gv_vtab t, gv_b16 idx) { return gv_fs8(vqtbl1q_u8(t, idx)); }
+GV_INLINE gv_f gv_vlook32(gv_vtab32 t, gv_b16 idx) { return gv_fs8(vqtbl2q_u8(t, idx)); }
+
+typedef struct { gv_vtab32 a, b; } gv_vpair32;
+GV_INLINE gv_vpair32 gv_vpair32of(gv_vtab32 a, gv_vtab32 b)
+{
+    gv_vpair32 p = {a, b};
+    return p;
+}
+GV_INLINE void gv_vlook32x2(gv_vpair32 p, gv_b32 idx, gv_f out[2])
+{
+    out[0] = gv_vlook32(p.a, idx.v[0]), out[1] = gv_vlook32(p.b, idx.v[1]);
 }
 
 /* ---- float tables --------------------------------------------------------- */

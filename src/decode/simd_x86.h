@@ -20,7 +20,6 @@ GV_INLINE gv_b16 gv_splat16(int v) { return _mm_set1_epi8((char)v); }
 GV_INLINE gv_b32 gv_splat32(int v) { return _mm256_set1_epi8((char)v); }
 GV_INLINE gv_b16 gv_lo16(gv_b32 x) { return _mm256_castsi256_si128(x); }
 GV_INLINE gv_b16 gv_hi16(gv_b32 x) { return _mm256_extracti128_si256(x, 1); }
-GV_INLINE gv_b32 gv_join32(gv_b16 lo, gv_b16 hi) { return _mm256_set_m128i(hi, lo); }
 GV_INLINE gv_b32 gv_dup32(gv_b16 x) { return _mm256_broadcastsi128_si256(x); }
 GV_INLINE gv_b16 gv_and16(gv_b16 a, gv_b16 b) { return _mm_and_si128(a, b); }
 GV_INLINE gv_b16 gv_or16(gv_b16 a, gv_b16 b) { return _mm_or_si128(a, b); }
@@ -75,12 +74,6 @@ GV_INLINE gv_b16 gv_load4x4(const void *p0, const void *p1, const void *p2, cons
     uint32_t a, b, c, d;
     memcpy(&a, p0, 4), memcpy(&b, p1, 4), memcpy(&c, p2, 4), memcpy(&d, p3, 4);
     return _mm_set_epi64x((long long)(c | (uint64_t)d << 32), (long long)(a | (uint64_t)b << 32));
-}
-/* 32-entry byte tables, t0 entries 0..15, t1 16..31 (for gv_b32: one such
- * pair per 16-byte half); idx 0..31. */
-GV_INLINE gv_b32 gv_lut32b(gv_b32 t0, gv_b32 t1, gv_b32 idx)
-{
-    return _mm256_blendv_epi8(_mm256_shuffle_epi8(t0, idx), _mm256_shuffle_epi8(t1, idx), _mm256_slli_epi16(idx, 3));
 }
 /* Shift right on 16-bit units (bits cross from the high byte). */
 GV_INLINE gv_b16 gv_w16shr(gv_b16 x, int n) { return _mm_srli_epi16(x, n); }
