@@ -2,6 +2,7 @@
 #
 #   make            build ./gguffs
 #   make check      build and run every test (installs missing Debian packages as root)
+#   make check-arm  cross-build for aarch64 and run the decoder tests under qemu
 #   make demo       mount a small model from tests/data and show it
 #   make bench      decode and FUSE throughput figures
 #   make fuzz       libFuzzer targets (FUZZ_SECONDS=N each)
@@ -13,6 +14,7 @@ BUILD ?= build
 
 ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
 X86 := $(if $(findstring x86_64,$(ARCH)),1,)
+ARM64 := $(if $(findstring aarch64,$(ARCH)),1,)
 
 FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null || echo -I/usr/include/fuse3)
 FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
@@ -29,37 +31,53 @@ AVX2_FLAGS := -mavx2 -mfma -mf16c -mbmi -mbmi2 -mlzcnt -mpopcnt
 AVX512_FLAGS := $(AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512cd
 
 # The core library: no FUSE and no command line in it.
-APP_SRC := src/main.c src/fuse.c src/options.c src/tools.c
+APP_SRC := src/main.c src/fuse.c src/options.c src/tools.c src/mountset.c
 CORE_SRC := $(filter-out $(APP_SRC),$(wildcard src/*.c))
-DECODE_SRC := $(filter-out %_avx2.c %_avx512.c,$(wildcard src/decode/*.c))
-ifeq ($(X86),1)
-SIMD_SRC := $(wildcard src/decode/*_avx2.c src/decode/*_avx512.c)
-endif
-LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC) $(DECODE_SRC) $(SIMD_SRC))
+DECODE_SRC := $(filter-out %_simd.c,$(wildcard src/decode/*.c))
+# SIMD kernels: each family's src/decode/<family>_simd.c is compiled once per
+# target into <family>_avx2.o, _avx512.o and _neon.o, on every architecture;
+# an object whose target is foreign to the compiler holds an empty kernel list.
+SIMD_TARGETS := avx2 avx512 neon
+SIMD_FAMILIES := $(patsubst src/decode/%_simd.c,%,$(wildcard src/decode/*_simd.c))
+SIMD_OBJ := $(foreach f,$(SIMD_FAMILIES),$(foreach t,$(SIMD_TARGETS),$(BUILD)/src/decode/$(f)_$(t).o))
+LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC) $(DECODE_SRC)) $(SIMD_OBJ)
 APP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(APP_SRC))
 
 TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
 
-.PHONY: lib all check check-run demo bench fuzz install uninstall clean deps tests
+.PHONY: lib all check check-run check-arm decode-tests demo bench fuzz install uninstall clean deps tests
 all: gguffs
 
 gguffs: $(LIB_OBJ) $(APP_OBJ)
 	$(CC) -o $@ $^ $(FUSE_LIBS) $(LDLIBS)
 
 # The core as a static library (no FUSE in it); `make lib CC=aarch64-linux-gnu-gcc
-# BUILD=build-arm` checks that it builds for another architecture. Link it
-# with --whole-archive: kernels are found through weak references.
+# BUILD=build-arm` checks that it builds for another architecture. Plain
+# linking works: the kernel registry refers to every family object.
 lib: $(BUILD)/libgguffs.a
 $(BUILD)/libgguffs.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-$(BUILD)/src/%_avx2.o: src/%_avx2.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(AVX2_FLAGS) -MMD -MP -c -o $@ $<
+TARGET_FLAGS_avx2 := $(if $(X86),$(AVX2_FLAGS))
+TARGET_FLAGS_avx512 := $(if $(X86),$(AVX512_FLAGS))
+TARGET_FLAGS_neon :=
 
-$(BUILD)/src/%_avx512.o: src/%_avx512.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(AVX512_FLAGS) -MMD -MP -c -o $@ $<
+# -O3 for the kernels: measured up to 2x on the row-interleaved types and
+# +7 % median over -O2. The K-quants keep -O2 without SLP vectorization:
+# their scale unpacking is faster in general registers (Q2_K, Q4_K on AVX2:
+# 5-10 %).
+SIMD_OPT := -O3
+$(BUILD)/src/decode/kquants_%.o: SIMD_OPT := -O2 -fno-tree-slp-vectorize
+define SIMD_RULE
+$$(BUILD)/src/decode/%_$(1).o: src/decode/%_simd.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(ALL_CFLAGS) $$(SIMD_OPT) $$(TARGET_FLAGS_$(1)) -DGG_TARGET=$(1) -MMD -MP -c -o $$@ $$<
+endef
+$(foreach t,$(SIMD_TARGETS),$(eval $(call SIMD_RULE,$(t))))
+# Dependency files of older builds may still name the per-target sources and
+# headers these objects were once compiled from; they are gone, nothing to make.
+src/decode/%_avx2.c src/decode/%_avx512.c: ;
+src/decode/ik_interleaved_x86.h src/decode/forks_x86.h: ;
 
 $(BUILD)/src/fuse.o $(BUILD)/src/main.o $(BUILD)/src/options.o: $(BUILD)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -78,6 +96,25 @@ $(BUILD)/bench/%: bench/%.c $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
 tests: $(TEST_PROGS)
+
+# Decoder tests linked against the static library alone (only the objects
+# they need are pulled in: no cJSON, no FUSE), for a cross build.
+DECODE_TESTS := $(BUILD)/libtests/decode_ref $(BUILD)/libtests/simd_prop
+$(BUILD)/libtests/%: tests/%.c $(BUILD)/libgguffs.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libgguffs.a -lm -fopenmp -pthread
+decode-tests: $(DECODE_TESTS)
+
+# `make check-arm`: the aarch64 build (NEON kernels) in build-arm/, its
+# decoder tests run under qemu-user on every reference set, NEON and scalar.
+ARM_CC ?= aarch64-linux-gnu-gcc
+ARM_BUILD ?= build-arm
+ARM_RUN ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
+check-arm:
+	@$(MAKE) -s --no-print-directory CC=$(ARM_CC) BUILD=$(ARM_BUILD) decode-tests
+	@set -e; for isa in neon scalar; do \
+	    RUN="$(ARM_RUN)" BIN=$(ARM_BUILD)/libtests/decode_ref STRICT=1 tests/decode_all.sh $$isa; done
+	@$(ARM_RUN) $(ARM_BUILD)/libtests/simd_prop --bytes 1048576
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
@@ -107,4 +144,4 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gguffs $(DESTDIR)$(PREFIX)/share/man/man1/gguffs.1
 
 clean:
-	rm -rf $(BUILD) gguffs
+	rm -rf $(BUILD) $(ARM_BUILD) gguffs

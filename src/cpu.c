@@ -9,7 +9,7 @@
 #include <cpuid.h>
 #endif
 
-static const char *const isa_names[GG_ISA_COUNT] = {"scalar", "avx2", "avx512"};
+static const char *const isa_names[GG_ISA_COUNT] = {"scalar", "avx2", "avx512", "neon"};
 
 const char *gg_isa_name(gg_isa isa) { return isa < GG_ISA_COUNT ? isa_names[isa] : "?"; }
 
@@ -51,8 +51,28 @@ gg_isa gg_isa_detect(void)
         return GG_ISA_AVX512;
     if (avx2)
         return GG_ISA_AVX2;
+#elif defined(__aarch64__)
+    return GG_ISA_NEON; /* Advanced SIMD is part of every aarch64 CPU */
 #endif
     return GG_ISA_SCALAR;
+}
+
+gg_isa gg_isa_fallback(gg_isa isa)
+{
+    return isa == GG_ISA_AVX512 ? GG_ISA_AVX2 : GG_ISA_SCALAR;
+}
+
+int gg_isa_supported(gg_isa isa)
+{
+    if (isa >= GG_ISA_COUNT)
+        return 0;
+    /* The detected path and those it falls back to. */
+    for (gg_isa k = gg_isa_detect();; k = gg_isa_fallback(k)) {
+        if (k == isa)
+            return 1;
+        if (k == GG_ISA_SCALAR)
+            return 0;
+    }
 }
 
 static gg_isa active;
@@ -63,7 +83,7 @@ static void init_active(void)
     active = gg_isa_detect();
     const char *env = getenv("GGUFFS_SIMD");
     gg_isa want;
-    if (env && *env && gg_isa_parse(env, &want) == 0 && want <= active)
+    if (env && *env && gg_isa_parse(env, &want) == 0 && gg_isa_supported(want))
         active = want;
 }
 
@@ -76,7 +96,7 @@ gg_isa gg_isa_active(void)
 int gg_isa_set(gg_isa isa)
 {
     pthread_once(&once, init_active);
-    if (isa >= GG_ISA_COUNT || isa > gg_isa_detect())
+    if (!gg_isa_supported(isa))
         return -1;
     active = isa;
     return 0;

@@ -114,7 +114,7 @@ __attribute__((target("avx2"))) static void bf16_avx2(const float *src, uint16_t
 void gg_f32_to_f16(const float *src, uint16_t *dst, size_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (gg_isa_active() >= GG_ISA_AVX2 && gg_isa_active() <= GG_ISA_AVX512) {
+    if (gg_isa_active() == GG_ISA_AVX2 || gg_isa_active() == GG_ISA_AVX512) {
         f16_avx2(src, dst, n);
         return;
     }
@@ -125,7 +125,7 @@ void gg_f32_to_f16(const float *src, uint16_t *dst, size_t n)
 void gg_f32_to_bf16(const float *src, uint16_t *dst, size_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (gg_isa_active() >= GG_ISA_AVX2 && gg_isa_active() <= GG_ISA_AVX512) {
+    if (gg_isa_active() == GG_ISA_AVX2 || gg_isa_active() == GG_ISA_AVX512) {
         bf16_avx2(src, dst, n);
         return;
     }

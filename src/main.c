@@ -182,8 +182,9 @@ int main(int argc, char **argv)
         break;
     case GG_MODE_VERSION:
         printf("gguffs %s (libfuse %s)\nsimd paths:", GGUFFS_VERSION, fuse_pkgversion());
-        for (int k = 0; k <= (int)gg_isa_detect(); k++)
-            printf(" %s", gg_isa_name((gg_isa)k));
+        for (int k = 0; k < GG_ISA_COUNT; k++)
+            if (gg_isa_supported((gg_isa)k))
+                printf(" %s", gg_isa_name((gg_isa)k));
         printf("\n");
         break;
     case GG_MODE_DUMP:

@@ -1,14 +1,16 @@
 #!/bin/sh
 # Check every reference tensor with our decoders on one instruction set:
-#   tests/decode_all.sh [scalar|avx2|avx512]
+#   tests/decode_all.sh [scalar|avx2|avx512|neon]
 # Exit status non-zero if any tensor differs from its reference.
+# $BIN overrides the program ($BUILD/tests/decode_ref); $RUN prefixes it
+# (make check-arm: qemu-aarch64).
 set -u
 isa=${1:-scalar}
 here=$(dirname "$0")
 d=$here/data
-bin=${BUILD:-build}/tests/decode_ref
+bin=${BIN:-${BUILD:-build}/tests/decode_ref}
 rc=0
-run() { "$bin" --isa "$isa" ${STRICT:+--strict} "$@" || rc=1; }
+run() { ${RUN:-} "$bin" --isa "$isa" ${STRICT:+--strict} "$@" || rc=1; }
 run 58016 "$d/mainline/mainline.gguf" "$d/mainline/manifest.tsv"
 run 4672 "$d/ik/ik.gguf" "$d/ik/manifest.tsv"
 for f in stq1_0-id43 stq1_0-id42 forks-rawbytes; do

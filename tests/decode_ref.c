@@ -1,7 +1,7 @@
 /* decode_ref - decode every tensor of a reference set with our kernels and
  * compare bit for bit with the expected float32 files.
  *
- *   decode_ref [--isa scalar|avx2|avx512] [--strict] [--only NAME] [--map TYPE=OURS]
+ *   decode_ref [--isa scalar|avx2|avx512|neon] [--strict] [--only NAME] [--map TYPE=OURS]
  *              DATA_OFFSET FILE.gguf MANIFEST.tsv
  *
  * MANIFEST.tsv is one of tests/data/{mainline,ik,forks}/manifest.tsv; its
@@ -122,7 +122,7 @@ int main(int argc, char **argv)
                         "DATA_OFFSET FILE.gguf MANIFEST.tsv\n");
         return 2;
     }
-    if (isa > gg_isa_detect()) {
+    if (!gg_isa_supported(isa)) {
         printf("decode_ref: this CPU has no %s; skipped\n", gg_isa_name(isa));
         return 0;
     }

@@ -27,6 +27,13 @@ command -v column >/dev/null 2>&1 || need bsdextrautils
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || need nginx
 command -v openssl >/dev/null 2>&1 || need openssl
 command -v curl >/dev/null 2>&1 || need curl
+# make check-arm: aarch64 cross compiler, C library and OpenMP runtime, qemu-user.
+if [ "$(uname -m)" = x86_64 ]; then
+    command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need gcc-aarch64-linux-gnu
+    [ -f /usr/aarch64-linux-gnu/include/stdio.h ] || need libc6-dev-arm64-cross
+    [ -f /usr/aarch64-linux-gnu/lib/libgomp.so.1 ] || need libgomp1-arm64-cross
+    command -v qemu-aarch64 >/dev/null 2>&1 || need qemu-user
+fi
 [ -z "$pkgs" ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "missing packages:$pkgs" >&2

@@ -51,10 +51,12 @@ for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] && run "$(basename "$t")" "$t"
 done
 
-for isa in scalar avx2 avx512; do
+for isa in scalar avx2 avx512 neon; do
     run "decoders-$isa" env STRICT=1 tests/decode_all.sh "$isa"
 done
 run simd-property "$BUILD"/tests/simd_prop
+# The NEON kernels, cross-built and run under qemu (x86-64 hosts).
+[ "$(uname -m)" = x86_64 ] && run check-arm make --no-print-directory check-arm
 
 for s in tests/check.d/*.sh; do
     [ -f "$s" ] && run "$(basename "$s" .sh)" bash "$s"

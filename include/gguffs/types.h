@@ -29,6 +29,7 @@ enum {
 
 typedef struct gg_type {
     const char *name;          /* unique, e.g. "Q4_K", "IQ3_KS", "STQ1_0" */
+    gg_tid tid;                /* identity shared with the kernels (GG_T_<name>) */
     uint32_t id;               /* id stored in files of its dialects */
     uint32_t dialects;         /* GG_DIALECT_* where `id` means this layout */
     uint32_t block_elems;      /* elements per block */

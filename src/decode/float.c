@@ -69,9 +69,9 @@ static void dec_i64(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
 }
 
 const gg_kernel_entry gg_kernels_float[] = {
-    {"F32", GG_ISA_SCALAR, dec_f32},   {"F16", GG_ISA_SCALAR, dec_f16},
-    {"BF16", GG_ISA_SCALAR, dec_bf16}, {"F64", GG_ISA_SCALAR, dec_f64},
-    {"I8", GG_ISA_SCALAR, dec_i8},     {"I16", GG_ISA_SCALAR, dec_i16},
-    {"I32", GG_ISA_SCALAR, dec_i32},   {"I64", GG_ISA_SCALAR, dec_i64},
+    {GG_T_F32, GG_ISA_SCALAR, dec_f32},   {GG_T_F16, GG_ISA_SCALAR, dec_f16},
+    {GG_T_BF16, GG_ISA_SCALAR, dec_bf16}, {GG_T_F64, GG_ISA_SCALAR, dec_f64},
+    {GG_T_I8, GG_ISA_SCALAR, dec_i8},     {GG_T_I16, GG_ISA_SCALAR, dec_i16},
+    {GG_T_I32, GG_ISA_SCALAR, dec_i32},   {GG_T_I64, GG_ISA_SCALAR, dec_i64},
     {0},
 };

@@ -7,6 +7,7 @@
  * zeros follow from that product (0 * negative d = -0.0, -1 * +0.0 = -0.0). */
 #include <stdint.h>
 
+#include "blocks.h"
 #include "gguffs/decode.h"
 #include "gguffs/fp16.h"
 #include "forks.h"
@@ -17,12 +18,12 @@
  * fp16 d at byte 40. Group g's pattern byte is gg_stq1_codebook[16 * sign +
  * slot]; its 2-bit lane p (bits 2p, 2p+1) is 0, 1, 2 for level -1, 0, +1.
  * Lane p of group g is value pos(g, p) of the block. */
-static inline void stq1_0_block(const uint8_t *b, float *y, int stride16)
+static inline void stq1_0_block(const blk_stq1_0 *b, float *y, int stride16)
 {
-    float d = gg_rdf16(b + 40);
+    float d = gg_rdf16(b->d);
     for (int g = 0; g < 64; g++) {
-        int slot = (b[g >> 1] >> (4 * (g & 1))) & 15;
-        int sign = (b[32 + (g >> 3)] >> (g & 7)) & 1;
+        int slot = (b->qs[g >> 1] >> (4 * (g & 1))) & 15;
+        int sign = (b->sign[g >> 3] >> (g & 7)) & 1;
         uint8_t pat = gg_stq1_codebook[16 * sign + slot];
         for (int p = 0; p < 4; p++) {
             int level = ((pat >> (2 * p)) & 3) - 1;
@@ -37,15 +38,17 @@ static inline void stq1_0_block(const uint8_t *b, float *y, int stride16)
 static void stq1_0(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                    int64_t dst_stride)
 {
+    const blk_stq1_0 *b = (const blk_stq1_0 *)src;
     for (int64_t i = 0; i < nblocks; i++)
-        stq1_0_block(src + 42 * i, dst + 256 * i, 1);
+        stq1_0_block(b + i, dst + 256 * i, 1);
 }
 
 static void stq1_0_consecutive(const uint8_t *meta, const uint8_t *src, float *dst,
                                int64_t nblocks, int64_t dst_stride)
 {
+    const blk_stq1_0 *b = (const blk_stq1_0 *)src;
     for (int64_t i = 0; i < nblocks; i++)
-        stq1_0_block(src + 42 * i, dst + 256 * i, 0);
+        stq1_0_block(b + i, dst + 256 * i, 0);
 }
 
 /* PTQ1_0, 128 values in 28 bytes: qs[24], qh[2], fp16 d at byte 26. Each
@@ -55,18 +58,18 @@ static void stq1_0_consecutive(const uint8_t *meta, const uint8_t *src, float *d
 static void ptq1_0(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                    int64_t dst_stride)
 {
-    for (int64_t i = 0; i < nblocks; i++) {
-        const uint8_t *b = src + 28 * i;
-        float d = gg_rdf16(b + 26), *y = dst + 128 * i;
+    const blk_ptq1_0 *b = (const blk_ptq1_0 *)src;
+    for (int64_t i = 0; i < nblocks; i++, b++) {
+        float d = gg_rdf16(b->d), *y = dst + 128 * i;
         for (int n = 0; n < 5; n++) {
             for (int m = 0; m < 16; m++)
-                y[16 * n + m] = gg_ptq_value(b[m], n, d);
+                y[16 * n + m] = gg_ptq_value(b->qs[m], n, d);
             for (int m = 0; m < 8; m++)
-                y[80 + 8 * n + m] = gg_ptq_value(b[16 + m], n, d);
+                y[80 + 8 * n + m] = gg_ptq_value(b->qs[16 + m], n, d);
         }
         for (int n = 0; n < 4; n++)
             for (int h = 0; h < 2; h++)
-                y[120 + 2 * n + h] = gg_ptq_value(b[24 + h], n, d);
+                y[120 + 2 * n + h] = gg_ptq_value(b->qh[h], n, d);
     }
 }
 
@@ -75,18 +78,19 @@ static void ptq1_0(const uint8_t *meta, const uint8_t *src, float *dst, int64_t 
 static void pq2_0(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                   int64_t dst_stride)
 {
-    for (int64_t i = 0; i < nblocks; i++) {
-        const uint8_t *b = src + 34 * i, *qs = b + 2;
-        float d = gg_rdf16(b), *y = dst + 128 * i;
+    const blk_pq2_0 *b = (const blk_pq2_0 *)src;
+    for (int64_t i = 0; i < nblocks; i++, b++) {
+        const uint8_t *qs = b->qs;
+        float d = gg_rdf16(b->d), *y = dst + 128 * i;
         for (int j = 0; j < 128; j++)
             y[j] = (float)(((qs[j >> 2] >> (2 * (j & 3))) & 3) - 1) * d;
     }
 }
 
 const gg_kernel_entry gg_kernels_forks[] = {
-    {"STQ1_0", GG_ISA_SCALAR, stq1_0},
-    {"STQ1_0_CONSECUTIVE", GG_ISA_SCALAR, stq1_0_consecutive},
-    {"PTQ1_0", GG_ISA_SCALAR, ptq1_0},
-    {"PQ2_0", GG_ISA_SCALAR, pq2_0},
+    {GG_T_STQ1_0, GG_ISA_SCALAR, stq1_0},
+    {GG_T_STQ1_0_CONSECUTIVE, GG_ISA_SCALAR, stq1_0_consecutive},
+    {GG_T_PTQ1_0, GG_ISA_SCALAR, ptq1_0},
+    {GG_T_PQ2_0, GG_ISA_SCALAR, pq2_0},
     {0},
 };

@@ -16,27 +16,30 @@
  *         8 per 16 weights, byte j of sub-block s holding weight 16s+j in its
  *         low nibble and weight 16s+j+8 in its high nibble.
  */
+#include "blocks.h"
 #include "gguffs/decode.h"
 #include "gguffs/fp16.h"
 #include "tables.h"
 
 static void dec_mxfp4(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += 17, y += 32) {
-        const float d = gg_bits_to_f32(gg_mxfp4_e8m0_half_scale_bits[src[0]]);
+    const blk_mxfp4 *b = (const blk_mxfp4 *)src;
+    for (int64_t i = 0; i < nb; i++, b++, y += 32) {
+        const float d = gg_bits_to_f32(gg_mxfp4_e8m0_half_scale_bits[b->e]);
         for (int j = 0; j < 16; j++) {
-            y[j] = (float)gg_kvalues_fp4[src[1 + j] & 0xf] * d;
-            y[j + 16] = (float)gg_kvalues_fp4[src[1 + j] >> 4] * d;
+            y[j] = (float)gg_kvalues_fp4[b->qs[j] & 0xf] * d;
+            y[j + 16] = (float)gg_kvalues_fp4[b->qs[j] >> 4] * d;
         }
     }
 }
 
 static void dec_nvfp4(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += 36) {
+    const blk_nvfp4 *b = (const blk_nvfp4 *)src;
+    for (int64_t i = 0; i < nb; i++, b++) {
         for (int s = 0; s < 4; s++, y += 16) {
-            const float d = gg_bits_to_f32(gg_nvfp4_ue4m3_scale_bits[src[s]]);
-            const uint8_t *qs = src + 4 + 8 * s;
+            const float d = gg_bits_to_f32(gg_nvfp4_ue4m3_scale_bits[b->d[s]]);
+            const uint8_t *qs = b->qs + 8 * s;
             for (int j = 0; j < 8; j++) {
                 y[j] = (float)gg_kvalues_fp4[qs[j] & 0xf] * d;
                 y[j + 8] = (float)gg_kvalues_fp4[qs[j] >> 4] * d;
@@ -46,7 +49,7 @@ static void dec_nvfp4(const uint8_t *meta, const uint8_t *src, float *y, int64_t
 }
 
 const gg_kernel_entry gg_kernels_fp4[] = {
-    {"MXFP4", GG_ISA_SCALAR, dec_mxfp4},
-    {"NVFP4", GG_ISA_SCALAR, dec_nvfp4},
+    {GG_T_MXFP4, GG_ISA_SCALAR, dec_mxfp4},
+    {GG_T_NVFP4, GG_ISA_SCALAR, dec_nvfp4},
     {0},
 };

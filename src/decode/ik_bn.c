@@ -5,6 +5,7 @@
  * of 64, after a row scale (meta: IQ1_BN float16, IQ2_BN float32). The
  * fork's CPU to_float leaves the scale out; its CUDA dequantizer multiplies by
  * it, and so do we: value = scale * (float)t, one rounding. */
+#include "blocks.h"
 #include "gguffs/decode.h"
 #include "gguffs/fp16.h"
 #include "tables.h"
@@ -24,12 +25,13 @@ static inline int ibn_trit(unsigned c, unsigned m)
 static void dec_iq1_bn(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
     const float d = gg_rdf16(meta);
-    for (int64_t b = 0; b < n; b++, src += 13) {
+    const blk_iq1_bn *b = (const blk_iq1_bn *)src;
+    for (int64_t i = 0; i < n; i++, b++) {
         for (int q = 0; q < 4; q++) {
             for (int k = 0; k < 3; k++)
                 for (int j = 0; j < 5; j++)
-                    *dst++ = d * (float)ibn_trit(src[3 * q + k], gg_iq1bn_k_mult[j]);
-            *dst++ = d * (float)ibn_trit(src[12], gg_iq1bn_k_mult[q]);
+                    *dst++ = d * (float)ibn_trit(b->ql[3 * q + k], gg_iq1bn_k_mult[j]);
+            *dst++ = d * (float)ibn_trit(b->extra, gg_iq1bn_k_mult[q]);
         }
     }
 }
@@ -39,13 +41,14 @@ static void dec_iq1_bn(const uint8_t *meta, const uint8_t *src, float *dst, int6
 static void dec_iq2_bn(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
     const float d = gg_rdf32(meta);
-    for (int64_t b = 0; b < n; b++, src += 16, dst += 64)
+    const blk_iq2_bn *b = (const blk_iq2_bn *)src;
+    for (int64_t k = 0; k < n; k++, b++, dst += 64)
         for (int i = 0; i < 64; i++)
-            dst[i] = d * (float)(((src[i % 16] >> 2 * (i / 16)) & 3) - 1);
+            dst[i] = d * (float)(((b->qs[i % 16] >> 2 * (i / 16)) & 3) - 1);
 }
 
 const gg_kernel_entry gg_kernels_ik_bn[] = {
-    {"IQ1_BN", GG_ISA_SCALAR, dec_iq1_bn},
-    {"IQ2_BN", GG_ISA_SCALAR, dec_iq2_bn},
+    {GG_T_IQ1_BN, GG_ISA_SCALAR, dec_iq1_bn},
+    {GG_T_IQ2_BN, GG_ISA_SCALAR, dec_iq2_bn},
     {0},
 };

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blocks.h"
 #include "gguffs/decode.h"
 #include "gguffs/fp16.h"
 #include "ik_interleaved.h"
@@ -33,9 +34,10 @@ static void q4_0_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
                     int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 144, *qs = b + 16;
+        const col_q4_0_r8 *b = (const col_q4_0_r8 *)src + c;
+        const uint8_t *qs = b->qs;
         for (int k = 0; k < 8; k++) {
-            float d = gg_rdf16(b + 2 * k), *y = ROW(k, c, 32);
+            float d = gg_rdf16(b->d[k]), *y = ROW(k, c, 32);
             for (int l = 0; l < 4; l++)
                 for (int i = 0; i < 4; i++) {
                     uint8_t q = qs[32 * l + 4 * k + i];
@@ -97,9 +99,10 @@ static void q8_0_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
                     int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 272, *qs = b + 16;
+        const col_q8_0_r8 *b = (const col_q8_0_r8 *)src + c;
+        const uint8_t *qs = b->qs;
         for (int k = 0; k < 8; k++) {
-            float d = gg_rdf16(b + 2 * k), *y = ROW(k, c, 32);
+            float d = gg_rdf16(b->d[k]), *y = ROW(k, c, 32);
             for (int l = 0; l < 4; l++)
                 for (int i = 0; i < 4; i++) {
                     y[4 * l + i] = d * (int8_t)qs[32 * l + 4 * k + i];
@@ -116,9 +119,10 @@ static void iq4_nl_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64
                       int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 72, *qs = b + 8;
+        const col_iq4_nl_r4 *b = (const col_iq4_nl_r4 *)src + c;
+        const uint8_t *qs = b->qs;
         for (int k = 0; k < 4; k++) {
-            float d = gg_rdf16(b + 2 * k), *y = ROW(k, c, 32);
+            float d = gg_rdf16(b->d[k]), *y = ROW(k, c, 32);
             for (int q = 0; q < 4; q++)
                 for (int i = 0; i < 4; i++) {
                     int p = ggi_quad_pos(q) + i;
@@ -140,9 +144,10 @@ static void mxfp4_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_
                      int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 136, *qs = b + 8;
+        const col_mxfp4_r8 *b = (const col_mxfp4_r8 *)src + c;
+        const uint8_t *qs = b->qs;
         for (int k = 0; k < 8; k++) {
-            float d = gg_bits_to_f32(gg_mxfp4_e8m0_half_scale_bits[b[k]]), *y = ROW(k, c, 32);
+            float d = gg_bits_to_f32(gg_mxfp4_e8m0_half_scale_bits[b->e[k]]), *y = ROW(k, c, 32);
             for (int j = 0; j < 4; j++)
                 for (int i = 0; i < 4; i++) {
                     uint8_t q = qs[32 * j + 4 * k + i];
@@ -214,7 +219,7 @@ static void q8_kv_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_
                      int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 256;
+        const uint8_t *b = ((const col_q8_kv_r8 *)src + c)->qs;
         for (int k = 0; k < 8; k++) {
             float d = gg_rdf32(meta + 4 * k), *y = ROW(k, c, 32);
             for (int u = 0; u < 2; u++)
@@ -314,9 +319,10 @@ static void q4_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
                     int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 576, *sh = b + 16, *sl = b + 32, *qs = b + 64;
+        const col_q4_k_r4 *b = (const col_q4_k_r4 *)src + c;
+        const uint8_t *sh = b->scales_h, *sl = b->scales_l, *qs = b->qs;
         for (int k = 0; k < 4; k++) {
-            float d = gg_rdf16(b + 2 * k), m = gg_rdf16(b + 8 + 2 * k);
+            float d = gg_rdf16(b->dm[k]), m = gg_rdf16(b->dm[4 + k]);
             for (int ib = 0; ib < 8; ib++) {
                 unsigned n = 4 * ib + k, hi = ggi_field(sh, n, 16, 4);
                 float dl = d * ((sl[n] & 15) | (hi & 3) << 4);
@@ -541,9 +547,10 @@ static void iq4_xs_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64
                       int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 1088, *sh = b + 16, *sl = b + 32, *qs = b + 64;
+        const col_iq4_xs_r8 *b = (const col_iq4_xs_r8 *)src + c;
+        const uint8_t *sh = b->scales_h, *sl = b->scales_l, *qs = b->qs;
         for (int k = 0; k < 8; k++) {
-            float d = gg_rdf16(b + 2 * k);
+            float d = gg_rdf16(b->d[k]);
             for (int ib = 0; ib < 8; ib++) {
                 unsigned n = 8 * ib + k;
                 int s = (int)(ggi_field(sl, n, 32, 4) | ggi_field(sh, n, 16, 2) << 4);
@@ -687,11 +694,12 @@ static void iq4_ks_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64
                       int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 544, *qs = b + 32;
+        const col_iq4_ks_r4 *b = (const col_iq4_ks_r4 *)src + c;
+        const uint8_t *qs = b->qs;
         for (int k = 0; k < 4; k++) {
             float d = gg_rdf32(meta + 4 * k);
             for (int ib = 0; ib < 8; ib++) {
-                uint8_t s = b[4 * ib + k];
+                uint8_t s = b->scales[4 * ib + k];
                 float dl = d * ((s & 254) - 127), *y = ROW(k, c, 256) + 32 * ib;
                 const int8_t *v = gg_iq4k_values + 16 * (s & 1);
                 for (int q = 0; q < 4; q++)
@@ -738,9 +746,10 @@ static void q8_k_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
                     int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 2064, *qs = b + 16;
+        const col_q8_k_r8 *b = (const col_q8_k_r8 *)src + c;
+        const uint8_t *qs = b->qs;
         for (int k = 0; k < 8; k++) {
-            float d = gg_rdf16(b + 2 * k), *y = ROW(k, c, 256);
+            float d = gg_rdf16(b->d[k]), *y = ROW(k, c, 256);
             for (int j = 0; j < 64; j++)
                 for (int i = 0; i < 4; i++)
                     y[4 * j + i] = d * (int8_t)qs[32 * j + 4 * k + i];
@@ -755,9 +764,10 @@ static void q8_k_r16(const uint8_t *meta, const uint8_t *src, float *dst, int64_
                      int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 4128, *qs = b + 32;
+        const col_q8_k_r16 *b = (const col_q8_k_r16 *)src + c;
+        const uint8_t *qs = b->qs;
         for (int k = 0; k < 16; k++) {
-            float d = gg_rdf16(b + 2 * k), m = -128.f * d, *y = ROW(k, c, 256);
+            float d = gg_rdf16(b->d[k]), m = -128.f * d, *y = ROW(k, c, 256);
             for (int j = 0; j < 64; j++)
                 for (int i = 0; i < 4; i++)
                     y[4 * j + i] = d * qs[64 * j + 4 * k + i] + m;
@@ -766,34 +776,34 @@ static void q8_k_r16(const uint8_t *meta, const uint8_t *src, float *dst, int64_
 }
 
 const gg_kernel_entry gg_kernels_ik_interleaved[] = {
-    {"Q4_0_R8", GG_ISA_SCALAR, q4_0_r8},
-    {"Q5_0_R4", GG_ISA_SCALAR, q5_0_r4},
-    {"Q6_0_R4", GG_ISA_SCALAR, q6_0_r4},
-    {"Q8_0_R8", GG_ISA_SCALAR, q8_0_r8},
-    {"IQ4_NL_R4", GG_ISA_SCALAR, iq4_nl_r4},
-    {"MXFP4_R8", GG_ISA_SCALAR, mxfp4_r8},
-    {"IQ1_S_R4", GG_ISA_SCALAR, iq1_s_r4},
-    {"IQ1_M_R4", GG_ISA_SCALAR, iq1_m_r4},
-    {"Q8_KV_R8", GG_ISA_SCALAR, q8_kv_r8},
-    {"IQ2_BN_R4", GG_ISA_SCALAR, iq2_bn_r4},
-    {"Q2_K_R4", GG_ISA_SCALAR, q2_k_r4},
-    {"Q3_K_R4", GG_ISA_SCALAR, q3_k_r4},
-    {"Q4_K_R4", GG_ISA_SCALAR, q4_k_r4},
-    {"Q5_K_R4", GG_ISA_SCALAR, q5_k_r4},
-    {"Q6_K_R4", GG_ISA_SCALAR, q6_k_r4},
-    {"IQ2_XXS_R4", GG_ISA_SCALAR, iq2_xxs_r4},
-    {"IQ2_XS_R4", GG_ISA_SCALAR, iq2_xs_r4},
-    {"IQ2_S_R4", GG_ISA_SCALAR, iq2_s_r4},
-    {"IQ3_XXS_R4", GG_ISA_SCALAR, iq3_xxs_r4},
-    {"IQ3_S_R4", GG_ISA_SCALAR, iq3_s_r4},
-    {"IQ4_XS_R8", GG_ISA_SCALAR, iq4_xs_r8},
-    {"IQ2_K_R4", GG_ISA_SCALAR, iq2_k_r4},
-    {"IQ3_K_R4", GG_ISA_SCALAR, iq3_k_r4},
-    {"IQ4_K_R4", GG_ISA_SCALAR, iq4_k_r4},
-    {"IQ5_K_R4", GG_ISA_SCALAR, iq5_k_r4},
-    {"IQ4_KS_R4", GG_ISA_SCALAR, iq4_ks_r4},
-    {"IQ5_KS_R4", GG_ISA_SCALAR, iq5_ks_r4},
-    {"Q8_K_R8", GG_ISA_SCALAR, q8_k_r8},
-    {"Q8_K_R16", GG_ISA_SCALAR, q8_k_r16},
+    {GG_T_Q4_0_R8, GG_ISA_SCALAR, q4_0_r8},
+    {GG_T_Q5_0_R4, GG_ISA_SCALAR, q5_0_r4},
+    {GG_T_Q6_0_R4, GG_ISA_SCALAR, q6_0_r4},
+    {GG_T_Q8_0_R8, GG_ISA_SCALAR, q8_0_r8},
+    {GG_T_IQ4_NL_R4, GG_ISA_SCALAR, iq4_nl_r4},
+    {GG_T_MXFP4_R8, GG_ISA_SCALAR, mxfp4_r8},
+    {GG_T_IQ1_S_R4, GG_ISA_SCALAR, iq1_s_r4},
+    {GG_T_IQ1_M_R4, GG_ISA_SCALAR, iq1_m_r4},
+    {GG_T_Q8_KV_R8, GG_ISA_SCALAR, q8_kv_r8},
+    {GG_T_IQ2_BN_R4, GG_ISA_SCALAR, iq2_bn_r4},
+    {GG_T_Q2_K_R4, GG_ISA_SCALAR, q2_k_r4},
+    {GG_T_Q3_K_R4, GG_ISA_SCALAR, q3_k_r4},
+    {GG_T_Q4_K_R4, GG_ISA_SCALAR, q4_k_r4},
+    {GG_T_Q5_K_R4, GG_ISA_SCALAR, q5_k_r4},
+    {GG_T_Q6_K_R4, GG_ISA_SCALAR, q6_k_r4},
+    {GG_T_IQ2_XXS_R4, GG_ISA_SCALAR, iq2_xxs_r4},
+    {GG_T_IQ2_XS_R4, GG_ISA_SCALAR, iq2_xs_r4},
+    {GG_T_IQ2_S_R4, GG_ISA_SCALAR, iq2_s_r4},
+    {GG_T_IQ3_XXS_R4, GG_ISA_SCALAR, iq3_xxs_r4},
+    {GG_T_IQ3_S_R4, GG_ISA_SCALAR, iq3_s_r4},
+    {GG_T_IQ4_XS_R8, GG_ISA_SCALAR, iq4_xs_r8},
+    {GG_T_IQ2_K_R4, GG_ISA_SCALAR, iq2_k_r4},
+    {GG_T_IQ3_K_R4, GG_ISA_SCALAR, iq3_k_r4},
+    {GG_T_IQ4_K_R4, GG_ISA_SCALAR, iq4_k_r4},
+    {GG_T_IQ5_K_R4, GG_ISA_SCALAR, iq5_k_r4},
+    {GG_T_IQ4_KS_R4, GG_ISA_SCALAR, iq4_ks_r4},
+    {GG_T_IQ5_KS_R4, GG_ISA_SCALAR, iq5_ks_r4},
+    {GG_T_Q8_K_R8, GG_ISA_SCALAR, q8_k_r8},
+    {GG_T_Q8_K_R16, GG_ISA_SCALAR, q8_k_r16},
     {0},
 };

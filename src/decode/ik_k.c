@@ -26,9 +26,10 @@
  * Code minus 32, times d. */
 static void dec_q6_0(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
-    for (int64_t b = 0; b < n; b++, src += 26, dst += 32) {
-        const float d = gg_rdf16(src);
-        const uint8_t *qh = src + 2, *qs = src + 10;
+    const blk_q6_0 *b = (const blk_q6_0 *)src;
+    for (int64_t k = 0; k < n; k++, b++, dst += 32) {
+        const float d = gg_rdf16(b->d);
+        const uint8_t *qh = b->qh, *qs = b->qs;
         for (int j = 0; j < 16; j++) {
             int h = qh[j % 8] >> 4 * (j / 8);
             int lo = (qs[j] & 15) | (h & 3) << 4;
@@ -45,11 +46,12 @@ static void dec_q6_0(const uint8_t *meta, const uint8_t *src, float *dst, int64_
  * iq2nl_values + 4*(bit s of extra). */
 static void dec_iq2_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
-    for (int64_t b = 0; b < n; b++, src += 76, dst += 256) {
+    const blk_iq2_k *b = (const blk_iq2_k *)src;
+    for (int64_t k = 0; k < n; k++, b++, dst += 256) {
         float dl[16];
-        ikk_scales_iq2_k(src, dl);
-        const unsigned extra = gg_rd16(src + 2);
-        const uint8_t *qs = src + 12;
+        ikk_scales_iq2_k(b, dl);
+        const unsigned extra = gg_rd16(b->extra);
+        const uint8_t *qs = b->qs;
         for (int i = 0; i < 256; i++) {
             const int8_t *tab = gg_iq2nl_values + 4 * ((extra >> (i / 16)) & 1);
             int q = (qs[32 * (i / 128) + i % 32] >> 2 * (i / 32 % 4)) & 3;
@@ -64,11 +66,12 @@ static void dec_iq2_k(const uint8_t *meta, const uint8_t *src, float *dst, int64
  * 8*(bit s of extra). */
 static void dec_iq3_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
-    for (int64_t b = 0; b < n; b++, src += 110, dst += 256) {
+    const blk_iq3_k *b = (const blk_iq3_k *)src;
+    for (int64_t k = 0; k < n; k++, b++, dst += 256) {
         float dl[16];
-        ikk_scales_iq3_k(src, dl);
-        const unsigned extra = gg_rd16(src + 2);
-        const uint8_t *qs = src + 14, *qh = src + 78;
+        ikk_scales_iq3_k(b, dl);
+        const unsigned extra = gg_rd16(b->extra);
+        const uint8_t *qs = b->qs, *qh = b->qh;
         for (int i = 0; i < 256; i++) {
             const int8_t *tab = gg_iq3nl_values + 8 * ((extra >> (i / 16)) & 1);
             int q = (qs[32 * (i / 128) + i % 32] >> 2 * (i / 32 % 4)) & 3;
@@ -84,11 +87,12 @@ static void dec_iq3_k(const uint8_t *meta, const uint8_t *src, float *dst, int64
  * nibble. Table iq4k_values + 16*(bit s of extra). */
 static void dec_iq4_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
-    for (int64_t b = 0; b < n; b++, src += 144, dst += 256) {
+    const blk_iq4_k *b = (const blk_iq4_k *)src;
+    for (int64_t k = 0; k < n; k++, b++, dst += 256) {
         float dl[16];
-        ikk_scales_iq45_k(src, dl);
-        const unsigned extra = gg_rd16(src + 2);
-        const uint8_t *qs = src + 16;
+        ikk_scales_iq45_k(b->d, b->scales_h, b->scales_l, dl);
+        const unsigned extra = gg_rd16(b->extra);
+        const uint8_t *qs = b->qs;
         for (int i = 0; i < 256; i++) {
             const int8_t *tab = gg_iq4k_values + 16 * ((extra >> (i / 16)) & 1);
             int q = (qs[16 * (i / 32) + i % 16] >> 4 * (i / 16 % 2)) & 15;
@@ -104,11 +108,12 @@ static void dec_iq4_k(const uint8_t *meta, const uint8_t *src, float *dst, int64
  * iq5nl_values + 32*(bit s of extra). */
 static void dec_iq5_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
-    for (int64_t b = 0; b < n; b++, src += 176, dst += 256) {
+    const blk_iq5_k *b = (const blk_iq5_k *)src;
+    for (int64_t k = 0; k < n; k++, b++, dst += 256) {
         float dl[16];
-        ikk_scales_iq45_k(src, dl);
-        const unsigned extra = gg_rd16(src + 2);
-        const uint8_t *qs = src + 16, *qh = src + 144;
+        ikk_scales_iq45_k(b->d, b->scales_h, b->scales_l, dl);
+        const unsigned extra = gg_rd16(b->extra);
+        const uint8_t *qs = b->qs, *qh = b->qh;
         for (int i = 0; i < 256; i++) {
             const int8_t *tab = gg_iq5nl_values + 32 * ((extra >> (i / 16)) & 1);
             int h = i / 32; /* 0..7: nibble half and qh bit */
@@ -131,11 +136,12 @@ static void dec_iq6_k(const uint8_t *meta, const uint8_t *src, float *dst, int64
     const float A = gg_iq6k_poly_constants[0], B = gg_iq6k_poly_constants[1];
     const float C = gg_iq6k_poly_constants[2], D = gg_iq6k_poly_constants[3];
     const float S = gg_iq6k_poly_constants[4];
-    for (int64_t b = 0; b < n; b++, src += 212, dst += 256) {
+    const blk_iq6_k *b = (const blk_iq6_k *)src;
+    for (int64_t blk = 0; blk < n; blk++, b++, dst += 256) {
         float dl[16];
-        ikk_scales_iq6_k(src, dl);
-        const unsigned extra = gg_rd16(src + 2);
-        const uint8_t *qs = src + 20, *qh = src + 148;
+        ikk_scales_iq6_k(b, dl);
+        const unsigned extra = gg_rd16(b->extra);
+        const uint8_t *qs = b->qs, *qh = b->qh;
         for (int i = 0; i < 256; i++) {
             int k = i / 64, h = i / 32 % 2, j = i % 32;
             int q = (qs[32 * k + j] >> 4 * h) & 15;
@@ -153,11 +159,12 @@ static void dec_iq6_k(const uint8_t *meta, const uint8_t *src, float *dst, int64
 static void dec_iq2_ks(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
     const float d = gg_rdf16(meta);
-    for (int64_t b = 0; b < n; b++, src += 70, dst += 256) {
+    const blk_iq2_ks *b = (const blk_iq2_ks *)src;
+    for (int64_t k = 0; k < n; k++, b++, dst += 256) {
         float dl[8];
-        ikk_scales_iq2_ks(d, src, dl);
-        const unsigned extra = gg_rd16(src);
-        const uint8_t *qs = src + 6;
+        ikk_scales_iq2_ks(d, b, dl);
+        const unsigned extra = gg_rd16(b->extra);
+        const uint8_t *qs = b->qs;
         for (int i = 0; i < 256; i++) {
             const int8_t *tab = gg_iq2nl_values + 4 * ((extra >> (i / 32)) & 1);
             int q = (qs[32 * (i / 128) + i % 32] >> 2 * (i / 32 % 4)) & 3;
@@ -173,11 +180,12 @@ static void dec_iq2_ks(const uint8_t *meta, const uint8_t *src, float *dst, int6
 static void dec_iq3_ks(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
     const float d = gg_rdf16(meta);
-    for (int64_t b = 0; b < n; b++, src += 102, dst += 256) {
+    const blk_iq3_ks *b = (const blk_iq3_ks *)src;
+    for (int64_t k = 0; k < n; k++, b++, dst += 256) {
         float dl[8];
-        ikk_scales_iq3_ks(d, src, dl);
-        const unsigned extra = gg_rd16(src);
-        const uint8_t *qs = src + 6, *qh = src + 70;
+        ikk_scales_iq3_ks(d, b, dl);
+        const unsigned extra = gg_rd16(b->extra);
+        const uint8_t *qs = b->qs, *qh = b->qh;
         for (int i = 0; i < 256; i++) {
             const int8_t *tab = gg_iq3nl_values + 8 * ((extra >> (8 + i / 32)) & 1);
             int q = (qs[32 * (i / 128) + i % 32] >> 2 * (i / 32 % 4)) & 3;
@@ -192,12 +200,13 @@ static void dec_iq3_ks(const uint8_t *meta, const uint8_t *src, float *dst, int6
 static void dec_iq4_ks(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
     const float d = gg_rdf32(meta);
-    for (int64_t b = 0; b < n; b++, src += 136, dst += 256) {
+    const blk_iq4_ks *b = (const blk_iq4_ks *)src;
+    for (int64_t k = 0; k < n; k++, b++, dst += 256) {
         float dl[8];
-        ikk_scales_byte(d, src, dl);
-        const uint8_t *qs = src + 8;
+        ikk_scales_byte(d, b->scales, dl);
+        const uint8_t *qs = b->qs;
         for (int i = 0; i < 256; i++) {
-            const int8_t *tab = gg_iq4k_values + 16 * (src[i / 32] & 1);
+            const int8_t *tab = gg_iq4k_values + 16 * (b->scales[i / 32] & 1);
             int q = (qs[16 * (i / 32) + i % 16] >> 4 * (i / 16 % 2)) & 15;
             dst[i] = dl[i / 32] * (float)tab[q];
         }
@@ -212,9 +221,10 @@ static void dec_iq4_ks(const uint8_t *meta, const uint8_t *src, float *dst, int6
 static void dec_iq4_kss(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
     const float d = gg_rdf32(meta);
-    for (int64_t b = 0; b < n; b++, src += 128) {
+    const blk_iq4_kss *b = (const blk_iq4_kss *)src;
+    for (int64_t i = 0; i < n; i++, b++) {
         for (int k32 = 0; k32 < 8; k32++, dst += 32) {
-            const uint8_t *w = src + 16 * k32;
+            const uint8_t *w = b->qs + 16 * k32;
             uint8_t codes[16], ls = 0;
             for (int k = 0; k < 8; k++) {
                 unsigned c = gg_rd16(w + 2 * k) & 0xfffe;
@@ -239,12 +249,13 @@ static void dec_iq4_kss(const uint8_t *meta, const uint8_t *src, float *dst, int
 static void dec_iq5_ks(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
     const float d = gg_rdf32(meta);
-    for (int64_t b = 0; b < n; b++, src += 168, dst += 256) {
+    const blk_iq5_ks *b = (const blk_iq5_ks *)src;
+    for (int64_t k = 0; k < n; k++, b++, dst += 256) {
         float dl[8];
-        ikk_scales_byte(d, src, dl);
-        const uint8_t *qs = src + 8, *qh = src + 136;
+        ikk_scales_byte(d, b->scales, dl);
+        const uint8_t *qs = b->qs, *qh = b->qh;
         for (int i = 0; i < 256; i++) {
-            const int8_t *tab = gg_iq5nl_values + 32 * (src[i / 32] & 1);
+            const int8_t *tab = gg_iq5nl_values + 32 * (b->scales[i / 32] & 1);
             int h = i / 32;
             int q = (qs[32 * (i / 64) + i % 32] >> 4 * (h % 2)) & 15;
             q |= ((qh[i % 32] >> h) & 1) << 4;
@@ -261,10 +272,11 @@ static void dec_iq5_ks(const uint8_t *meta, const uint8_t *src, float *dst, int6
 static void dec_iq2_kl(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
     const float d = gg_rdf16(meta);
-    for (int64_t b = 0; b < n; b++, src += 86) {
+    const blk_iq2_kl *b = (const blk_iq2_kl *)src;
+    for (int64_t i = 0; i < n; i++, b++) {
         float dl[8];
-        ikk_scales_iq2_kl(d, src, dl);
-        const uint8_t *qs = src + 6, *qh = src + 70;
+        ikk_scales_iq2_kl(d, b, dl);
+        const uint8_t *qs = b->qs, *qh = b->qh;
         for (int k32 = 0; k32 < 8; k32++, dst += 32) {
             for (int j = 0; j < 16; j++) {
                 int k = (qs[16 * (k32 / 2) + j] >> 4 * (k32 % 2)) & 15;
@@ -277,11 +289,11 @@ static void dec_iq2_kl(const uint8_t *meta, const uint8_t *src, float *dst, int6
 }
 
 const gg_kernel_entry gg_kernels_ik_k[] = {
-    {"Q6_0", GG_ISA_SCALAR, dec_q6_0},       {"IQ2_K", GG_ISA_SCALAR, dec_iq2_k},
-    {"IQ3_K", GG_ISA_SCALAR, dec_iq3_k},     {"IQ4_K", GG_ISA_SCALAR, dec_iq4_k},
-    {"IQ5_K", GG_ISA_SCALAR, dec_iq5_k},     {"IQ6_K", GG_ISA_SCALAR, dec_iq6_k},
-    {"IQ2_KS", GG_ISA_SCALAR, dec_iq2_ks},   {"IQ3_KS", GG_ISA_SCALAR, dec_iq3_ks},
-    {"IQ4_KS", GG_ISA_SCALAR, dec_iq4_ks},   {"IQ4_KSS", GG_ISA_SCALAR, dec_iq4_kss},
-    {"IQ5_KS", GG_ISA_SCALAR, dec_iq5_ks},   {"IQ2_KL", GG_ISA_SCALAR, dec_iq2_kl},
+    {GG_T_Q6_0, GG_ISA_SCALAR, dec_q6_0},       {GG_T_IQ2_K, GG_ISA_SCALAR, dec_iq2_k},
+    {GG_T_IQ3_K, GG_ISA_SCALAR, dec_iq3_k},     {GG_T_IQ4_K, GG_ISA_SCALAR, dec_iq4_k},
+    {GG_T_IQ5_K, GG_ISA_SCALAR, dec_iq5_k},     {GG_T_IQ6_K, GG_ISA_SCALAR, dec_iq6_k},
+    {GG_T_IQ2_KS, GG_ISA_SCALAR, dec_iq2_ks},   {GG_T_IQ3_KS, GG_ISA_SCALAR, dec_iq3_ks},
+    {GG_T_IQ4_KS, GG_ISA_SCALAR, dec_iq4_ks},   {GG_T_IQ4_KSS, GG_ISA_SCALAR, dec_iq4_kss},
+    {GG_T_IQ5_KS, GG_ISA_SCALAR, dec_iq5_ks},   {GG_T_IQ2_KL, GG_ISA_SCALAR, dec_iq2_kl},
     {0},
 };

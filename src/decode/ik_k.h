@@ -1,77 +1,76 @@
-/* ik_k.h - block scales of the ik_llama.cpp "K" types, shared by the scalar
- * kernels (ik_k.c) and their SIMD twins (ik_k_avx2.c, ik_k_avx512.c).
+/* ik_k.h - block scales of the ik_llama.cpp "K" types, as the scalar kernels
+ * (ik_k.c) compute them; ik_k_simd.c computes the same codes lane by lane.
  *
  * Every scale is an integer code times a float: dl = d * (float)code, one
- * rounding, the same everywhere. Keeping the code-to-float step in one place
- * means the SIMD kernels cannot disagree with the scalar ones on scales; they
- * only differ in how the values are looked up. */
+ * rounding, the same everywhere. */
 #ifndef GGUFFS_DECODE_IK_K_H
 #define GGUFFS_DECODE_IK_K_H
 
 #include <stdint.h>
 
+#include "blocks.h"
 #include "gguffs/fp16.h"
 
 /* Nibble s (0..15) of a byte array: low nibble of p[s/2] for even s. */
 static inline int ikk_nib(const uint8_t *p, int s) { return (p[s / 2] >> 4 * (s & 1)) & 15; }
 
-/* IQ2_K: 4-bit code per 16 values, minus 8. Block: d, extra, scales[8]. */
-static inline void ikk_scales_iq2_k(const uint8_t *blk, float dl[16])
+/* IQ2_K: 4-bit code per 16 values (nibble s of scales), minus 8. */
+static inline void ikk_scales_iq2_k(const blk_iq2_k *blk, float dl[16])
 {
-    const float d = gg_rdf16(blk);
+    const float d = gg_rdf16(blk->d);
     for (int s = 0; s < 16; s++)
-        dl[s] = d * (float)(ikk_nib(blk + 4, s) - 8);
+        dl[s] = d * (float)(ikk_nib(blk->scales, s) - 8);
 }
 
-/* IQ3_K: odd magnitude 2*code+1 per 16 values, negated when bit s of the
- * 16-bit word scales_h is set. Block: d, extra, scales_h, scales_l[8]. */
-static inline void ikk_scales_iq3_k(const uint8_t *blk, float dl[16])
+/* IQ3_K: odd magnitude 2*code+1 per 16 values (code: nibble s of
+ * scales_l), negated when bit s of the 16-bit word scales_h is set. */
+static inline void ikk_scales_iq3_k(const blk_iq3_k *blk, float dl[16])
 {
-    const float d = gg_rdf16(blk);
-    const unsigned sh = gg_rd16(blk + 4);
+    const float d = gg_rdf16(blk->d);
+    const unsigned sh = gg_rd16(blk->scales_h);
     for (int s = 0; s < 16; s++) {
-        int m = 2 * ikk_nib(blk + 6, s) + 1;
+        int m = 2 * ikk_nib(blk->scales_l, s) + 1;
         dl[s] = d * (float)((sh >> s) & 1 ? -m : m);
     }
 }
 
 /* IQ4_K and IQ5_K: 6-bit code per 16 values, minus 32. Low 4 bits: nibble s
- * of scales_l[8] (at byte 8); high 2 bits: bits 2(s%4).. of scales_h[s/4]
- * (at byte 4). */
-static inline void ikk_scales_iq45_k(const uint8_t *blk, float dl[16])
+ * of scales_l[8]; high 2 bits: bits 2(s%4).. of scales_h[s/4]. */
+static inline void ikk_scales_iq45_k(const uint8_t *dp, const uint8_t *scales_h, const uint8_t *scales_l,
+                                     float dl[16])
 {
-    const float d = gg_rdf16(blk);
+    const float d = gg_rdf16(dp);
     for (int s = 0; s < 16; s++) {
-        int hi = (blk[4 + s / 4] >> 2 * (s % 4)) & 3;
-        dl[s] = d * (float)((ikk_nib(blk + 8, s) | hi << 4) - 32);
+        int hi = (scales_h[s / 4] >> 2 * (s % 4)) & 3;
+        dl[s] = d * (float)((ikk_nib(scales_l, s) | hi << 4) - 32);
     }
 }
 
-/* IQ6_K: one signed byte per 16 values (at byte 4). */
-static inline void ikk_scales_iq6_k(const uint8_t *blk, float dl[16])
+/* IQ6_K: one signed byte per 16 values. */
+static inline void ikk_scales_iq6_k(const blk_iq6_k *blk, float dl[16])
 {
-    const float d = gg_rdf16(blk);
+    const float d = gg_rdf16(blk->d);
     for (int s = 0; s < 16; s++)
-        dl[s] = d * (float)(int8_t)blk[4 + s];
+        dl[s] = d * (float)(int8_t)blk->scales[s];
 }
 
-/* IQ2_KS: 5-bit code per 32 values, minus 16: nibble b of scales[4] (at
- * byte 2) plus bit 8+b of extra as bit 4. */
-static inline void ikk_scales_iq2_ks(float d, const uint8_t *blk, float dl[8])
+/* IQ2_KS: 5-bit code per 32 values, minus 16: nibble b of scales[4] plus
+ * bit 8+b of extra as bit 4. */
+static inline void ikk_scales_iq2_ks(float d, const blk_iq2_ks *blk, float dl[8])
 {
-    const int extra = gg_rd16(blk);
+    const int extra = gg_rd16(blk->extra);
     for (int b = 0; b < 8; b++)
-        dl[b] = d * (float)((ikk_nib(blk + 2, b) | ((extra >> (8 + b)) & 1) << 4) - 16);
+        dl[b] = d * (float)((ikk_nib(blk->scales, b) | ((extra >> (8 + b)) & 1) << 4) - 16);
 }
 
 /* IQ3_KS: 5-bit code per 32 values, minus 16: block b takes the low nibble
  * of scales[b] for b < 4 and the high nibble of scales[b-4] otherwise, plus
  * bit b of extra as bit 4. */
-static inline void ikk_scales_iq3_ks(float d, const uint8_t *blk, float dl[8])
+static inline void ikk_scales_iq3_ks(float d, const blk_iq3_ks *blk, float dl[8])
 {
-    const int extra = gg_rd16(blk);
+    const int extra = gg_rd16(blk->extra);
     for (int b = 0; b < 8; b++) {
-        int lo = (blk[2 + b % 4] >> 4 * (b / 4)) & 15;
+        int lo = (blk->scales[b % 4] >> 4 * (b / 4)) & 15;
         dl[b] = d * (float)((lo | ((extra >> b) & 1) << 4) - 16);
     }
 }
@@ -87,13 +86,13 @@ static inline void ikk_scales_byte(float d, const uint8_t *scales, float dl[8])
 }
 
 /* IQ2_KL: 6-bit code per 32 values, minus 32: low nibble from scales_l[4]
- * (at byte 2; byte b%4, high nibble for b >= 4), high 2 bits are bits 2b
- * and 2b+1 of the 16-bit word scales_h (at byte 0). */
-static inline void ikk_scales_iq2_kl(float d, const uint8_t *blk, float dl[8])
+ * (byte b%4, high nibble for b >= 4), high 2 bits are bits 2b and 2b+1 of
+ * the 16-bit word scales_h. */
+static inline void ikk_scales_iq2_kl(float d, const blk_iq2_kl *blk, float dl[8])
 {
-    const int sh = gg_rd16(blk);
+    const int sh = gg_rd16(blk->scales_h);
     for (int b = 0; b < 8; b++) {
-        int lo = (blk[2 + b % 4] >> 4 * (b / 4)) & 15;
+        int lo = (blk->scales_l[b % 4] >> 4 * (b / 4)) & 15;
         dl[b] = d * (float)((lo | ((sh >> 2 * b) & 3) << 4) - 32);
     }
 }

@@ -11,6 +11,7 @@
  *                     value = scale * (float)v          (IQ3_KT: |v|)
  * v is an exact integer in -126..126, so there is one rounding per value.
  * The block scales are d times a small integer (one more rounding, first). */
+#include "blocks.h"
 #include "gguffs/decode.h"
 #include "gguffs/fp16.h"
 #include "ik_kt.h"
@@ -32,8 +33,9 @@ static void ikt_group(uint32_t x, float scale, float *out, int len)
 static void dec_iq1_kt(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
     const float d = gg_rdf32(meta);
-    for (int64_t i = 0; i < n; i++, src += 56) {
-        const uint8_t *sh = src, *ql = src + 8, *qh = src + 40;
+    const blk_iq1_kt *blk = (const blk_iq1_kt *)src;
+    for (int64_t i = 0; i < n; i++, blk++) {
+        const uint8_t *sh = blk->sh, *ql = blk->ql, *qh = blk->qh;
         for (int b = 0; b < 8; b++) {
             const float sl = d * (float)gg_iq4k_values[sh[b] & 15];
             for (int g = 0; g < 4; g++, dst += 8) {
@@ -52,11 +54,12 @@ static void dec_iq1_kt(const uint8_t *meta, const uint8_t *src, float *dst, int6
 static void dec_iq2_kt(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
     const float d = gg_rdf32(meta);
-    for (int64_t i = 0; i < n; i++, src += 68) {
+    const blk_iq2_kt *blk = (const blk_iq2_kt *)src;
+    for (int64_t i = 0; i < n; i++, blk++) {
         for (int b = 0; b < 8; b++) {
-            const float sl = d * (float)gg_iq4k_values[(src[b % 4] >> 4 * (b / 4)) & 15];
+            const float sl = d * (float)gg_iq4k_values[(blk->scales[b % 4] >> 4 * (b / 4)) & 15];
             for (int g = 0; g < 4; g++, dst += 8)
-                ikt_group(gg_rd16(src + 4 + 2 * (4 * b + g)) + 4096u, sl, dst, 8);
+                ikt_group(gg_rd16(blk->ql + 2 * (4 * b + g)) + 4096u, sl, dst, 8);
         }
     }
 }
@@ -68,12 +71,13 @@ static void dec_iq2_kt(const uint8_t *meta, const uint8_t *src, float *dst, int6
 static void dec_iq3_kt(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
     const float d = gg_rdf32(meta);
-    for (int64_t i = 0; i < n; i++, src += 100, dst += 256) {
-        const uint8_t *qh = src + 68;
+    const blk_iq3_kt *blk = (const blk_iq3_kt *)src;
+    for (int64_t i = 0; i < n; i++, blk++, dst += 256) {
+        const uint8_t *qh = blk->qh;
         for (int k = 0; k < 32; k++) {
             const int b = k / 4;
-            const float sl = d * (float)((src[b % 4] >> 4 * (b / 4)) & 15);
-            uint32_t x = gg_rd16(src + 4 + 2 * k) + 4096u;
+            const float sl = d * (float)((blk->scales[b % 4] >> 4 * (b / 4)) & 15);
+            uint32_t x = gg_rd16(blk->ql + 2 * k) + 4096u;
             for (int j = 0; j < 8; j++) {
                 x *= IKT_MULT;
                 int v = ikt_value(x);
@@ -93,10 +97,11 @@ static void dec_iq3_kt(const uint8_t *meta, const uint8_t *src, float *dst, int6
 static void dec_iq4_kt(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
     const float d = gg_rdf32(meta);
-    for (int64_t i = 0; i < n; i++, src += 128) {
-        const uint8_t *ql = src + 32, *qh = src + 96;
+    const blk_iq4_kt *blk = (const blk_iq4_kt *)src;
+    for (int64_t i = 0; i < n; i++, blk++) {
+        const uint8_t *ql = blk->ql, *qh = blk->qh;
         for (int b = 0; b < 8; b++) {
-            const uint32_t w = gg_rd32(src + 4 * b);
+            const uint32_t w = gg_rd32(blk->w + 4 * b);
             const uint32_t offset = w & 1 ? 4096 + 32768 : 4096;
             const float sl = d * (float)((int)((w & 0xff) >> 1) - 64);
             for (int g = 0; g < 8; g++, dst += 4) {
@@ -110,9 +115,9 @@ static void dec_iq4_kt(const uint8_t *meta, const uint8_t *src, float *dst, int6
 }
 
 const gg_kernel_entry gg_kernels_ik_kt[] = {
-    {"IQ1_KT", GG_ISA_SCALAR, dec_iq1_kt},
-    {"IQ2_KT", GG_ISA_SCALAR, dec_iq2_kt},
-    {"IQ3_KT", GG_ISA_SCALAR, dec_iq3_kt},
-    {"IQ4_KT", GG_ISA_SCALAR, dec_iq4_kt},
+    {GG_T_IQ1_KT, GG_ISA_SCALAR, dec_iq1_kt},
+    {GG_T_IQ2_KT, GG_ISA_SCALAR, dec_iq2_kt},
+    {GG_T_IQ3_KT, GG_ISA_SCALAR, dec_iq3_kt},
+    {GG_T_IQ4_KT, GG_ISA_SCALAR, dec_iq4_kt},
     {0},
 };

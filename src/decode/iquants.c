@@ -53,6 +53,7 @@
  */
 #include "iquants.h"
 
+#include "blocks.h"
 #include "gguffs/decode.h"
 #include "gguffs/fp16.h"
 #include "tables.h"
@@ -70,10 +71,11 @@ static inline void put8_signed(float *y, float dl, uint64_t grid, uint8_t signs)
 
 static void dec_iq2_xxs(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += IQ2_XXS_BYTES) {
-        const float d = gg_rdf16(src);
+    const blk_iq2_xxs *b = (const blk_iq2_xxs *)src;
+    for (int64_t i = 0; i < nb; i++, b++) {
+        const float d = gg_rdf16(b->d);
         for (int g = 0; g < 8; g++) {
-            const uint8_t *q = src + 2 + 8 * g;
+            const uint8_t *q = b->qs + 8 * g;
             const uint32_t w = gg_rd32(q + 4);
             const float dl = iq2_group_scale(d, w >> 28);
             for (int l = 0; l < 4; l++, y += 8)
@@ -84,13 +86,14 @@ static void dec_iq2_xxs(const uint8_t *meta, const uint8_t *src, float *y, int64
 
 static void dec_iq2_xs(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += IQ2_XS_BYTES) {
-        const float d = gg_rdf16(src);
-        const uint8_t *scales = src + 66;
+    const blk_iq2_xs *b = (const blk_iq2_xs *)src;
+    for (int64_t i = 0; i < nb; i++, b++) {
+        const float d = gg_rdf16(b->d);
+        const uint8_t *scales = b->scales;
         for (int g = 0; g < 8; g++) {
             const float dl[2] = {iq2_group_scale(d, scales[g] & 0xf), iq2_group_scale(d, scales[g] >> 4)};
             for (int l = 0; l < 4; l++, y += 8) {
-                const uint16_t q = gg_rd16(src + 2 + 2 * (4 * g + l));
+                const uint16_t q = gg_rd16(b->qs + 2 * (4 * g + l));
                 put8_signed(y, dl[l / 2], gg_iq2xs_grid[q & 511], gg_ksigns_iq2xs[q >> 9]);
             }
         }
@@ -99,9 +102,10 @@ static void dec_iq2_xs(const uint8_t *meta, const uint8_t *src, float *y, int64_
 
 static void dec_iq2_s(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += IQ2_S_BYTES) {
-        const float d = gg_rdf16(src);
-        const uint8_t *qs = src + 2, *signs = src + 34, *qh = src + 66, *scales = src + 74;
+    const blk_iq2_s *b = (const blk_iq2_s *)src;
+    for (int64_t i = 0; i < nb; i++, b++) {
+        const float d = gg_rdf16(b->d);
+        const uint8_t *qs = b->qs, *signs = b->signs, *qh = b->qh, *scales = b->scales;
         for (int g = 0; g < 8; g++) {
             const float dl[2] = {iq2_group_scale(d, scales[g] & 0xf), iq2_group_scale(d, scales[g] >> 4)};
             for (int l = 0; l < 4; l++, y += 8) {
@@ -114,11 +118,12 @@ static void dec_iq2_s(const uint8_t *meta, const uint8_t *src, float *y, int64_t
 
 static void dec_iq3_xxs(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += IQ3_XXS_BYTES) {
-        const float d = gg_rdf16(src);
-        const uint8_t *qs = src + 2;
+    const blk_iq3_xxs *b = (const blk_iq3_xxs *)src;
+    for (int64_t i = 0; i < nb; i++, b++) {
+        const float d = gg_rdf16(b->d);
+        const uint8_t *qs = b->qs;
         for (int g = 0; g < 8; g++) {
-            const uint32_t w = gg_rd32(src + 66 + 4 * g);
+            const uint32_t w = gg_rd32(b->sas + 4 * g);
             const float dl = iq3xxs_group_scale(d, w >> 28);
             for (int l = 0; l < 4; l++, y += 8) {
                 const uint64_t grid = gg_iq3xxs_grid[qs[8 * g + 2 * l]] |
@@ -131,9 +136,10 @@ static void dec_iq3_xxs(const uint8_t *meta, const uint8_t *src, float *y, int64
 
 static void dec_iq3_s(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += IQ3_S_BYTES) {
-        const float d = gg_rdf16(src);
-        const uint8_t *qs = src + 2, *qh = src + 66, *signs = src + 74, *scales = src + 106;
+    const blk_iq3_s *b = (const blk_iq3_s *)src;
+    for (int64_t i = 0; i < nb; i++, b++) {
+        const float d = gg_rdf16(b->d);
+        const uint8_t *qs = b->qs, *qh = b->qh, *signs = b->signs, *scales = b->scales;
         for (int g = 0; g < 8; g++) {
             const float dl = odd_scale(d, (scales[g / 2] >> (4 * (g % 2))) & 0xf);
             for (int l = 0; l < 4; l++, y += 8) {
@@ -149,11 +155,12 @@ static void dec_iq3_s(const uint8_t *meta, const uint8_t *src, float *y, int64_t
 
 static void dec_iq1_s(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += IQ1_S_BYTES) {
-        const float d = gg_rdf16(src);
-        const uint8_t *qs = src + 2;
+    const blk_iq1_s *b = (const blk_iq1_s *)src;
+    for (int64_t i = 0; i < nb; i++, b++) {
+        const float d = gg_rdf16(b->d);
+        const uint8_t *qs = b->qs;
         for (int g = 0; g < 8; g++) {
-            const uint16_t h = gg_rd16(src + 34 + 2 * g);
+            const uint16_t h = gg_rd16(b->qh + 2 * g);
             const float dl = odd_scale(d, (h >> 12) & 7);
             const float delta = h & 0x8000 ? -gg_iq1s_delta[0] : gg_iq1s_delta[0];
             for (int l = 0; l < 4; l++, y += 8) {
@@ -167,9 +174,10 @@ static void dec_iq1_s(const uint8_t *meta, const uint8_t *src, float *y, int64_t
 
 static void dec_iq1_m(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += IQ1_M_BYTES) {
-        const float d = gg_fp16_to_f32(iq1m_block_scale_bits(src));
-        const uint8_t *qs = src, *qh = src + 32, *sc = src + 48;
+    const blk_iq1_m *b = (const blk_iq1_m *)src;
+    for (int64_t i = 0; i < nb; i++, b++) {
+        const float d = gg_fp16_to_f32(iq1m_block_scale_bits(b));
+        const uint8_t *qs = b->qs, *qh = b->qh, *sc = b->scales;
         for (int g = 0; g < 8; g++) {
             const uint16_t w = gg_rd16(sc + 2 * (g / 2));
             const int sh = 6 * (g % 2);
@@ -189,22 +197,24 @@ static void dec_iq1_m(const uint8_t *meta, const uint8_t *src, float *y, int64_t
 
 static void dec_iq4_nl(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += IQ4_NL_BYTES, y += 32) {
-        const float d = gg_rdf16(src);
+    const blk_iq4_nl *b = (const blk_iq4_nl *)src;
+    for (int64_t i = 0; i < nb; i++, b++, y += 32) {
+        const float d = gg_rdf16(b->d);
         for (int j = 0; j < 16; j++) {
-            y[j] = d * (float)gg_kvalues_iq4nl[src[2 + j] & 0xf];
-            y[j + 16] = d * (float)gg_kvalues_iq4nl[src[2 + j] >> 4];
+            y[j] = d * (float)gg_kvalues_iq4nl[b->qs[j] & 0xf];
+            y[j + 16] = d * (float)gg_kvalues_iq4nl[b->qs[j] >> 4];
         }
     }
 }
 
 static void dec_iq4_xs(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += IQ4_XS_BYTES) {
-        const float d = gg_rdf16(src);
+    const blk_iq4_xs *b = (const blk_iq4_xs *)src;
+    for (int64_t i = 0; i < nb; i++, b++) {
+        const float d = gg_rdf16(b->d);
         for (int g = 0; g < 8; g++, y += 32) {
-            const float dl = iq4xs_group_scale(d, src, g);
-            const uint8_t *qs = src + 8 + 16 * g;
+            const float dl = iq4xs_group_scale(d, b, g);
+            const uint8_t *qs = b->qs + 16 * g;
             for (int j = 0; j < 16; j++) {
                 y[j] = dl * (float)gg_kvalues_iq4nl[qs[j] & 0xf];
                 y[j + 16] = dl * (float)gg_kvalues_iq4nl[qs[j] >> 4];
@@ -214,14 +224,14 @@ static void dec_iq4_xs(const uint8_t *meta, const uint8_t *src, float *y, int64_
 }
 
 const gg_kernel_entry gg_kernels_iquants[] = {
-    {"IQ2_XXS", GG_ISA_SCALAR, dec_iq2_xxs},
-    {"IQ2_XS", GG_ISA_SCALAR, dec_iq2_xs},
-    {"IQ2_S", GG_ISA_SCALAR, dec_iq2_s},
-    {"IQ3_XXS", GG_ISA_SCALAR, dec_iq3_xxs},
-    {"IQ3_S", GG_ISA_SCALAR, dec_iq3_s},
-    {"IQ1_S", GG_ISA_SCALAR, dec_iq1_s},
-    {"IQ1_M", GG_ISA_SCALAR, dec_iq1_m},
-    {"IQ4_NL", GG_ISA_SCALAR, dec_iq4_nl},
-    {"IQ4_XS", GG_ISA_SCALAR, dec_iq4_xs},
+    {GG_T_IQ2_XXS, GG_ISA_SCALAR, dec_iq2_xxs},
+    {GG_T_IQ2_XS, GG_ISA_SCALAR, dec_iq2_xs},
+    {GG_T_IQ2_S, GG_ISA_SCALAR, dec_iq2_s},
+    {GG_T_IQ3_XXS, GG_ISA_SCALAR, dec_iq3_xxs},
+    {GG_T_IQ3_S, GG_ISA_SCALAR, dec_iq3_s},
+    {GG_T_IQ1_S, GG_ISA_SCALAR, dec_iq1_s},
+    {GG_T_IQ1_M, GG_ISA_SCALAR, dec_iq1_m},
+    {GG_T_IQ4_NL, GG_ISA_SCALAR, dec_iq4_nl},
+    {GG_T_IQ4_XS, GG_ISA_SCALAR, dec_iq4_xs},
     {0},
 };

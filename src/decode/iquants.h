@@ -1,5 +1,5 @@
 /* iquants.h - pieces shared by the scalar and SIMD kernels of the IQ family
- * (iquants.c, iquants_avx2.c, iquants_avx512.c).
+ * (iquants.c, iquants_simd.c).
  *
  * Block sizes and the per-group scale formulas, written exactly as the
  * reference evaluates them; the SIMD files use these or compute the same
@@ -10,20 +10,8 @@
 
 #include <stdint.h>
 
+#include "blocks.h"
 #include "gguffs/fp16.h"
-
-/* Block sizes in bytes (256 weights each, except IQ4_NL: 32). */
-enum {
-    IQ2_XXS_BYTES = 66,
-    IQ2_XS_BYTES = 74,
-    IQ2_S_BYTES = 82,
-    IQ3_XXS_BYTES = 98,
-    IQ3_S_BYTES = 110,
-    IQ1_S_BYTES = 50,
-    IQ1_M_BYTES = 56,
-    IQ4_NL_BYTES = 18,
-    IQ4_XS_BYTES = 136,
-};
 
 /* IQ2_XXS / IQ2_XS / IQ2_S: a 4-bit group scale s gives d * (s + 1/2) / 4. */
 static inline float iq2_group_scale(float d, uint32_t s) { return d * (0.5f + (float)s) * 0.25f; }
@@ -36,18 +24,18 @@ static inline float odd_scale(float d, uint32_t s) { return d * (float)(int)(2 *
 
 /* IQ4_XS: the 6-bit scale of 32-weight group g, stored as a low nibble in
  * scales_l and two high bits in scales_h; the multiplier is ls - 32. */
-static inline float iq4xs_group_scale(float d, const uint8_t *blk, int g)
+static inline float iq4xs_group_scale(float d, const blk_iq4_xs *blk, int g)
 {
-    uint32_t hi = gg_rd16(blk + 2);
-    int ls = ((blk[4 + g / 2] >> (4 * (g % 2))) & 0xf) | (int)(((hi >> (2 * g)) & 3) << 4);
+    uint32_t hi = gg_rd16(blk->scales_h);
+    int ls = ((blk->scales_l[g / 2] >> (4 * (g % 2))) & 0xf) | (int)(((hi >> (2 * g)) & 3) << 4);
     return d * (float)(ls - 32);
 }
 
 /* IQ1_M: the block's fp16 scale is spread over the top nibbles of the four
- * 16-bit words of its scales field (at byte 48 of the block). */
-static inline uint16_t iq1m_block_scale_bits(const uint8_t *blk)
+ * 16-bit words of its scales field. */
+static inline uint16_t iq1m_block_scale_bits(const blk_iq1_m *blk)
 {
-    const uint8_t *sc = blk + 48;
+    const uint8_t *sc = blk->scales;
     return (uint16_t)((gg_rd16(sc) >> 12) | ((gg_rd16(sc + 2) >> 8) & 0x00f0) |
                       ((gg_rd16(sc + 4) >> 4) & 0x0f00) | (gg_rd16(sc + 6) & 0xf000));
 }

@@ -13,9 +13,9 @@
  * and a multiply and a following subtract are two roundings (never fused).
  *
  * "Element e" below is the index 0..255 inside the block. */
+#include "blocks.h"
 #include "gguffs/decode.h"
 #include "gguffs/fp16.h"
-
 #include "kquants.h"
 
 /* Q2_K, 84 bytes: scales[16], qs[64], fp16 d, fp16 dmin.
@@ -24,9 +24,10 @@
  * (s 0..3, l 0..31) is bits 2s, 2s+1 of qs[32h + l]. */
 static void dec_q2_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
-    for (int64_t b = 0; b < n; b++, src += 84, dst += 256) {
-        const uint8_t *scales = src, *qs = src + 16;
-        const float d = gg_rdf16(src + 80), dmin = gg_rdf16(src + 82);
+    const blk_q2_k *b = (const blk_q2_k *)src;
+    for (int64_t i = 0; i < n; i++, b++, dst += 256) {
+        const uint8_t *scales = b->scales, *qs = b->qs;
+        const float d = gg_rdf16(b->d), dmin = gg_rdf16(b->dmin);
         for (int e = 0; e < 256; e++) {
             int h = e / 128, s = e % 128 / 32, l = e % 32;
             int q = (qs[32 * h + l] >> (2 * s)) & 3;
@@ -43,9 +44,10 @@ static void dec_q2_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_
  * Scale e/16 covers 16 elements. */
 static void dec_q3_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
-    for (int64_t b = 0; b < n; b++, src += 110, dst += 256) {
-        const uint8_t *hmask = src, *qs = src + 32, *scales = src + 96;
-        const float d = gg_rdf16(src + 108);
+    const blk_q3_k *b = (const blk_q3_k *)src;
+    for (int64_t i = 0; i < n; i++, b++, dst += 256) {
+        const uint8_t *hmask = b->hmask, *qs = b->qs, *scales = b->scales;
+        const float d = gg_rdf16(b->d);
         for (int e = 0; e < 256; e++) {
             int h = e / 128, s = e % 128 / 32, l = e % 32;
             int q = (qs[32 * h + l] >> (2 * s)) & 3;
@@ -62,9 +64,10 @@ static void dec_q3_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_
  * takes the low nibbles when j is even, the high nibbles when j is odd. */
 static void dec_q4_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
-    for (int64_t b = 0; b < n; b++, src += 144, dst += 256) {
-        const float d = gg_rdf16(src), dmin = gg_rdf16(src + 2);
-        const uint8_t *scales = src + 4, *qs = src + 16;
+    const blk_q4_k *b = (const blk_q4_k *)src;
+    for (int64_t i = 0; i < n; i++, b++, dst += 256) {
+        const float d = gg_rdf16(b->d), dmin = gg_rdf16(b->dmin);
+        const uint8_t *scales = b->scales, *qs = b->qs;
         for (int j = 0; j < 8; j++) {
             int sc, mn;
             kq_scale_min_k4(scales, j, &sc, &mn);
@@ -80,9 +83,10 @@ static void dec_q4_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_
  * Like Q4_K, plus a fifth bit (value 16): bit j of qh[l] for element 32j + l. */
 static void dec_q5_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
-    for (int64_t b = 0; b < n; b++, src += 176, dst += 256) {
-        const float d = gg_rdf16(src), dmin = gg_rdf16(src + 2);
-        const uint8_t *scales = src + 4, *qh = src + 16, *qs = src + 48;
+    const blk_q5_k *b = (const blk_q5_k *)src;
+    for (int64_t i = 0; i < n; i++, b++, dst += 256) {
+        const float d = gg_rdf16(b->d), dmin = gg_rdf16(b->dmin);
+        const uint8_t *scales = b->scales, *qh = b->qh, *qs = b->qs;
         for (int j = 0; j < 8; j++) {
             int sc, mn;
             kq_scale_min_k4(scales, j, &sc, &mn);
@@ -103,10 +107,11 @@ static void dec_q5_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_
  * qh[32h + l], and q = that 6-bit number - 32. Scale e/16 covers 16 elements. */
 static void dec_q6_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
-    for (int64_t b = 0; b < n; b++, src += 210, dst += 256) {
-        const uint8_t *ql = src, *qh = src + 128;
-        const int8_t *scales = (const int8_t *)(src + 192);
-        const float d = gg_rdf16(src + 208);
+    const blk_q6_k *b = (const blk_q6_k *)src;
+    for (int64_t i = 0; i < n; i++, b++, dst += 256) {
+        const uint8_t *ql = b->ql, *qh = b->qh;
+        const int8_t *scales = (const int8_t *)b->scales;
+        const float d = gg_rdf16(b->d);
         for (int e = 0; e < 256; e++) {
             int h = e / 128, s = e % 128 / 32, l = e % 32;
             int lo = (ql[64 * h + 32 * (s % 2) + l] >> (4 * (s / 2))) & 15;
@@ -120,16 +125,17 @@ static void dec_q6_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_
  * 16 codes) only serve dot products. value = d * q. */
 static void dec_q8_k(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)
 {
-    for (int64_t b = 0; b < n; b++, src += 292, dst += 256) {
-        const float d = gg_rdf32(src);
+    const blk_q8_k *b = (const blk_q8_k *)src;
+    for (int64_t i = 0; i < n; i++, b++, dst += 256) {
+        const float d = gg_rdf32(b->d);
         for (int e = 0; e < 256; e++)
-            dst[e] = d * (float)(int8_t)src[4 + e];
+            dst[e] = d * (float)(int8_t)b->qs[e];
     }
 }
 
 const gg_kernel_entry gg_kernels_kquants[] = {
-    {"Q2_K", GG_ISA_SCALAR, dec_q2_k}, {"Q3_K", GG_ISA_SCALAR, dec_q3_k},
-    {"Q4_K", GG_ISA_SCALAR, dec_q4_k}, {"Q5_K", GG_ISA_SCALAR, dec_q5_k},
-    {"Q6_K", GG_ISA_SCALAR, dec_q6_k}, {"Q8_K", GG_ISA_SCALAR, dec_q8_k},
+    {GG_T_Q2_K, GG_ISA_SCALAR, dec_q2_k}, {GG_T_Q3_K, GG_ISA_SCALAR, dec_q3_k},
+    {GG_T_Q4_K, GG_ISA_SCALAR, dec_q4_k}, {GG_T_Q5_K, GG_ISA_SCALAR, dec_q5_k},
+    {GG_T_Q6_K, GG_ISA_SCALAR, dec_q6_k}, {GG_T_Q8_K, GG_ISA_SCALAR, dec_q8_k},
     {0},
 };

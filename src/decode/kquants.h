@@ -1,5 +1,6 @@
-/* kquants.h - shared by kquants.c and its SIMD twins: unpacking the packed
- * 6-bit sub-block scales of the K types. */
+/* kquants.h - the packed 6-bit sub-block scales of the K types, as the
+ * scalar kernels (kquants.c) read them; kquants_simd.c unpacks the same
+ * fields a word at a time. */
 #ifndef GGUFFS_DECODE_KQUANTS_H
 #define GGUFFS_DECODE_KQUANTS_H
 

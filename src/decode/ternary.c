@@ -21,6 +21,7 @@
  *         bits 2(j%4)..2(j%4)+1 of byte j/4 for weight j:
  *         value = (q - 1) * d, so codes 0..3 mean -1, 0, +1, +2.
  */
+#include "blocks.h"
 #include "gguffs/decode.h"
 #include "gguffs/fp16.h"
 #include "tables.h"
@@ -34,53 +35,57 @@ static inline int tq1_digit(uint8_t b, int k)
 
 static void dec_tq1_0(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += 54) {
-        const float d = gg_rdf16(src + 52);
+    const blk_tq1_0 *b = (const blk_tq1_0 *)src;
+    for (int64_t i = 0; i < nb; i++, b++) {
+        const float d = gg_rdf16(b->d);
         for (int k = 0; k < 5; k++)
             for (int m = 0; m < 32; m++)
-                *y++ = (float)(tq1_digit(src[m], k) - 1) * d;
+                *y++ = (float)(tq1_digit(b->qs[m], k) - 1) * d;
         for (int k = 0; k < 5; k++)
             for (int m = 32; m < 48; m++)
-                *y++ = (float)(tq1_digit(src[m], k) - 1) * d;
+                *y++ = (float)(tq1_digit(b->qs[m], k) - 1) * d;
         for (int k = 0; k < 4; k++)
-            for (int m = 48; m < 52; m++)
-                *y++ = (float)(tq1_digit(src[m], k) - 1) * d;
+            for (int m = 0; m < 4; m++)
+                *y++ = (float)(tq1_digit(b->qh[m], k) - 1) * d;
     }
 }
 
 static void dec_tq2_0(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += 66) {
-        const float d = gg_rdf16(src + 64);
+    const blk_tq2_0 *b = (const blk_tq2_0 *)src;
+    for (int64_t i = 0; i < nb; i++, b++) {
+        const float d = gg_rdf16(b->d);
         for (int h = 0; h < 64; h += 32)
             for (int l = 0; l < 4; l++)
                 for (int m = 0; m < 32; m++)
-                    *y++ = (float)(((src[h + m] >> (2 * l)) & 3) - 1) * d;
+                    *y++ = (float)(((b->qs[h + m] >> (2 * l)) & 3) - 1) * d;
     }
 }
 
 static void dec_q1_0(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += 18) {
-        const float d = gg_rdf16(src), neg_d = -d;
+    const blk_q1_0 *b = (const blk_q1_0 *)src;
+    for (int64_t i = 0; i < nb; i++, b++) {
+        const float d = gg_rdf16(b->d), neg_d = -d;
         for (int j = 0; j < 128; j++)
-            *y++ = (src[2 + j / 8] >> (j % 8)) & 1 ? d : neg_d;
+            *y++ = (b->qs[j / 8] >> (j % 8)) & 1 ? d : neg_d;
     }
 }
 
 static void dec_q2_0(const uint8_t *meta, const uint8_t *src, float *y, int64_t nb, int64_t stride)
 {
-    for (int64_t i = 0; i < nb; i++, src += 18) {
-        const float d = gg_rdf16(src);
+    const blk_q2_0 *b = (const blk_q2_0 *)src;
+    for (int64_t i = 0; i < nb; i++, b++) {
+        const float d = gg_rdf16(b->d);
         for (int j = 0; j < 64; j++)
-            *y++ = (float)(((src[2 + j / 4] >> (2 * (j % 4))) & 3) - 1) * d;
+            *y++ = (float)(((b->qs[j / 4] >> (2 * (j % 4))) & 3) - 1) * d;
     }
 }
 
 const gg_kernel_entry gg_kernels_ternary[] = {
-    {"TQ1_0", GG_ISA_SCALAR, dec_tq1_0},
-    {"TQ2_0", GG_ISA_SCALAR, dec_tq2_0},
-    {"Q1_0", GG_ISA_SCALAR, dec_q1_0},
-    {"Q2_0", GG_ISA_SCALAR, dec_q2_0},
+    {GG_T_TQ1_0, GG_ISA_SCALAR, dec_tq1_0},
+    {GG_T_TQ2_0, GG_ISA_SCALAR, dec_tq2_0},
+    {GG_T_Q1_0, GG_ISA_SCALAR, dec_q1_0},
+    {GG_T_Q2_0, GG_ISA_SCALAR, dec_q2_0},
     {0},
 };
