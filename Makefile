@@ -33,6 +33,11 @@ AVX512_FLAGS := $(AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx51
 # The core library: no FUSE and no command line in it.
 APP_SRC := src/main.c src/fuse.c src/options.c src/tools.c src/mountset.c
 CORE_SRC := $(filter-out $(APP_SRC),$(wildcard src/*.c))
+# The HTTP layer needs libcurl's headers; a compiler without them (the aarch64
+# cross build) builds the rest of the core, which opens local files only.
+NET_SRC := src/net.c src/source_http.c src/hf.c
+HAVE_CURL := $(shell $(CC) -E -include curl/curl.h -x c /dev/null >/dev/null 2>&1 && echo 1)
+CORE_SRC := $(if $(HAVE_CURL),$(CORE_SRC),$(filter-out $(NET_SRC),$(CORE_SRC)))
 DECODE_SRC := $(filter-out %_simd.c,$(wildcard src/decode/*.c))
 # SIMD kernels: each family's src/decode/<family>_simd.c is compiled once per
 # target into <family>_avx2.o, _avx512.o and _neon.o, on every architecture;

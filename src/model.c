@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "gguffs/hash.h"
-#include "gguffs/net.h"
 
 /* Order of tensors by data offset, for the space each one has. */
 static const gg_tinfo *sort_base;
@@ -187,7 +186,7 @@ static int read_header(gg_shard *sh, gg_err *err)
 static int open_shard(gg_shard *sh, const char *path, const gg_open_opts *o, gg_err *err)
 {
     memset(sh, 0, sizeof *sh);
-    sh->src = gg_source_open(path, o ? o->net : NULL, err);
+    sh->src = o ? gg_source_open(path, o->open_url, o->url_arg, err) : gg_source_open(path, NULL, NULL, err);
     if (!sh->src)
         return -1;
     return read_header(sh, err);
@@ -320,17 +319,19 @@ static int check_names_across(gg_model *m, gg_err *err)
 int gg_model_open(gg_model *m, const char *path, const gg_open_opts *o, gg_err *err)
 {
     memset(m, 0, sizeof *m);
-    /* For messages: a URL without credentials or query (net.h). */
-    m->path = gg_source_is_url(path) ? gg_url_display(path) : strdup(path);
-    if (!m->path)
-        return gg_fail(err, GG_E_NOMEM, "out of memory");
-    m->base = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
-    m->base_len = gg_source_is_url(path) ? strcspn(m->base, "?#") : strlen(m->base);
     gg_shard given;
     if (open_shard(&given, path, o, err)) {
         close_shard(&given);
         return -1;
     }
+    /* For messages: the source's name (a URL without credentials or query). */
+    m->path = strdup(given.src->name);
+    if (!m->path) {
+        close_shard(&given);
+        return gg_fail(err, GG_E_NOMEM, "out of memory");
+    }
+    m->base = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+    m->base_len = gg_source_is_url(path) ? strcspn(m->base, "?#") : strlen(m->base);
     int64_t count = int_key(&given.f, "split.count");
     if (count > 1) {
         int rc = open_split(m, &given, count, o, err);

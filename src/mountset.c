@@ -30,7 +30,8 @@ static int need_net(gg_cli *c, gg_net **net)
         fprintf(stderr, "gguffs: %s\n", e.msg);
         return e.code == GG_E_INVAL ? GG_EXIT_USAGE : GG_EXIT_INTERNAL;
     }
-    c->open.net = *net;
+    c->open.open_url = gg_net_url_opener;
+    c->open.url_arg = *net;
     return 0;
 }
 

@@ -141,15 +141,15 @@ int gg_source_is_url(const char *spec)
     return !strncmp(spec, "http://", 7) || !strncmp(spec, "https://", 8);
 }
 
-gg_source *gg_source_open(const char *spec, gg_net *net, gg_err *e)
+gg_source *gg_source_open(const char *spec, gg_url_opener open_url, void *url_arg, gg_err *e)
 {
     if (!gg_source_is_url(spec))
         return gg_source_open_file(spec, e);
-    if (!net) {
+    if (!open_url) {
         gg_fail(e, GG_E_INVAL, "%s: a URL, and no HTTP client was set up", spec);
         return NULL;
     }
-    return gg_source_open_http(net, spec, e);
+    return open_url(url_arg, spec, e);
 }
 
 void gg_source_close(gg_source *s)

@@ -489,3 +489,8 @@ gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e)
     }
     return &h->s;
 }
+
+gg_source *gg_net_url_opener(void *net, const char *url, gg_err *e)
+{
+    return gg_source_open_http(net, url, e);
+}

@@ -20,7 +20,8 @@ typedef struct gg_open_opts {
     uint32_t forced_id[GG_MAX_FORCED];
     const gg_type *forced_type[GG_MAX_FORCED];
     int stq1_0_consecutive; /* -o stq1_0_order=consecutive */
-    gg_net *net;            /* for URLs; NULL: local files only */
+    gg_url_opener open_url; /* for URLs (gg_net_url_opener); NULL: local files only */
+    void *url_arg;
 } gg_open_opts;
 
 typedef struct gg_tensor {

@@ -28,6 +28,7 @@
 #include "gguffs/diskcache.h"
 #include "gguffs/error.h"
 #include "gguffs/render.h"
+#include "gguffs/source.h"
 
 #define GG_NET_MAX_REDIRECTS 8
 #define GG_NET_MAX_HEADERS 16
@@ -90,6 +91,11 @@ typedef struct gg_http_get {
 
 /* Perform g. Returns 0, or -1 with *e set; in both cases free(g->final_url). */
 int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e);
+
+/* Open an http(s) URL as a source (source_http.c). gg_net_url_opener has the
+ * shape of gg_url_opener (source.h): pass it with the net as its argument. */
+gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e);
+gg_source *gg_net_url_opener(void *net, const char *url, gg_err *e);
 
 /* A URL for messages and info.json: no user:password@, no query string
  * (presigned URLs carry credentials there). Malloc'ed. */

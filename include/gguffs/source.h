@@ -19,7 +19,9 @@
 #include "gguffs/render.h"
 
 typedef struct gg_source gg_source;
-typedef struct gg_net gg_net; /* the HTTP client (net.h); NULL: no URLs */
+/* Opens an http(s) URL; the HTTP layer (source_http.c) provides one, so the
+ * core builds and runs without libcurl. */
+typedef gg_source *(*gg_url_opener)(void *arg, const char *url, gg_err *e);
 
 typedef struct gg_source_ops {
     /* Exactly n bytes at off (off + n <= size), or -1. */
@@ -41,10 +43,10 @@ struct gg_source {
     _Atomic int stale;      /* it changed: every read fails */
 };
 
-/* Open a path, or an http:// / https:// URL through net (NULL refuses
+/* Open a path, or an http:// / https:// URL through open_url (NULL refuses
  * URLs). Returns NULL with *e set: GG_E_NOTFOUND, GG_E_ACCESS, GG_E_NOTREG,
  * GG_E_IO, ... */
-gg_source *gg_source_open(const char *spec, gg_net *net, gg_err *e);
+gg_source *gg_source_open(const char *spec, gg_url_opener open_url, void *url_arg, gg_err *e);
 void gg_source_close(gg_source *s);
 
 /* Is spec a URL this build can open? */
@@ -56,8 +58,7 @@ static inline int gg_source_read(gg_source *s, void *buf, size_t n, uint64_t off
 }
 static inline int gg_source_check(gg_source *s, gg_err *e) { return s->ops->check(s, e); }
 
-/* Open a local file, or a URL (used by gg_source_open). */
+/* Open a local file (used by gg_source_open). */
 gg_source *gg_source_open_file(const char *path, gg_err *e);
-gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e);
 
 #endif
