@@ -287,14 +287,12 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
         fuse_reply_readlink(req, target);
 }
 
-static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+/* An xattr value or list of n bytes (n < 0: the error in e); size 0 asks
+ * for the length only. */
+static void reply_xattr(fuse_req_t req, const char *val, int n, size_t size, const gg_err *e)
 {
-    ctx *c = ctx_of(req);
-    char val[256];
-    gg_err e;
-    int n = gg_tree_getxattr(c->tree, ino, name, val, sizeof val, &e);
     if (n < 0)
-        reply_error(req, &e);
+        reply_error(req, e);
     else if (size == 0)
         fuse_reply_xattr(req, (size_t)n);
     else if ((size_t)n > size)
@@ -303,20 +301,22 @@ static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t
         fuse_reply_buf(req, val, (size_t)n);
 }
 
+static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+    ctx *c = ctx_of(req);
+    char val[256];
+    gg_err e;
+    int n = gg_tree_getxattr(c->tree, ino, name, val, sizeof val, &e);
+    reply_xattr(req, val, n, size, &e);
+}
+
 static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
     ctx *c = ctx_of(req);
     char list[512];
     gg_err e;
     int n = gg_tree_listxattr(c->tree, ino, list, sizeof list, &e);
-    if (n < 0)
-        reply_error(req, &e);
-    else if (size == 0)
-        fuse_reply_xattr(req, (size_t)n);
-    else if ((size_t)n > size)
-        fuse_reply_err(req, ERANGE);
-    else
-        fuse_reply_buf(req, list, (size_t)n);
+    reply_xattr(req, list, n, size, &e);
 }
 
 /* SIGTERM, SIGINT, SIGHUP: stop every network transfer at once (a read

@@ -11,27 +11,6 @@
 
 int gg_numarray_type(uint32_t t) { return t < GG_VT_COUNT && t != GG_VT_STR && t != GG_VT_ARR; }
 
-/* Room for n more bytes and a NUL at the end of b (grown as gg_buf_put
- * grows it), or NULL with b->oom set. */
-static char *room(gg_buf *b, size_t n)
-{
-    if (b->oom)
-        return NULL;
-    if (b->len + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (nc < b->len + n + 1)
-            nc *= 2;
-        char *p = realloc(b->p, nc);
-        if (!p) {
-            b->oom = 1;
-            return NULL;
-        }
-        b->p = p;
-        b->cap = nc;
-    }
-    return b->p + b->len;
-}
-
 static inline uint64_t le_at(const uint8_t *p, size_t n)
 {
     uint64_t v = 0;
@@ -91,7 +70,7 @@ uint64_t gg_numarray_text(gg_buf *out, const uint8_t *p, uint32_t t, uint64_t n,
     size_t sz = gg_vtype_size(t);
     for (uint64_t i = 0; i < n;) {
         uint64_t m = n - i < BLOCK ? n - i : BLOCK;
-        char *o = room(out, (size_t)m * MAX_TEXT + GG_FMT_BUF); /* + the scratch of the last */
+        char *o = gg_buf_room(out, (size_t)m * MAX_TEXT + GG_FMT_BUF); /* + the scratch of the last */
         if (!o)
             break;
         char *start = o;

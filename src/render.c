@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void gg_buf_put(gg_buf *b, const void *s, size_t n)
+char *gg_buf_room(gg_buf *b, size_t n)
 {
     if (b->oom)
-        return;
+        return NULL;
     if (b->len + n + 1 > b->cap) {
         size_t nc = b->cap ? b->cap : 256;
         while (nc < b->len + n + 1)
@@ -21,12 +21,20 @@ void gg_buf_put(gg_buf *b, const void *s, size_t n)
         char *p = realloc(b->p, nc);
         if (!p) {
             b->oom = 1;
-            return;
+            return NULL;
         }
         b->p = p;
         b->cap = nc;
     }
-    memcpy(b->p + b->len, s, n);
+    return b->p + b->len;
+}
+
+void gg_buf_put(gg_buf *b, const void *s, size_t n)
+{
+    char *at = gg_buf_room(b, n);
+    if (!at)
+        return;
+    memcpy(at, s, n);
     b->len += n;
     b->p[b->len] = 0;
 }

@@ -433,12 +433,7 @@ ssize_t gg_tree_read(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, size_t
     ssize_t got = gg_tree_read_ref(t, ino, of, buf, size, off, &ref, e);
     if (got <= 0)
         return got;
-    size_t at = 0;
-    for (int i = 0; i < ref.niov; i++) {
-        if (ref.iov[i].iov_base != buf + at)
-            memmove(buf + at, ref.iov[i].iov_base, ref.iov[i].iov_len);
-        at += ref.iov[i].iov_len;
-    }
+    gg_ref_gather(&ref, buf);
     gg_tree_read_done(t, &ref);
     return got;
 }

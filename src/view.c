@@ -336,6 +336,16 @@ static int is_passthrough(const gg_tensor *t)
 #endif
 }
 
+void gg_ref_gather(const gg_ref *ref, char *buf)
+{
+    size_t at = 0;
+    for (int i = 0; i < ref->niov; i++) {
+        if (ref->iov[i].iov_base != buf + at)
+            memmove(buf + at, ref->iov[i].iov_base, ref->iov[i].iov_len);
+        at += ref->iov[i].iov_len;
+    }
+}
+
 void gg_ref_init(gg_ref *ref)
 {
     ref->iov = ref->iov_local;
@@ -588,12 +598,7 @@ ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_
     ssize_t got = gg_read_f32_ref(r, m, t, uid, buf, size, off, ra, &ref, e);
     if (got <= 0)
         return got;
-    size_t at = 0;
-    for (int i = 0; i < ref.niov; i++) {
-        if (ref.iov[i].iov_base != buf + at)
-            memcpy(buf + at, ref.iov[i].iov_base, ref.iov[i].iov_len);
-        at += ref.iov[i].iov_len;
-    }
+    gg_ref_gather(&ref, buf);
     gg_ref_release(r, &ref);
     return got;
 }

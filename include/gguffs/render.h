@@ -24,6 +24,9 @@ typedef struct gg_buf {
     int oom; /* an allocation failed; contents are incomplete */
 } gg_buf;
 
+/* Room for n more bytes and a NUL after b->len (the caller writes them and
+ * advances len), or NULL with b->oom set. */
+char *gg_buf_room(gg_buf *b, size_t n);
 void gg_buf_put(gg_buf *b, const void *s, size_t n);
 void gg_buf_puts(gg_buf *b, const char *s);
 void gg_buf_printf(gg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -68,6 +68,8 @@ typedef struct gg_ref {
 
 void gg_ref_init(gg_ref *ref);
 void gg_ref_release(gg_reader *r, gg_ref *ref);
+/* Copy the bytes into buf, in order (parts already in buf stay put). */
+void gg_ref_gather(const gg_ref *ref, char *buf);
 
 /* Bytes [off, off+size) of the tensor's stored data into buf. Returns the
  * bytes read, or -1 with *e set. */
