@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "gguffs/decode.h"
+#include "families.h"
 #include "gguffs/fp16.h"
 
 static void dec_f32(const uint8_t *meta, const uint8_t *src, float *dst, int64_t n, int64_t stride)

@@ -9,6 +9,7 @@
 
 #include "blocks.h"
 #include "gguffs/decode.h"
+#include "families.h"
 #include "gguffs/fp16.h"
 #include "forks.h"
 #include "tables.h"

@@ -18,6 +18,7 @@
  */
 #include "blocks.h"
 #include "gguffs/decode.h"
+#include "families.h"
 #include "gguffs/fp16.h"
 #include "tables.h"
 

@@ -7,6 +7,7 @@
  * it, and so do we: value = scale * (float)t, one rounding. */
 #include "blocks.h"
 #include "gguffs/decode.h"
+#include "families.h"
 #include "gguffs/fp16.h"
 #include "tables.h"
 

@@ -19,6 +19,7 @@
 
 #include "blocks.h"
 #include "gguffs/decode.h"
+#include "families.h"
 #include "gguffs/fp16.h"
 #include "ik_interleaved.h"
 #include "tables.h"

@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "gguffs/decode.h"
+#include "families.h"
 #include "gguffs/fp16.h"
 #include "ik_k.h"
 #include "tables.h"

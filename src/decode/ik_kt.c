@@ -13,6 +13,7 @@
  * The block scales are d times a small integer (one more rounding, first). */
 #include "blocks.h"
 #include "gguffs/decode.h"
+#include "families.h"
 #include "gguffs/fp16.h"
 #include "ik_kt.h"
 #include "tables.h"

@@ -2,6 +2,7 @@
  * BitNet's 2-bit ternary codes) and Q8_KV (int8 with a row scale). Scalar. */
 #include "blocks.h"
 #include "gguffs/decode.h"
+#include "families.h"
 #include "gguffs/fp16.h"
 
 /* I2_S: 128 values in 32 bytes; value 32g + j (g = 0..3) is bits 6-2g..7-2g

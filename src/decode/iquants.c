@@ -55,6 +55,7 @@
 
 #include "blocks.h"
 #include "gguffs/decode.h"
+#include "families.h"
 #include "gguffs/fp16.h"
 #include "tables.h"
 

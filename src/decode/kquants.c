@@ -15,6 +15,7 @@
  * "Element e" below is the index 0..255 inside the block. */
 #include "blocks.h"
 #include "gguffs/decode.h"
+#include "families.h"
 #include "gguffs/fp16.h"
 #include "kquants.h"
 

@@ -12,6 +12,7 @@
  *   value = (float)code * d + m      Q4_1, Q5_1   (two roundings, never fused) */
 #include "blocks.h"
 #include "gguffs/decode.h"
+#include "families.h"
 #include "gguffs/fp16.h"
 
 /* Q4_0, 18 bytes: d, qs[16]; code = nibble - 8 (-8..7). */

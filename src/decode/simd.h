@@ -27,6 +27,7 @@
 #ifndef GGUFFS_DECODE_SIMD_H
 #define GGUFFS_DECODE_SIMD_H
 
+#include "families.h"
 #include "gguffs/decode.h"
 
 #define GV_CAT_(a, b) a##_##b
