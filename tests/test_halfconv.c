@@ -2,8 +2,9 @@
  *
  *   test_halfconv [--all]             the unit tests below (--all: part 3
  *                                     over all 2^32 patterns, ~10 s of CPU)
- *   test_halfconv --convert f16|bf16 [scalar|avx2|avx512]
+ *   test_halfconv --convert f16|bf16 [scalar|avx2|avx512 [FIRST COUNT]]
  *                                     little-endian u32 bit patterns on stdin
+ *                                     (or FIRST, FIRST+1, ... COUNT of them)
  *                                     -> u16 results on stdout (for the
  *                                     comparison with numpy in check.d/65_export)
  *
@@ -360,19 +361,45 @@ static void tails_and_mixes(gg_isa best)
     printf("mixed NaN/ordinary lanes, every start and length: %ld calls\n", runs);
 }
 
+static int write_all(const void *p, size_t n)
+{
+    for (size_t w = 0; w < n;) {
+        ssize_t k = write(1, (const char *)p + w, n - w);
+        if (k <= 0)
+            return perror("write"), -1;
+        w += (size_t)k;
+    }
+    return 0;
+}
+
 static int convert(int argc, char **argv)
 {
     int bf = argc > 2 && !strcmp(argv[2], "bf16");
     gg_isa isa = gg_isa_detect();
     if (argc < 3 || (!bf && strcmp(argv[2], "f16")) || (argc > 3 && gg_isa_parse(argv[3], &isa)) ||
-        isa > gg_isa_detect()) {
-        fprintf(stderr, "usage: test_halfconv --convert f16|bf16 [scalar|avx2|avx512 (this CPU has up to %s)]\n",
-                gg_isa_name(gg_isa_detect()));
+        isa > gg_isa_detect() || argc == 5 || argc > 6) {
+        fprintf(stderr, "usage: test_halfconv --convert f16|bf16 [scalar|avx2|avx512 [FIRST COUNT]]\n"
+                        "(this CPU has up to %s)\n", gg_isa_name(gg_isa_detect()));
         return 2;
     }
+    void (*conv)(const float *, uint16_t *, size_t, gg_isa) = bf ? gg_f32_to_bf16_isa : gg_f32_to_f16_isa;
     enum { BATCH = 1 << 16 };
     static uint32_t in[BATCH];
     static uint16_t out[BATCH];
+    if (argc == 6) { /* the patterns FIRST, FIRST + 1, ... (FIRST + COUNT wraps past 2^32) */
+        uint32_t first = (uint32_t)strtoull(argv[4], NULL, 0);
+        uint64_t count = strtoull(argv[5], NULL, 0);
+        for (uint64_t done = 0; done < count;) {
+            size_t n = count - done < BATCH ? (size_t)(count - done) : BATCH;
+            for (size_t i = 0; i < n; i++)
+                in[i] = first + (uint32_t)(done + i);
+            conv((const float *)in, out, n, isa);
+            if (write_all(out, n * 2))
+                return 1;
+            done += n;
+        }
+        return 0;
+    }
     size_t have = 0;
     for (;;) {
         ssize_t r = read(0, (char *)in + have, sizeof in - have);
@@ -381,13 +408,9 @@ static int convert(int argc, char **argv)
         have += (size_t)r;
         if (r == 0 || have == sizeof in) {
             size_t n = have / 4;
-            (bf ? gg_f32_to_bf16_isa : gg_f32_to_f16_isa)((const float *)in, out, n, isa);
-            for (size_t w = 0; w < n * 2;) {
-                ssize_t k = write(1, (char *)out + w, n * 2 - w);
-                if (k <= 0)
-                    return perror("write"), 1;
-                w += (size_t)k;
-            }
+            conv((const float *)in, out, n, isa);
+            if (write_all(out, n * 2))
+                return 1;
             memmove(in, (char *)in + n * 4, have - n * 4);
             have -= n * 4;
             if (r == 0)
