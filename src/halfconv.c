@@ -38,8 +38,7 @@ uint16_t gg_f32_to_f16_bits(uint32_t f)
      * into the exponent, even up to infinity, is the right answer). */
     uint32_t h = ((exp - 0x38000000u) >> 13) | (sig >> 13);
     uint32_t rest = sig & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (h & 1)))
-        h++;
+    h += (rest > 0x1000u) | ((rest == 0x1000u) & h); /* no branch: the bits below are random in weights */
     return sign | (uint16_t)h;
 }
 
