@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
+#include "gguffs/halfconv.h"
 #include "gguffs/model.h"
 #include "gguffs/names.h"
 #include "tools.h"
@@ -260,6 +261,79 @@ static void check_f32(gg_tree *t, uint32_t i, const gg_tensor *ts, int heavy)
     free(whole);
 }
 
+/* f16, bf16, f32.npy, f16.npy: sized from the element count (.npy: after a
+ * preamble, a multiple of 64 bytes); EIO past the preamble when f32 is not
+ * readable; for small tensors, the values are f32's converted (halfconv.h). */
+static void check_view(gg_tree *t, uint32_t i, const gg_tensor *ts, int heavy)
+{
+    const gg_node *n = &t->nodes[i];
+    int npy = n->content == GG_C_F32_NPY || n->content == GG_C_F16_NPY, wide = n->content == GG_C_F32_NPY;
+    uint64_t nel = ts->info->nelems, data = nel * (wide ? 4 : 2);
+    int64_t size = node_size(t, i);
+    if (size == -ENOMEM)
+        return;
+    FUZZ_ASSERT(size >= 0 && (uint64_t)size >= data, "%s: size %" PRId64 " for %" PRIu64 " bytes of values", n->name,
+                size, data);
+    uint64_t pre = (uint64_t)size - data;
+    FUZZ_ASSERT(npy ? pre > 0 && pre % 64 == 0 : pre == 0, "%s: %" PRIu64 " bytes before the values", n->name, pre);
+    char small[16];
+    if (!(ts->type && !ts->err)) {
+        if (data)
+            FUZZ_ASSERT(rd(t, i, small, sizeof small, pre, NULL) == -EIO, "%s of an unreadable tensor", n->name);
+        return;
+    }
+    if (!heavy || nel > FULL_F32_ELEMS)
+        return;
+    char *got = malloc((size_t)size + 16), *f32 = malloc(nel * 4 + 16);
+    uint16_t *want = malloc(nel * 2 + 2);
+    FUZZ_ASSERT(got && f32 && want, "out of memory");
+    ssize_t k = rd(t, i, got, (size_t)size + 16, 0, NULL);
+    FUZZ_ASSERT(k == size, "%s: whole read gave %zd of %" PRId64, n->name, k, size);
+    k = rd(t, lookup(t, n->parent, "f32"), f32, nel * 4 + 16, 0, NULL);
+    FUZZ_ASSERT(k == (ssize_t)(nel * 4), "f32 beside %s gave %zd", n->name, k);
+    if (wide) {
+        FUZZ_ASSERT(!memcmp(got + pre, f32, data), "%s: values are not f32's bytes", n->name);
+    } else {
+        if (n->content == GG_C_BF16)
+            gg_f32_to_bf16((const float *)f32, want, nel);
+        else
+            gg_f32_to_f16((const float *)f32, want, nel);
+        FUZZ_ASSERT(!memcmp(got + pre, want, data), "%s: values are not f32's converted", n->name);
+    }
+    free(got);
+    free(f32);
+    free(want);
+}
+
+/* model.safetensors: a u64 header length, JSON padded with spaces to a
+ * multiple of 8; read whole when small. */
+static void check_safetensors(gg_tree *t, uint32_t i)
+{
+    int64_t size = node_size(t, i);
+    if (size == -ENOMEM || size == -EFBIG)
+        return;
+    FUZZ_ASSERT(size >= 8, "model.safetensors size %" PRId64, size);
+    unsigned char len8[8];
+    FUZZ_ASSERT(rd(t, i, (char *)len8, 8, 0, NULL) == 8, "model.safetensors: 8-byte read");
+    uint64_t n = 0;
+    for (int b = 0; b < 8; b++)
+        n |= (uint64_t)len8[b] << (8 * b);
+    FUZZ_ASSERT(n % 8 == 0 && n < 100000000 && 8 + n <= (uint64_t)size, "model.safetensors: header length %" PRIu64, n);
+    char *h = malloc(n + 1);
+    FUZZ_ASSERT(h && rd(t, i, h, n, 8, NULL) == (ssize_t)n, "model.safetensors: header read");
+    h[n] = 0;
+    cJSON *j = cJSON_ParseWithLength(h, n);
+    FUZZ_ASSERT(j && cJSON_IsObject(j), "model.safetensors: header is not a JSON object");
+    cJSON_Delete(j);
+    free(h);
+    if ((uint64_t)size <= (16u << 20)) {
+        size_t len;
+        char *all = read_all(t, i, size, &len);
+        FUZZ_ASSERT((int64_t)len == size, "model.safetensors: read %zu bytes, size says %" PRId64, len, size);
+        free(all);
+    }
+}
+
 static void visit(gg_tree *t, const piece *pieces, int npieces)
 {
     for (uint32_t i = 0; i < t->n; i++) {
@@ -291,6 +365,15 @@ static void visit(gg_tree *t, const piece *pieces, int npieces)
             continue;
         case GG_C_F32:
             check_f32(t, i, ts, heavy);
+            continue;
+        case GG_C_F16:
+        case GG_C_BF16:
+        case GG_C_F32_NPY:
+        case GG_C_F16_NPY:
+            check_view(t, i, ts, heavy);
+            continue;
+        case GG_C_SAFETENSORS:
+            check_safetensors(t, i);
             continue;
         case GG_C_STATS:
             if (!heavy || ts->info->nelems > FULL_F32_ELEMS)
