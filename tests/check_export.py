@@ -417,6 +417,7 @@ ODD_TENSORS = [  # (name, dims, type, data)
     ("ünïcödé 名前", [3, 2], 0, f32b([1, 2, 3, 4, 5, 6])),
     ("odd, too", [32], 251, bytes(32)),            # undecodable, a comma in the name
     ("L" * 300, [2], 0, f32b([16, 17])),           # longer than a file name may be
+    ("scalar", [], 0, f32b([3.5])),                # no dimensions: shape [], one value
     ("q8", [32, 2], 8, struct.pack("<e", 0.5) + bytes(range(32)) + struct.pack("<e", -0.25) + bytes(range(32))),
 ]
 ODD_KVS = [
@@ -506,6 +507,7 @@ def mode_odd(mnt, gguf, dtype):
         check(vals["ünïcödé 名前"].shape == (2, 3) and vals["ünïcödé 名前"][1].tolist() == [4, 5, 6],
               "the shape is numpy's order")
         check(vals["L" * 300].tolist() == [16, 17], "the long name")
+        check(vals["scalar"].shape == () and float(vals["scalar"]) == 3.5, f"scalar = {vals['scalar']!r}")
         check(vals["q8"].shape == (2, 32) and vals["q8"][0, 3] == 1.5 and vals["q8"][1, 2] == -0.5,
               f"q8 = {vals['q8'][:, :4]}")
     for k in ("empty", "empty.1d", "empty.q8_0"):
