@@ -57,16 +57,19 @@ mount_model "$M" "$MAIN" -o direct_io
 ce preads "$M/model.safetensors" "$M/tensors/Q4_K/f16" "$M/tensors/Q4_K/bf16" "$M/tensors/IQ2_XXS/f32.npy" \
     "$M/tensors/rand.MXFP4/f16.npy" "$M/tensors/output_norm.weight/bf16"
 unmount "$M"
-# four readers at once on a fresh mount agree with one
-mount_model "$M" "$MAIN"
-for i in 1 2 3 4; do md5sum < "$M/model.safetensors" > "$TMP/md5.$i" & done
-wait
-unmount "$M"
+# eight readers at once, three passes each, on a fresh mount with a 64 KiB
+# cache of 4 KiB pages (evictions, waits on pages others decode), agree with
+# one reader alone
+FILES="model.safetensors tensors/Q4_K/f16 tensors/IQ4_XS/bf16 tensors/Q6_K/f16.npy"
 mount_model "$M" "$MAIN" -o direct_io
-md5sum < "$M/model.safetensors" > "$TMP/md5.0"
+(cd "$M" && md5sum $FILES) > "$TMP/md5.0"
 unmount "$M"
-check "four concurrent readers of model.safetensors agree with one" \
-    sh -c "for i in 1 2 3 4; do cmp -s '$TMP/md5.0' '$TMP/md5.'\$i || exit 1; done"
+mount_model "$M" "$MAIN" -o cache_size=64K,page_size=4K,direct_io
+for i in 1 2 3 4 5 6 7 8; do (cd "$M" && for k in 1 2 3; do md5sum $FILES; done) > "$TMP/md5.$i" & done
+wait
+check "eight concurrent readers under a 64 KiB cache agree with one (evictions: $(stat_of "$M" cache_evictions))" \
+    [ "$(sort -u "$TMP"/md5.[1-8] | tr '\n' ' ')" = "$(sort "$TMP/md5.0" | tr '\n' ' ')" ]
+unmount "$M"
 
 # --- 4. odd names, 0-element and undecodable tensors, odd metadata; every dtype
 ce make-odd "$TMP/odd.gguf"
