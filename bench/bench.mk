@@ -1,8 +1,10 @@
 # bench.mk - `make bench`: per-type decode speed against memcpy (decode.sh),
 # then FUSE streaming, latency, mount time and memory on synthetic models
-# (fs.sh, needs FUSE), and metadata array text against the renderer it
-# replaced (render_bench). Never part of `make check`; no timing thresholds.
-BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench
+# (fs.sh, needs FUSE), metadata array text against the renderer it
+# replaced (render_bench), and f16/bf16 conversion and reads against f32
+# (export.sh). Never part of `make check`; no timing thresholds.
+BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
+	$(BUILD)/bench/halfconv_bench
 
 bench: gguffs $(BENCH_PROGS)
 	@echo "== decode speed per type (bench/decode.sh)"
@@ -13,3 +15,6 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== FUSE (bench/fs.sh)"
 	@BUILD=$(BUILD) bench/fs.sh
+	@echo
+	@echo "== f16 / bf16 against f32 (bench/export.sh)"
+	@BUILD=$(BUILD) bench/export.sh

@@ -141,29 +141,41 @@ static void st_metadata(const gg_model *m, const char *skipped, gg_buf *out)
         gg_buf_puts(out, ",\"gguffs.skipped\":");
         gg_json_string(out, skipped, strlen(skipped));
     }
+    /* The budget counts the JSON text, escapes included: a string of
+     * control bytes is six times longer escaped than stored. */
     uint64_t budget = ST_META_MAX;
+    gg_buf one = {0};
     for (uint64_t i = 0; i < f->n_kv && !oom; i++) {
         const gg_kv *kv = &f->kv[i];
         const char *k = gg_str_ptr(f, kv->key);
         if (kv->type != GG_VT_STR || kv->val_len > budget ||
             (kv->key.len == 6 && !memcmp(k, "format", 6)) || (kv->key.len > 7 && !memcmp(k, "gguffs.", 7)))
             continue;
-        budget -= kv->val_len;
-        gg_buf_put(out, ",", 1);
+        one.len = 0;
+        gg_buf_put(&one, ",", 1);
         if (alt && alt[i]) {
-            gg_buf_put(out, "\"", 1);
-            gg_buf_puts(out, alt[i]);
-            gg_buf_put(out, "\"", 1);
+            gg_buf_put(&one, "\"", 1);
+            gg_buf_puts(&one, alt[i]);
+            gg_buf_put(&one, "\"", 1);
         } else {
-            gg_json_string(out, k, kv->key.len);
+            gg_json_string(&one, k, kv->key.len);
         }
-        gg_buf_put(out, ":", 1);
+        gg_buf_put(&one, ":", 1);
         uint64_t len = 0;
         const uint8_t *p = f->hdr + kv->val;
         for (int b = 0; b < (f->version == 1 ? 4 : 8); b++)
             len |= (uint64_t)p[b] << (8 * b);
-        gg_json_string(out, (const char *)p + (f->version == 1 ? 4 : 8), len);
+        gg_json_string(&one, (const char *)p + (f->version == 1 ? 4 : 8), len);
+        if (one.oom) {
+            out->oom = 1;
+            break;
+        }
+        if (one.len > budget)
+            continue;
+        budget -= one.len;
+        gg_buf_put(out, one.p, one.len);
     }
+    gg_buf_free(&one);
     gg_metadata_json_keys_free(f, alt);
     gg_buf_puts(out, "}");
 }

@@ -38,8 +38,7 @@ uint16_t gg_f32_to_f16_bits(uint32_t f)
      * into the exponent, even up to infinity, is the right answer). */
     uint32_t h = ((exp - 0x38000000u) >> 13) | (sig >> 13);
     uint32_t rest = sig & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (h & 1)))
-        h++;
+    h += (rest > 0x1000u) | ((rest == 0x1000u) & h); /* no branch: the bits below are random in weights */
     return sign | (uint16_t)h;
 }
 
@@ -111,24 +110,30 @@ __attribute__((target("avx2"))) static void bf16_avx2(const float *src, uint16_t
 }
 #endif
 
-void gg_f32_to_f16(const float *src, uint16_t *dst, size_t n)
+void gg_f32_to_f16_isa(const float *src, uint16_t *dst, size_t n, gg_isa isa)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (gg_isa_active() == GG_ISA_AVX2 || gg_isa_active() == GG_ISA_AVX512) {
+    if (isa == GG_ISA_AVX2 || isa == GG_ISA_AVX512) {
         f16_avx2(src, dst, n);
         return;
     }
 #endif
+    (void)isa;
     f16_scalar(src, dst, n);
 }
 
-void gg_f32_to_bf16(const float *src, uint16_t *dst, size_t n)
+void gg_f32_to_bf16_isa(const float *src, uint16_t *dst, size_t n, gg_isa isa)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (gg_isa_active() == GG_ISA_AVX2 || gg_isa_active() == GG_ISA_AVX512) {
+    if (isa == GG_ISA_AVX2 || isa == GG_ISA_AVX512) {
         bf16_avx2(src, dst, n);
         return;
     }
 #endif
+    (void)isa;
     bf16_scalar(src, dst, n);
 }
+
+void gg_f32_to_f16(const float *src, uint16_t *dst, size_t n) { gg_f32_to_f16_isa(src, dst, n, gg_isa_active()); }
+
+void gg_f32_to_bf16(const float *src, uint16_t *dst, size_t n) { gg_f32_to_bf16_isa(src, dst, n, gg_isa_active()); }

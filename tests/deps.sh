@@ -15,6 +15,8 @@ command -v fusermount3 >/dev/null 2>&1 || need fuse3
 command -v getfattr >/dev/null 2>&1 || need attr
 [ -x /usr/bin/python3 ] || need python3
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || need python3-numpy
+# The export formats are checked with torch too (tests/check.d/65_export.sh).
+/usr/bin/python3 -c 'import torch' 2>/dev/null || need python3-torch
 command -v clang >/dev/null 2>&1 || need clang
 # Sanitizer and libFuzzer runtimes for clang.
 clang_rt=$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a 2>/dev/null | head -n 1)

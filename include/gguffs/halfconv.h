@@ -14,11 +14,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gguffs/decode.h"
+
 uint16_t gg_f32_to_f16_bits(uint32_t f);
 uint16_t gg_f32_to_bf16_bits(uint32_t f);
 
 /* n floats at src (any alignment) to n 16-bit values at dst (little-endian). */
 void gg_f32_to_f16(const float *src, uint16_t *dst, size_t n);
 void gg_f32_to_bf16(const float *src, uint16_t *dst, size_t n);
+
+/* The same on a given path (GG_ISA_AVX2 and AVX512 use AVX2 + F16C), for
+ * tests and benchmarks; the CPU must have it (gg_isa_detect()). The ones
+ * above use gg_isa_active(). */
+void gg_f32_to_f16_isa(const float *src, uint16_t *dst, size_t n, gg_isa isa);
+void gg_f32_to_bf16_isa(const float *src, uint16_t *dst, size_t n, gg_isa isa);
 
 #endif

@@ -14,7 +14,7 @@ check "README tour extracted" [ "$(wc -l < "$TMP/tour.sh")" -gt 20 ]
 PATH=/usr/bin:$PATH bash -e "$TMP/tour.sh" > "$TMP/tour.out" 2>&1
 check "README tour runs" [ $? = 0 ]
 for want in "llama" "blk.0.attn_q.weight" "Q8_0 19584" "(128, 128) float32" 'user.gguf.shape="16,128"' \
-    "count                     2048" "same tensors" "norm identical" "attn_q differs" "max |f16 - q8_0| ="; do
+    "count                     2048" "npy (128, 128) float32" "safetensors F32 (16, 128) True" "same tensors" "norm identical" "attn_q differs" "max |f16 - q8_0| ="; do
     check "README tour prints '$want'" grep -qF "$want" "$TMP/tour.out"
 done
 check "README tour leaves nothing mounted" sh -c "! grep -qs ' $TMP/model fuse' /proc/mounts"

@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "gguffs/model.h"
 #include "gguffs/halfconv.h"
+#include "gguffs/model.h"
 #include "gguffs/names.h"
 #include "tools.h"
 #include "modeltree.h" /* the harness walks every node of a model's tree */
@@ -267,52 +267,77 @@ static void check_f32(gg_mtree *t, uint32_t i, const gg_tensor *ts, int heavy)
     free(whole);
 }
 
-/* f16, bf16, f32.npy, f16.npy of a tensor: EIO exactly when f32 is not
- * readable; otherwise (small tensors) the same values as f32: npy data is
- * f32 (or its f16) after a header that ends on a 64-byte boundary. */
-static void check_view(gg_mtree *t, uint32_t i, const gg_tensor *ts)
+/* f16, bf16, f32.npy, f16.npy: sized from the element count (.npy: after a
+ * preamble, a multiple of 64 bytes); EIO past the preamble when f32 is not
+ * readable; for small tensors, the values are f32's converted (halfconv.h). */
+static void check_view(gg_mtree *t, uint32_t i, const gg_tensor *ts, int heavy)
 {
-    int readable = ts->type && !ts->err;
+    const gg_node *n = &t->nodes[i];
+    int npy = n->content == GG_C_F32_NPY || n->content == GG_C_F16_NPY, wide = n->content == GG_C_F32_NPY;
+    uint64_t nel = ts->info->nelems, data = nel * (wide ? 4 : 2);
     int64_t size = node_size(t, i);
-    FUZZ_ASSERT(size >= 0, "view %s: size %" PRId64, t->nodes[i].name, size);
+    if (size == -ENOMEM)
+        return;
+    FUZZ_ASSERT(size >= 0 && (uint64_t)size >= data, "%s: size %" PRId64 " for %" PRIu64 " bytes of values", n->name,
+                size, data);
+    uint64_t pre = (uint64_t)size - data;
+    FUZZ_ASSERT(npy ? pre > 0 && pre % 64 == 0 : pre == 0, "%s: %" PRIu64 " bytes before the values", n->name, pre);
     char small[16];
-    if (!readable) {
-        if (size > 128)
-            FUZZ_ASSERT(rd(t, i, small, 16, (uint64_t)size - 16, NULL) == -EIO, "unreadable view %s read",
-                        t->nodes[i].name);
+    if (!(ts->type && !ts->err)) {
+        if (data)
+            FUZZ_ASSERT(rd(t, i, small, sizeof small, pre, NULL) == -EIO, "%s of an unreadable tensor", n->name);
         return;
     }
-    if (ts->info->nelems > FULL_F32_ELEMS)
+    if (!heavy || nel > FULL_F32_ELEMS)
         return;
-    uint64_t n = ts->info->nelems;
-    float *f32 = malloc(n * 4 + 4);
-    char *v = malloc((size_t)size + 16);
-    FUZZ_ASSERT(f32 && v, "out of memory");
-    uint32_t f32_node = lookup(t, t->nodes[i].parent, "f32");
-    FUZZ_ASSERT(rd(t, f32_node, (char *)f32, n * 4, 0, NULL) == (ssize_t)(n * 4), "f32 read");
-    FUZZ_ASSERT(rd(t, i, v, (size_t)size + 16, 0, NULL) == size, "view %s read whole", t->nodes[i].name);
-    int content = t->nodes[i].content;
-    size_t hdr = 0;
-    if (content == GG_C_F32_NPY || content == GG_C_F16_NPY) {
-        FUZZ_ASSERT(size >= 10 && !memcmp(v, "\x93NUMPY", 6), "npy magic");
-        hdr = v[6] == 1 ? 10 + ((unsigned char)v[8] | (unsigned char)v[9] << 8) : (size_t)size;
-        FUZZ_ASSERT(hdr % 64 == 0 && hdr <= (size_t)size && v[hdr - 1] == '\n', "npy header of %zu bytes", hdr);
-    }
-    if (content == GG_C_F32_NPY) {
-        FUZZ_ASSERT((uint64_t)size - hdr == n * 4 && !memcmp(v + hdr, f32, n * 4), "f32.npy data is not f32");
+    char *got = malloc((size_t)size + 16), *f32 = malloc(nel * 4 + 16);
+    uint16_t *want = malloc(nel * 2 + 2);
+    FUZZ_ASSERT(got && f32 && want, "out of memory");
+    ssize_t k = rd(t, i, got, (size_t)size + 16, 0, NULL);
+    FUZZ_ASSERT(k == size, "%s: whole read gave %zd of %" PRId64, n->name, k, size);
+    k = rd(t, lookup(t, n->parent, "f32"), f32, nel * 4 + 16, 0, NULL);
+    FUZZ_ASSERT(k == (ssize_t)(nel * 4), "f32 beside %s gave %zd", n->name, k);
+    if (wide) {
+        FUZZ_ASSERT(!memcmp(got + pre, f32, data), "%s: values are not f32's bytes", n->name);
     } else {
-        uint16_t *want = malloc(n * 2 + 2);
-        FUZZ_ASSERT(want, "out of memory");
-        if (content == GG_C_BF16)
-            gg_f32_to_bf16(f32, want, n);
+        if (n->content == GG_C_BF16)
+            gg_f32_to_bf16((const float *)f32, want, nel);
         else
-            gg_f32_to_f16(f32, want, n);
-        FUZZ_ASSERT((uint64_t)size - hdr == n * 2 && !memcmp(v + hdr, want, n * 2), "%s is not f32 converted",
-                    t->nodes[i].name);
-        free(want);
+            gg_f32_to_f16((const float *)f32, want, nel);
+        FUZZ_ASSERT(!memcmp(got + pre, want, data), "%s: values are not f32's converted", n->name);
     }
+    free(got);
     free(f32);
-    free(v);
+    free(want);
+}
+
+/* model.safetensors: a u64 header length, JSON padded with spaces to a
+ * multiple of 8; read whole when small. */
+static void check_safetensors(gg_mtree *t, uint32_t i)
+{
+    int64_t size = node_size(t, i);
+    if (size == -ENOMEM || size == -EFBIG)
+        return;
+    FUZZ_ASSERT(size >= 8, "model.safetensors size %" PRId64, size);
+    unsigned char len8[8];
+    FUZZ_ASSERT(rd(t, i, (char *)len8, 8, 0, NULL) == 8, "model.safetensors: 8-byte read");
+    uint64_t n = 0;
+    for (int b = 0; b < 8; b++)
+        n |= (uint64_t)len8[b] << (8 * b);
+    FUZZ_ASSERT(n % 8 == 0 && n < 100000000 && 8 + n <= (uint64_t)size, "model.safetensors: header length %" PRIu64, n);
+    char *h = malloc(n + 1);
+    FUZZ_ASSERT(h && rd(t, i, h, n, 8, NULL) == (ssize_t)n, "model.safetensors: header read");
+    h[n] = 0;
+    cJSON *j = cJSON_ParseWithLength(h, n);
+    FUZZ_ASSERT(j && cJSON_IsObject(j), "model.safetensors: header is not a JSON object");
+    cJSON_Delete(j);
+    free(h);
+    if ((uint64_t)size <= (16u << 20)) {
+        size_t len;
+        char *all = read_all(t, i, size, &len);
+        FUZZ_ASSERT((int64_t)len == size, "model.safetensors: read %zu bytes, size says %" PRId64, len, size);
+        free(all);
+    }
 }
 
 static void visit(gg_mtree *t, const piece *pieces, int npieces)
@@ -359,8 +384,10 @@ static void visit(gg_mtree *t, const piece *pieces, int npieces)
         case GG_C_BF16:
         case GG_C_F32_NPY:
         case GG_C_F16_NPY:
-            if (heavy)
-                check_view(t, i, ts);
+            check_view(t, i, ts, heavy);
+            continue;
+        case GG_C_SAFETENSORS:
+            check_safetensors(t, i);
             continue;
         case GG_C_STATS:
             if (!heavy || ts->info->nelems > FULL_F32_ELEMS)

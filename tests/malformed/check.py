@@ -1,7 +1,8 @@
 """check.py MOUNT FILE.gguf CHECKS - what a mounted malformed file must serve.
 
-Reads the whole tree (every file to its end: only f32 and stats may fail,
-with EIO, and only when info.json says f32 is not readable), parses every
+Reads the whole tree (every file to its end: only f32, the views made from
+it (f16, bf16, f32.npy, f16.npy) and stats may fail, with EIO, and only when
+info.json says f32 is not readable), parses every
 JSON file, then runs CHECKS (the checks column of tests/malformed/expected.tsv;
 see gen.py). Exit status 0 when all hold."""
 import codecs
@@ -11,6 +12,9 @@ import os
 import sys
 
 import numpy as np
+
+
+VIEWS = (b"f16", b"bf16", b"f32.npy", b"f16.npy")  # made from f32: readable when it is
 
 
 def b(s):
@@ -65,9 +69,7 @@ def main():
             try:
                 content = read(p)
             except OSError as e:
-                # decoded views (and model.safetensors, which holds only
-                # what decodes) fail with EIO where f32 does
-                if fn in (b"f32", b"stats", b"f16", b"bf16", b"f32.npy", b"f16.npy") and e.errno == errno.EIO:
+                if fn in (b"f32", b"stats") + VIEWS and e.errno == errno.EIO:
                     continue
                 if p in too_large and e.errno == errno.EFBIG:
                     continue
@@ -92,6 +94,10 @@ def main():
             bad.append(f"{name!r}: f32 not readable per info.json but read gives {e}")
         if os.stat(os.path.join(td, b"f32")).st_size != info["f32_bytes"]:
             bad.append(f"{name!r}: f32 size differs from info.json")
+        for v in VIEWS:
+            ev = err_of(os.path.join(td, v))
+            if ev != e:
+                bad.append(f"{name!r}: {v.decode()} read gives {ev}, f32 {e}")
 
     # The case's own checks.
     for c in [c for c in checks.split(";") if c and c != "-"]:
