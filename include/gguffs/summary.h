@@ -35,7 +35,8 @@ typedef struct gg_summary {
 
 void gg_model_summary(const gg_model *m, gg_summary *s);
 
-/* "8.03 B", "124.44 M", "3.20 K", "12" */
+/* "8.03 B", "124.44 M", "3.20 K", "12": two decimals of the unit the
+ * count reaches (K, M, B, T), the next one when they would read 1000.00. */
 void gg_params_text(uint64_t n, char *out, size_t cap);
 
 /* summary (text for people) and summary.json (the same, and the type mix). */
