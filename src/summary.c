@@ -142,10 +142,13 @@ void gg_model_summary(const gg_model *m, gg_summary *s)
         const gg_kv *kl = find(f, a, "attention.key_length"), *vl = find(f, a, "attention.value_length");
         uint64_t per_token = 0;
         int known = hk != NULL;
+        /* As llama.cpp: a head is embedding / heads of layer 0 long, in
+         * every layer, unless key_length / value_length say otherwise. */
+        uint64_t h0 = int_at(f, hk, 0), dflt = h0 ? s->embedding / h0 : 0;
         for (uint64_t l = 0; known && l < s->layers && l < (1u << 20); l++) {
             uint64_t heads = int_at(f, hk, l), kvh = kk ? int_at(f, kk, l) : heads;
-            uint64_t klen = kl ? int_at(f, kl, l) : heads ? s->embedding / heads : 0;
-            uint64_t vlen = vl ? int_at(f, vl, l) : klen;
+            uint64_t klen = kl ? int_at(f, kl, l) : dflt;
+            uint64_t vlen = vl ? int_at(f, vl, l) : dflt;
             if (!klen && kvh)
                 known = 0;
             per_token += kvh * (klen + vlen) * 2;

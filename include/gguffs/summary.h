@@ -6,9 +6,9 @@
  * bytes. Context, layers, embedding size, heads and KV heads, experts come
  * from the architecture's keys ("llama.context_length", ...); the KV cache
  * per 1 000 tokens at f16 is 1000 * 2 bytes * sum over layers of
- * kv_heads * (key_length + value_length), key_length defaulting to
- * embedding / heads (per-layer arrays of heads are followed); it is left
- * out when those keys are not there. */
+ * kv_heads * (key_length + value_length), both lengths defaulting to
+ * embedding / heads of layer 0 as llama.cpp has them (per-layer arrays of
+ * KV heads are followed); it is left out when those keys are not there. */
 #ifndef GGUFFS_SUMMARY_H
 #define GGUFFS_SUMMARY_H
 
