@@ -872,14 +872,38 @@ static void shown_path(const gg_shelf *s, uint32_t node, gg_buf *out)
     gg_buf_puts(out, s->nodes[node].name);
 }
 
+/* The entry ids of the models below folder dir, in the order a listing
+ * shows them (each folder's names in order, depth first); lock held. */
+static void models_in_order(const gg_shelf *s, uint32_t dir, uint32_t *ids, uint32_t *n, uint32_t cap, int depth)
+{
+    const snode *d = &s->nodes[dir];
+    for (uint32_t i = 0; i < d->nkids && *n < cap; i++) {
+        const snode *c = &s->nodes[d->kids[i]];
+        if (c->kind == GG_SN_MODEL)
+            ids[(*n)++] = c->entry;
+        else if (c->kind == GG_SN_DIR && depth < 64)
+            models_in_order(s, d->kids[i], ids, n, cap, depth + 1);
+    }
+}
+
 void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
 {
     gg_buf_puts(out, "name\tarchitecture\tparameters\tmain_type\tbits_per_weight\tbytes\tpath\n");
+    pthread_rwlock_rdlock(&s->lock);
+    uint32_t cap = s->nent, n = 0;
+    uint32_t *ids = malloc((cap ? cap : 1) * sizeof *ids);
+    if (ids)
+        models_in_order(s, 0, ids, &n, cap, 0);
+    pthread_rwlock_unlock(&s->lock);
+    if (!ids) {
+        out->oom = 1;
+        return;
+    }
     /* The figures of models not opened yet are learnt now (a header each). */
-    for (uint32_t id = 1;; id++) {
-        gg_entry *en = gg_shelf_entry(s, id);
+    for (uint32_t k = 0; k < n; k++) {
+        gg_entry *en = gg_shelf_entry(s, ids[k]);
         if (!en)
-            break;
+            continue;
         pthread_rwlock_rdlock(&s->lock);
         int visible = en->state == E_VISIBLE;
         pthread_rwlock_unlock(&s->lock);
@@ -922,6 +946,7 @@ void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
         }
         pthread_rwlock_unlock(&s->lock);
     }
+    free(ids);
 }
 
 void gg_shelf_errors(gg_shelf *s, gg_buf *out)
