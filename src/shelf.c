@@ -403,6 +403,34 @@ static void remember(gg_entry *en, const gg_found *f)
     en->mtime = f->mtime;
 }
 
+static int same_name(const gg_entry *en, const gg_found *f)
+{
+    if (en->ncomps != f->ncomps)
+        return 0;
+    for (int i = 0; i < f->ncomps; i++)
+        if (strcmp(en->comps[i], f->comps[i]))
+            return 0;
+    return 1;
+}
+
+/* The same file under a new name (Hugging Face's refs/main moved to another
+ * revision): hidden now, its name changed, shown again by the caller once
+ * every such entry is out of the way (lock held for writing). */
+static int take_new_name(gg_shelf *s, gg_entry *en, gg_found *f)
+{
+    int visible = en->state == E_VISIBLE;
+    if (visible)
+        hide(s, en, E_PENDING);
+    for (int i = 0; i < en->ncomps; i++)
+        free(en->comps[i]);
+    free(en->comps);
+    en->comps = f->comps; /* taken over */
+    en->ncomps = f->ncomps;
+    f->comps = NULL;
+    f->ncomps = 0;
+    return visible;
+}
+
 /* Scan folder src and bring the entries up to date. initial: models found
  * are shown at once (opened lazily); later, new ones wait to be checked. */
 static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
@@ -414,6 +442,8 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
     struct timespec now = now_ts();
     pthread_rwlock_wrlock(&s->lock);
     char *seen = calloc(s->nent + 1, 1);
+    gg_entry **renamed = calloc(n + 1, sizeof *renamed);
+    size_t nrenamed = 0;
     for (size_t i = 0; i < n; i++) {
         gg_entry *en = NULL;
         for (uint32_t k = 0; k < s->nent && !en; k++) {
@@ -424,6 +454,8 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
         if (en && same_file(en, &f[i])) {
             if (seen)
                 seen[en->id - 1] = 1;
+            if (!same_name(en, &f[i]) && renamed && take_new_name(s, en, &f[i]))
+                renamed[nrenamed++] = en;
             continue;
         }
         if (en && en->state == E_PENDING) {
@@ -460,6 +492,11 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
             hide(s, c, E_REMOVED);
         }
     }
+    /* Renamed ones under their new names, now that the old ones are free. */
+    for (size_t k = 0; k < nrenamed; k++)
+        if (renamed[k]->state == E_PENDING && show(s, renamed[k]))
+            renamed[k]->checked = 0; /* (out of memory: the check tries again) */
+    free(renamed);
     free(seen);
     pthread_rwlock_unlock(&s->lock);
     gg_found_free(f, n);
