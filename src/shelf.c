@@ -59,6 +59,8 @@ struct gg_entry {
     struct timespec mtime;
     struct timespec changed; /* when it was last seen changing */
     int checked;      /* opened once (by the check or for use) */
+    int tries;        /* failed opens that said nothing about the file (mu) */
+    int told;         /* such a failure was logged (mu) */
     pthread_mutex_t mu;
     gg_model *model;  /* opened, or NULL (mu) */
     void *tree;       /* what the tree made of it (mu) */
@@ -524,6 +526,39 @@ int gg_shelf_add_dir(gg_shelf *s, const char *dir, gg_store kind, gg_err *e)
 
 /* ---- opening ---- */
 
+/* Failures that say nothing about the file itself: out of memory or of
+ * file descriptors (an I/O error), a file gone or changed while it was
+ * opened (the next scan sees to it), a server that did not answer. */
+static int transient(const gg_err *e)
+{
+    switch (e->code) {
+    case GG_E_NOMEM: case GG_E_IO: case GG_E_NOTFOUND: case GG_E_STALE: case GG_E_TIMEOUT: case GG_E_AGAIN:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+#define MAX_TRIES 3 /* then a transient failure counts as the file's */
+
+/* en failed to open for a reason that may pass (mu held): logged once, left
+ * as it is, and tried again by the background check a moment later.
+ * Returns 0, or -1 once it failed too often: it is the file's fault then. */
+static int failed_for_now(gg_shelf *s, gg_entry *en, const gg_err *err)
+{
+    if (++en->tries >= MAX_TRIES)
+        return -1;
+    if (!en->told)
+        gg_log("%s: cannot open it now (will try again): %s", en->spec, err->msg);
+    en->told = 1;
+    pthread_rwlock_wrlock(&s->lock);
+    en->checked = 0;
+    en->changed = now_ts();
+    pthread_rwlock_unlock(&s->lock);
+    wake(s);
+    return 0;
+}
+
 /* en failed to open: not shown, listed in .errors (once). */
 static void failed(gg_shelf *s, gg_entry *en, const gg_err *err)
 {
@@ -553,6 +588,7 @@ static int open_model(gg_shelf *s, gg_entry *en, gg_err *e)
     }
     en->model = m;
     en->checked = 1;
+    en->tries = 0;
     if (!en->have_sum) {
         gg_model_summary(m, &en->sum);
         en->have_sum = 1;
@@ -571,8 +607,9 @@ void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry
             en->tree = t;
             en->unmake = unmake;
         } else {
+            int later = strstr(en->spec, "://") || (transient(&err) && failed_for_now(s, en, &err) == 0);
             pthread_mutex_unlock(&en->mu);
-            if (err.code != GG_E_NOMEM && err.code != GG_E_TIMEOUT && !(en->spec && strstr(en->spec, "://")))
+            if (!later)
                 failed(s, en, &err);
             if (e)
                 *e = err;
@@ -596,8 +633,8 @@ static int check_one(gg_shelf *s)
         gg_entry *c = s->ent[k];
         if (c->checked || (c->state != E_VISIBLE && c->state != E_PENDING))
             continue;
-        if (c->state == E_PENDING && ms_between(c->changed, now) < QUIET_MS)
-            continue; /* still being written */
+        if ((c->state == E_PENDING || c->tries) && ms_between(c->changed, now) < QUIET_MS)
+            continue; /* still being written, or to be tried again in a moment */
         if (c->state == E_VISIBLE && (!s->check || strstr(c->spec, "://")))
             continue; /* (remote models: their headers are fetched when looked at) */
         en = c;
@@ -609,13 +646,19 @@ static int check_one(gg_shelf *s)
     gg_err err;
     int had = en->model != NULL;
     int rc = open_model(s, en, &err);
+    pthread_rwlock_wrlock(&s->lock);
     en->checked = 1;
+    pthread_rwlock_unlock(&s->lock);
     if (rc == 0 && !had && !en->tree) {
         gg_model_close(en->model);
         free(en->model);
         en->model = NULL;
     }
+    if (rc && transient(&err) && failed_for_now(s, en, &err) == 0)
+        rc = 0, had = -1; /* (tried again later) */
     pthread_mutex_unlock(&en->mu);
+    if (had == -1)
+        return 1;
     pthread_rwlock_wrlock(&s->lock);
     int pending = en->state == E_PENDING;
     if (rc == 0 && pending)
@@ -960,9 +1003,10 @@ void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
                 }
             }
         }
+        int later = !have && (strstr(en->spec, "://") || (transient(&err) && failed_for_now(s, en, &err) == 0));
         gg_summary sum = en->sum;
         pthread_mutex_unlock(&en->mu);
-        if (!have) {
+        if (!have && !later) {
             failed(s, en, &err);
             continue;
         }
@@ -974,9 +1018,13 @@ void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
             gg_params_text(sum.params, p, sizeof p);
             gg_tsv_field(out, name.p ? name.p : "", name.len);
             gg_buf_put(out, "\t", 1);
-            gg_tsv_field(out, sum.arch[0] ? sum.arch : "-", strlen(sum.arch[0] ? sum.arch : "-"));
-            gg_buf_printf(out, "\t%s\t%s\t%.2f\t%" PRIu64 "\t", p, sum.main_type[0] ? sum.main_type : "-", sum.bpw,
-                          sum.file_bytes);
+            if (have) {
+                gg_tsv_field(out, sum.arch[0] ? sum.arch : "-", strlen(sum.arch[0] ? sum.arch : "-"));
+                gg_buf_printf(out, "\t%s\t%s\t%.2f\t%" PRIu64 "\t", p, sum.main_type[0] ? sum.main_type : "-",
+                              sum.bpw, sum.file_bytes);
+            } else { /* (cannot be opened just now: its figures are not known) */
+                gg_buf_printf(out, "-\t-\t-\t-\t%" PRIu64 "\t", en->size);
+            }
             gg_tsv_field(out, en->spec, strlen(en->spec));
             gg_buf_put(out, "\n", 1);
             gg_buf_free(&name);
