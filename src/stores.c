@@ -88,6 +88,25 @@ static long shard_at(const char *name, int *first)
     return (long)(n - 20);
 }
 
+/* A split set is known by all its files, so that a shard added or changed
+ * (the rest of a download) changes it: its size is that of the shards
+ * there, its time the newest. path is the first shard's, its suffix at. */
+static void whole_set(gg_found *f, const char *path, size_t at)
+{
+    char p[8192];
+    int count = atoi(path + at + 10); /* "-00001-of-00003.gguf" */
+    for (int k = 2; k <= count && k <= 99999; k++) {
+        struct stat st;
+        snprintf(p, sizeof p, "%.*s-%05d-of-%.5s.gguf", (int)at, path, k, path + at + 10);
+        if (stat(p, &st) != 0)
+            continue;
+        f->size += (uint64_t)st.st_size;
+        if (st.st_mtim.tv_sec > f->mtime.tv_sec ||
+            (st.st_mtim.tv_sec == f->mtime.tv_sec && st.st_mtim.tv_nsec > f->mtime.tv_nsec))
+            f->mtime = st.st_mtim;
+    }
+}
+
 static int is_gguf(const char *name)
 {
     size_t n = strlen(name);
@@ -137,7 +156,10 @@ static void walk(list *l, const char *root, const char *rel, const char *const *
         buf[cut >= 0 ? blen - strlen(nm) + (size_t)cut : blen - 5] = 0;
         for (char *p = buf, *s; nc < MAX_DEPTH + 7 && (s = strsep(&p, "/"));)
             comps[nc++] = s;
+        size_t before = l->n;
         add(l, sub, full, nc, comps);
+        if (cut >= 0 && l->n > before)
+            whole_set(&l->v[before], full, strlen(full) - strlen(nm) + (size_t)cut);
     }
     closedir(d);
 }
