@@ -96,6 +96,7 @@ struct gg_shelf {
     /* the worker */
     pthread_t worker;
     int started, check, live;
+    dev_t skip_dev;   /* the mount's own device: not scanned, not watched */
     _Atomic int stop;
     int wake[2];      /* a pipe: wakes the worker (new notes, stop) */
 };
@@ -439,7 +440,7 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
 {
     gg_found *f;
     size_t n;
-    if (gg_store_scan(s->dirs[src].path, s->dirs[src].kind, &f, &n, e))
+    if (gg_store_scan(s->dirs[src].path, s->dirs[src].kind, s->skip_dev, &f, &n, e))
         return -1;
     struct timespec now = now_ts();
     pthread_rwlock_wrlock(&s->lock);
@@ -685,8 +686,9 @@ static void deliver_notes(gg_shelf *s)
     free(v);
 }
 
-/* Watch every folder below path (inotify); returns how many were added. */
-static int watch_tree(int fd, const char *path, int depth)
+/* Watch every folder below path (inotify), but those on device skip;
+ * returns how many were added. */
+static int watch_tree(int fd, const char *path, dev_t skip, int depth)
 {
     uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY |
                     IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
@@ -700,8 +702,8 @@ static int watch_tree(int fd, const char *path, int depth)
         char sub[4096];
         struct stat st;
         snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
-            int k = watch_tree(fd, sub, depth + 1);
+        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode) && (!skip || st.st_dev != skip)) {
+            int k = watch_tree(fd, sub, skip, depth + 1);
             if (k < 0) {
                 closedir(d);
                 return -1;
@@ -732,7 +734,7 @@ static void *worker(void *arg)
         ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         watching = ifd >= 0;
         for (int i = 0; watching && i < s->ndirs; i++)
-            watching = watch_tree(ifd, s->dirs[i].path, 0) >= 0;
+            watching = watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0) >= 0;
         if (!watching)
             gg_log("cannot watch the model folders with inotify (%s): rescanning every %d ms instead",
                    strerror(errno), RESCAN_MS);
@@ -766,7 +768,7 @@ static void *worker(void *arg)
             if (watching) {
                 /* New folders need watches too (adding one twice is harmless). */
                 for (int i = 0; i < s->ndirs; i++)
-                    watch_tree(ifd, s->dirs[i].path, 0);
+                    watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0);
             }
             for (int i = 0; i < s->ndirs; i++) {
                 gg_err e;
@@ -778,6 +780,12 @@ static void *worker(void *arg)
     if (ifd >= 0)
         close(ifd);
     return NULL;
+}
+
+void gg_shelf_skip_dev(gg_shelf *s, dev_t dev)
+{
+    if (!s->started)
+        s->skip_dev = dev;
 }
 
 void gg_shelf_start(gg_shelf *s, int check, int live)

@@ -16,6 +16,7 @@ typedef struct list {
     gg_found *v;
     size_t n, cap;
     int oom;
+    dev_t skip; /* folders on this device are not looked into (0: none) */
 } list;
 
 static void found_clear(gg_found *f)
@@ -136,7 +137,8 @@ static void walk(list *l, const char *root, const char *rel, const char *const *
         if (stat(full, &st) != 0)
             continue;
         if (S_ISDIR(st.st_mode)) {
-            walk(l, root, sub, prefix, nprefix, depth + 1);
+            if (!l->skip || st.st_dev != l->skip)
+                walk(l, root, sub, prefix, nprefix, depth + 1);
             continue;
         }
         if (!S_ISREG(st.st_mode) || !is_gguf(nm))
@@ -257,7 +259,7 @@ static void ollama_walk(list *l, const char *dir, const char *mroot, const char 
         struct stat st;
         if (stat(full, &st) != 0)
             continue;
-        if (S_ISDIR(st.st_mode) && depth < 3)
+        if (S_ISDIR(st.st_mode) && depth < 3 && (!l->skip || st.st_dev != l->skip))
             ollama_walk(l, dir, mroot, sub, depth + 1);
         else if (S_ISREG(st.st_mode) && depth == 3)
             ollama_manifest(l, dir, mroot, sub);
@@ -340,9 +342,10 @@ gg_store gg_store_detect(const char *dir)
     return k;
 }
 
-int gg_store_scan(const char *dir, gg_store kind, gg_found **found, size_t *n, gg_err *e)
+int gg_store_scan(const char *dir, gg_store kind, dev_t skip, gg_found **found, size_t *n, gg_err *e)
 {
     list l = {0};
+    l.skip = skip;
     DIR *d = opendir(dir);
     if (!d)
         return gg_fail_errno(e, errno, "%s", dir);
