@@ -312,6 +312,22 @@ check "live: it leaves .errors" [ "$(grep -c two- "$M/.errors")" = 0 ]
 check "live: the whole set's summary" summary_ok "$M/two" "$L"/two-0000{1,2}-of-00002.gguf
 unmount "$M"
 
+# The mount point inside the folder it shows: rescans do not walk into the
+# mount (which would open every model it shows, at every change).
+F=$TMP/inside
+mkdir -p "$F/mnt"
+for i in 1 2 3 4 5; do cp "$P/noarch.gguf" "$F/m$i.gguf"; done
+MOUNTS="$MOUNTS $F/mnt"
+"$GGUFFS" -f "$F" "$F/mnt" 2> "$TMP/inside.log" &
+pid=$!
+check "inside: mounted" wait_until 10 grep -qs " $F/mnt fuse" /proc/mounts
+check "inside: the models" [ "$(models "$F/mnt" | nl2sp)" = "m1 m2 m3 m4 m5 " ]
+cp "$P/noarch.gguf" "$F/m6.gguf"
+check "inside: a new model shows" wait_until 20 [ -e "$F/mnt/m6" ]
+check "inside: no model was opened by the rescan" [ "$(ls -l /proc/$pid/fd | grep -c '\.gguf$')" = 0 ]
+unmount "$F/mnt"
+wait $pid
+
 # More models than the soft limit of open files allows: the daemon raises it.
 mkdir -p "$TMP/fds"
 for i in $(seq 1 80); do cp "$P/noarch.gguf" "$TMP/fds/m$i.gguf"; done
