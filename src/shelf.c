@@ -686,12 +686,27 @@ static void deliver_notes(gg_shelf *s)
     free(v);
 }
 
-/* Watch every folder below path (inotify), but those on device skip;
- * returns how many were added. */
-static int watch_tree(int fd, const char *path, dev_t skip, int depth)
+/* The folders watch_tree is in: a link back to one is not followed. */
+typedef struct wanc {
+    dev_t dev;
+    ino_t ino;
+    const struct wanc *up;
+} wanc;
+
+/* Watch every folder below path (inotify), folders linked to included as
+ * the scan follows them, but those on device skip; returns how many were
+ * added. */
+static int watch_tree(int fd, const char *path, dev_t skip, int depth, const wanc *up)
 {
     uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY |
                     IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
+    struct stat me;
+    if (stat(path, &me) != 0)
+        return 0;
+    for (const wanc *a = up; a; a = a->up)
+        if (a->dev == me.st_dev && a->ino == me.st_ino)
+            return 0;
+    wanc here = {me.st_dev, me.st_ino, up};
     if (inotify_add_watch(fd, path, mask) < 0)
         return -1;
     int n = 1;
@@ -702,8 +717,8 @@ static int watch_tree(int fd, const char *path, dev_t skip, int depth)
         char sub[4096];
         struct stat st;
         snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode) && (!skip || st.st_dev != skip)) {
-            int k = watch_tree(fd, sub, skip, depth + 1);
+        if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && (!skip || st.st_dev != skip)) {
+            int k = watch_tree(fd, sub, skip, depth + 1, &here);
             if (k < 0) {
                 closedir(d);
                 return -1;
@@ -734,7 +749,7 @@ static void *worker(void *arg)
         ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         watching = ifd >= 0;
         for (int i = 0; watching && i < s->ndirs; i++)
-            watching = watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0) >= 0;
+            watching = watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0, NULL) >= 0;
         if (!watching)
             gg_log("cannot watch the model folders with inotify (%s): rescanning every %d ms instead",
                    strerror(errno), RESCAN_MS);
@@ -768,7 +783,7 @@ static void *worker(void *arg)
             if (watching) {
                 /* New folders need watches too (adding one twice is harmless). */
                 for (int i = 0; i < s->ndirs; i++)
-                    watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0);
+                    watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0, NULL);
             }
             for (int i = 0; i < s->ndirs; i++) {
                 gg_err e;

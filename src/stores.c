@@ -114,18 +114,31 @@ static int is_gguf(const char *name)
     return n > 5 && !strcmp(name + n - 5, ".gguf");
 }
 
+/* The folders a walk is in, innermost first: a symbolic link back to one
+ * of them (a loop) is not followed. */
+typedef struct anc {
+    dev_t dev;
+    ino_t ino;
+    const struct anc *up;
+} anc;
+
 /* A plain folder: *.gguf below root, named by their path (components from
  * prefix on, then the folders walked) without .gguf. */
-static void walk(list *l, const char *root, const char *rel, const char *const *prefix, int nprefix, int depth)
+static void walk(list *l, const char *root, const char *rel, const char *const *prefix, int nprefix, int depth,
+                 const anc *up)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
-    DIR *d = opendir(path);
-    if (!d || depth > MAX_DEPTH) {
-        if (d)
-            closedir(d);
+    struct stat me;
+    if (depth > MAX_DEPTH || stat(path, &me) != 0)
         return;
-    }
+    for (const anc *a = up; a; a = a->up)
+        if (a->dev == me.st_dev && a->ino == me.st_ino)
+            return; /* a link to a folder the walk is in */
+    anc here = {me.st_dev, me.st_ino, up};
+    DIR *d = opendir(path);
+    if (!d)
+        return;
     for (struct dirent *de; (de = readdir(d));) {
         const char *nm = de->d_name;
         if (nm[0] == '.')
@@ -138,7 +151,7 @@ static void walk(list *l, const char *root, const char *rel, const char *const *
             continue;
         if (S_ISDIR(st.st_mode)) {
             if (!l->skip || st.st_dev != l->skip)
-                walk(l, root, sub, prefix, nprefix, depth + 1);
+                walk(l, root, sub, prefix, nprefix, depth + 1, &here);
             continue;
         }
         if (!S_ISREG(st.st_mode) || !is_gguf(nm))
@@ -306,7 +319,7 @@ static void hf_repo(list *l, const char *dir, const char *repo_dir)
             prefix[np++] = org;
         prefix[np++] = named;
         size_t before = l->n;
-        walk(l, snap, "", prefix, np, 0);
+        walk(l, snap, "", prefix, np, 0, NULL);
         /* Keys: unique across repos and revisions. */
         for (size_t i = before; i < l->n && !l->oom; i++) {
             char *k = NULL;
@@ -359,7 +372,7 @@ int gg_store_scan(const char *dir, gg_store kind, dev_t skip, gg_found **found, 
             if (!strncmp(de->d_name, "models--", 8))
                 hf_repo(&l, dir, de->d_name);
     } else {
-        walk(&l, dir, "", NULL, 0, 0);
+        walk(&l, dir, "", NULL, 0, 0, NULL);
     }
     closedir(d);
     if (l.oom) {
