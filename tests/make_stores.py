@@ -266,6 +266,10 @@ def build_plain(root):
     write_model(os.path.join(root, "tab\there.gguf"), "noarch", 37)
     write_model(os.path.join(root, "models.tsv.gguf"), "noarch", 38)
     write_model(os.path.join(root, "with space", "m 1.gguf"), "noarch", 39)
+    # symbolic links: to a folder elsewhere (followed), and loops (not)
+    os.symlink("../lmstudio/bartowski", os.path.join(root, "linked"))
+    os.symlink(".", os.path.join(root, "loop"))
+    os.symlink("..", os.path.join(root, "deep", "up"))
     # not models: other files, a hidden folder, a folder named like a model
     for p, data in [("README.md", b"hello"), ("model.bin", b"GGUF\3\0\0\0"), ("notes.gguf.txt", b"x"),
                     (".cache/hidden.gguf", model_bytes("noarch", 40)),

@@ -45,9 +45,9 @@ summary_ok() { $MS summary "$@"; }
 P=$S/plain
 mount_model "$M" -o logfile="$TMP/plain.log" "$P"
 check "plain: root lists its files, then the models in name order" \
-    [ "$(ls -U -A "$M" | nl2sp)" = "models.tsv .errors .stats 100%25 deep llama models.tsv~2 noarch ref rounding split tab	here with space " ]
-check "plain: models.tsv names, in name order" [ "$(models "$M" | nl2sp)" = \
-    '100%25 deep/er/moe deep/perlayer llama models.tsv~2 noarch ref/mainline rounding split/big tab\there with space/m 1 ' ]
+    [ "$(ls -U -A "$M" | nl2sp)" = "models.tsv .errors .stats 100%25 deep linked llama models.tsv~2 noarch ref rounding split tab	here with space " ]
+check "plain: models.tsv names, in name order (links followed, loops not)" [ "$(models "$M" | nl2sp)" = \
+    '100%25 deep/er/moe deep/perlayer linked/Moe-GGUF/Moe-Q4_K llama models.tsv~2 noarch ref/mainline rounding split/big tab\there with space/m 1 ' ]
 check "plain: folders hold only models and folders" \
     [ "$(ls -A "$M/deep" | nl2sp)|$(ls -A "$M/deep/er" | nl2sp)|$(ls -A "$M/split" | nl2sp)" = "er perlayer |moe |big " ]
 check "plain: a model folder as today" [ "$(ls "$M/llama" | nl2sp)" = \
@@ -179,7 +179,8 @@ check "--ollama: naming it" grep -q "$TMP/none" "$TMP/err"
 
 # ---- live ----
 L=$TMP/live
-mkdir -p "$L/sub" "$L/gone/deep"
+mkdir -p "$L/sub" "$L/gone/deep" "$TMP/elsewhere"
+ln -s "$TMP/elsewhere" "$L/linked"
 $MS model "$L/a.gguf" llama 61 && $MS model "$L/b.gguf" moe 62 && $MS model "$L/sub/c.gguf" noarch 63 &&
     $MS model "$L/gone/deep/d.gguf" noarch 64
 # direct_io: tensor reads reach the daemon, not the kernel's page cache
@@ -298,6 +299,10 @@ cat "$M/.errors" > /dev/null
 check "live: logged once" [ "$(grep -c 'junk.gguf: left out' "$TMP/live.log")" = 1 ]
 rm "$L/junk.gguf"
 check "live: removed, it leaves .errors" wait_until 20 sh -c "! grep -q junk '$M/.errors'"
+
+# A model added to a folder the folder links to.
+cp "$P/noarch.gguf" "$TMP/elsewhere/e.gguf"
+check "live: a model added behind a symbolic link to a folder" wait_until 20 [ -e "$M/linked/e/summary" ]
 
 # A split set downloaded one shard after the other: left out while a shard
 # is missing, shown once the set is whole.
