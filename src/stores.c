@@ -334,6 +334,11 @@ static void hf_repo(list *l, const char *dir, const char *repo_dir)
     closedir(d);
 }
 
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(((const gg_found *)a)->key, ((const gg_found *)b)->key);
+}
+
 gg_store gg_store_detect(const char *dir)
 {
     char p[4200];
@@ -379,6 +384,11 @@ int gg_store_scan(const char *dir, gg_store kind, dev_t skip, gg_found **found, 
         gg_found_free(l.v, l.n);
         return gg_fail(e, GG_E_NOMEM, "%s: out of memory scanning it", dir);
     }
+    /* In the order of their places, not the order readdir() gave: names
+     * that meet (x.gguf and x/y.gguf) get their ~2 the same way on every
+     * file system. */
+    if (l.n > 1)
+        qsort(l.v, l.n, sizeof *l.v, by_key);
     *found = l.v;
     *n = l.n;
     return 0;
