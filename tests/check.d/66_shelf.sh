@@ -333,6 +333,22 @@ check "inside: no model was opened by the rescan" [ "$(ls -l /proc/$pid/fd | gre
 unmount "$F/mnt"
 wait $pid
 
+# Names that meet (xK.gguf and xK/y.gguf) get their ~2 the same way
+# whatever order readdir() gives (the pairs made in both orders).
+C=$TMP/clash
+for k in $(seq 10 29); do
+    mkdir -p "$C/x$k"
+    if [ $((k % 2)) = 0 ]; then
+        cp "$P/noarch.gguf" "$C/x$k.gguf" && cp "$P/noarch.gguf" "$C/x$k/y.gguf"
+    else
+        cp "$P/noarch.gguf" "$C/x$k/y.gguf" && cp "$P/noarch.gguf" "$C/x$k.gguf"
+    fi
+done
+mount_model "$M" "$C"
+check "clash: the model keeps the name, the folder gets ~2, for every pair" [ "$(models "$M" | nl2sp)" = \
+    "$(for k in $(seq 10 29); do printf 'x%s x%s~2/y ' $k $k; done)" ]
+unmount "$M"
+
 # More models than the soft limit of open files allows: the daemon raises it.
 mkdir -p "$TMP/fds"
 for i in $(seq 1 80); do cp "$P/noarch.gguf" "$TMP/fds/m$i.gguf"; done
