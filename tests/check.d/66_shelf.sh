@@ -281,11 +281,19 @@ check "live: replaced while read: old bytes or ESTALE, new lookups see the new m
 check "live: the replaced model's summary" summary_ok "$M/a" "$L/a.gguf"
 check "live: the rewritten model's summary" summary_ok "$M/sub/c" "$L/sub/c.gguf"
 
-# Deleted: a model, and a folder's only model (its folders go too).
+# Deleted: a model (while a reader holds one of its files), and a folder's
+# only model (its folders go too).
+exec 7< "$M/b/tensors/blk.1.ffn_down_exps.weight/raw"
+head -c 1000 <&7 > "$TMP/b.head"
 rm "$L/b.gguf"
 rm -r "$L/gone"
 check "live: a deleted model vanishes" wait_until 20 [ ! -e "$M/b" ]
 check "live: so does a deleted folder" wait_until 20 [ ! -e "$M/gone" ]
+cat <&7 >> "$TMP/b.head"
+exec 7<&-
+check "live: its reader still reads its bytes" cmp -s "$TMP/b.head" \
+    <($PY -c "import sys; sys.path.insert(0, 'tests'); import make_stores as ms, gguf_tool as g
+kvs, ts = ms.moe(62); t = [t for t in ts if t[0] == 'blk.1.ffn_down_exps.weight'][0]; sys.stdout.buffer.write(t[3])")
 check "live: ls no longer shows them" [ "$(ls -U "$M" | nl2sp)" = "models.tsv a dl fresh new sub " ]
 check "live: nor models.tsv" [ "$(models "$M" | nl2sp)" = "a dl fresh/dir/n2 new sub/c " ]
 
