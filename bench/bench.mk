@@ -1,7 +1,8 @@
 # bench.mk - `make bench`: per-type decode speed against memcpy (decode.sh),
 # then FUSE streaming, latency, mount time and memory on synthetic models
-# (fs.sh, needs FUSE), and metadata array text against the renderer it
-# replaced (render_bench). Never part of `make check`; no timing thresholds.
+# (fs.sh, needs FUSE), metadata array text against the renderer it
+# replaced (render_bench), and a folder of 1000 models mounted as a shelf
+# (shelf.sh, needs FUSE). Never part of `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench
 
 bench: gguffs $(BENCH_PROGS)
@@ -13,3 +14,6 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== FUSE (bench/fs.sh)"
 	@BUILD=$(BUILD) bench/fs.sh
+	@echo
+	@echo "== a folder of 1000 models (bench/shelf.sh)"
+	@bench/shelf.sh

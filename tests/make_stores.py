@@ -62,15 +62,16 @@ def tokenizer_kvs(vocab, model="llama", chat=True):
 
 
 def llama(seed=1, name="Tiny Llama", layers=4, emb=64, heads=4, kv=2, ctx=4096, vocab=96, ff=128,
-          extra_kvs=(), arch="llama"):
-    """kvs, tensors of a small llama-shaped model (blk.N tensors, mixed types)."""
+          extra_kvs=(), arch="llama", tokens=None):
+    """kvs, tensors of a small llama-shaped model (blk.N tensors, mixed types);
+    tokens: the tokenizer's size when not vocab (a big header, small tensors)."""
     rng = random.Random(seed)
     hd = emb // heads
     kvs = [("general.architecture", g.STR, arch), ("general.name", g.STR, name),
            (arch + ".context_length", g.U32, ctx), (arch + ".block_count", g.U32, layers),
            (arch + ".embedding_length", g.U32, emb), (arch + ".feed_forward_length", g.U32, ff),
            (arch + ".attention.head_count", g.U32, heads), (arch + ".attention.head_count_kv", g.U32, kv)]
-    kvs += tokenizer_kvs(vocab) + list(extra_kvs)
+    kvs += tokenizer_kvs(tokens or vocab) + list(extra_kvs)
     ts = [tensor(rng, "token_embd.weight", [emb, vocab], Q8_0)]
     for i in range(layers):
         p = "blk.%d." % i
