@@ -10,6 +10,7 @@ figures a model's summary must show, computed here from the file alone.
     python3 tests/make_stores.py model PATH KIND SEED   one model (KIND: llama, moe,
                                                   perlayer, noarch, rounding)
     python3 tests/make_stores.py split PREFIX N SEED    a llama model in N shards
+    python3 tests/make_stores.py race DIR       40 models of thousands of tensors
 
 ROOT gets:
     plain/     a folder: models in sub-folders, a split set, a malformed file,
@@ -311,6 +312,19 @@ def many(d, n):
         g.write(p, kvs=kvs, tensors=ts)
 
 
+def race(d, n=40):
+    """n models of 1 000 to 5 000 tensors listed out of data order, each a
+    different shape, of a type id nothing knows (its bytes are the space up
+    to the next tensor: 32 each, if the tensors were sorted by offset right).
+    Opened concurrently, the sort of one model's tensors by offset must not
+    read another's."""
+    os.makedirs(d, exist_ok=True)
+    for i in range(n):
+        ts = [("t%d" % k, [8], 250, b"\0" * 32) for k in range(1000 + 101 * i)]
+        random.Random(i).shuffle(ts)
+        g.write(os.path.join(d, "r%02d.gguf" % i), kvs=[("general.architecture", g.STR, "llama")], tensors=ts)
+
+
 # ---- the figures a summary must show, from the file(s) alone ----
 
 def kv_of(h):
@@ -490,6 +504,8 @@ def main():
         build(sys.argv[2])
     elif cmd == "many":
         many(sys.argv[2], int(sys.argv[3]))
+    elif cmd == "race":
+        race(sys.argv[2])
     elif cmd == "split":
         write_split(sys.argv[2], int(sys.argv[4]), int(sys.argv[3]))
     elif cmd == "model":
