@@ -58,8 +58,8 @@ struct gg_entry {
     uint64_t size;
     struct timespec mtime;
     struct timespec changed; /* when it was last seen changing */
-    int checked;      /* opened once (by the check or for use) */
-    int tries;        /* failed opens that said nothing about the file (mu) */
+    int checked;      /* opened once (by the check or for use) (lock) */
+    int tries;        /* failed opens that said nothing about the file (lock) */
     int told;         /* such a failure was logged (mu) */
     pthread_mutex_t mu;
     gg_model *model;  /* opened, or NULL (mu) */
@@ -387,6 +387,7 @@ int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *open
     if (en) {
         en->model = opened;
         en->checked = opened != NULL;
+        en->size = opened ? opened->size : 0;
         en->mtime = opened ? opened->mtime : (struct timespec){0};
         rc = show(s, en);
     }
@@ -583,15 +584,18 @@ static int transient(const gg_err *e)
  * Returns 0, or -1 once it failed too often: it is the file's fault then. */
 static int failed_for_now(gg_shelf *s, gg_entry *en, const gg_err *err)
 {
-    if (++en->tries >= MAX_TRIES)
+    pthread_rwlock_wrlock(&s->lock);
+    int again = ++en->tries < MAX_TRIES;
+    if (again) {
+        en->checked = 0;
+        en->changed = now_ts();
+    }
+    pthread_rwlock_unlock(&s->lock);
+    if (!again)
         return -1;
     if (!en->told)
         gg_log("%s: cannot open it now (will try again): %s", en->spec, err->msg);
     en->told = 1;
-    pthread_rwlock_wrlock(&s->lock);
-    en->checked = 0;
-    en->changed = now_ts();
-    pthread_rwlock_unlock(&s->lock);
     wake(s);
     return 0;
 }
@@ -624,8 +628,12 @@ static int open_model(gg_shelf *s, gg_entry *en, gg_err *e)
         return -1;
     }
     en->model = m;
+    pthread_rwlock_wrlock(&s->lock); /* (check_one and statfs read them under it) */
     en->checked = 1;
     en->tries = 0;
+    if (!en->size)
+        en->size = m->size; /* (models not from a folder: URLs) */
+    pthread_rwlock_unlock(&s->lock);
     if (!en->have_sum) {
         gg_model_summary(m, &en->sum);
         en->have_sum = 1;
@@ -1120,7 +1128,7 @@ void gg_shelf_totals(gg_shelf *s, uint64_t *bytes, uint64_t *models)
     pthread_rwlock_rdlock(&s->lock);
     for (uint32_t k = 0; k < s->nent; k++) {
         if (s->ent[k]->state == E_VISIBLE) {
-            *bytes += s->ent[k]->size ? s->ent[k]->size : s->ent[k]->model ? s->ent[k]->model->size : 0;
+            *bytes += s->ent[k]->size; /* (not the model: another thread may be closing it) */
             (*models)++;
         }
     }
