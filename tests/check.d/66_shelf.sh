@@ -403,6 +403,38 @@ check "hf live: names after the move" [ "$(models "$M" | nl2sp)" = \
     "Org2/Other@dddddddddddddddddddddddddddddddddddddddd/other TinyOrg/Tiny-GGUF/tiny-Q4_0 TinyOrg/Tiny-GGUF@$A/plain TinyOrg/Tiny-GGUF@$A/sub/tiny-moe TinyOrg/Tiny-GGUF@$A/tiny-Q4_0 gpt2/gpt2 " ]
 check "hf live: the plain name is revision B's file" \
     summary_ok "$M/TinyOrg/Tiny-GGUF/tiny-Q4_0" "$H/models--TinyOrg--Tiny-GGUF/snapshots/$B/tiny-Q4_0.gguf"
+# a download finishing: the blob renamed from .incomplete, then its link
+R=$TMP/hflive/models--TinyOrg--Tiny-GGUF
+$MS model "$R/blobs/fresh.incomplete" moe 69
+mv "$R/blobs/fresh.incomplete" "$R/blobs/fresh"
+ln -s ../../blobs/fresh "$R/snapshots/$B/fresh.gguf"
+check "hf live: a finished download shows" wait_until 20 [ -e "$M/TinyOrg/Tiny-GGUF/fresh/summary" ]
+check "hf live: its summary" summary_ok "$M/TinyOrg/Tiny-GGUF/fresh" "$R/snapshots/$B/fresh.gguf"
+unmount "$M"
+
+# Ollama: a tag pulled anew (its manifest names another blob), one removed,
+# one added.
+cp -a "$O" "$TMP/olive"
+mount_model "$M" "$TMP/olive"
+cat "$M/llama3:8b/summary" > /dev/null
+$PY - "$TMP/olive" <<'PY'
+import json, os, sys
+d = sys.argv[1] + "/manifests/registry.ollama.ai/"
+m = json.load(open(d + "library/llama3/8b"))
+moe = json.load(open(d + "huihui_ai/qwen3-abliterated/30b"))
+m["layers"][0] = moe["layers"][0]
+json.dump(m, open(d + "library/llama3/8b.tmp", "w"))
+os.rename(d + "library/llama3/8b.tmp", d + "library/llama3/8b")
+os.makedirs(d + "library/moe")
+json.dump(moe, open(d + "library/moe/latest", "w"))
+os.unlink(d + "library/llava/7b")
+PY
+check "ollama live: a new tag shows" wait_until 20 [ -e "$M/moe:latest/summary" ]
+check "ollama live: a removed one goes, with its projector" wait_until 20 [ ! -e "$M/llava:7b" ]
+check "ollama live: a tag pulled anew is its new blob" \
+    wait_until 20 grep -q '^architecture    qwen3moe' "$M/llama3:8b/summary"
+check "ollama live: names" [ "$(models "$M" | nl2sp)" = \
+    'gemma3:1b hf.co%2Fbartowski%2FTiny-GGUF:Q4_0 huihui_ai%2Fqwen3-abliterated:30b llama3:8b llama3:latest moe:latest ' ]
 unmount "$M"
 
 finish 66_shelf
