@@ -1,8 +1,9 @@
 # bench.mk - `make bench`: per-type decode speed against memcpy (decode.sh),
 # then FUSE streaming, latency, mount time and memory on synthetic models
 # (fs.sh, needs FUSE), metadata array text against the renderer it
-# replaced (render_bench), and f16/bf16 conversion and reads against f32
-# (export.sh). Never part of `make check`; no timing thresholds.
+# replaced (render_bench), f16/bf16 conversion and reads against f32
+# (export.sh), and a folder of 1000 models mounted as a shelf (shelf.sh,
+# needs FUSE). Never part of `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
 	$(BUILD)/bench/halfconv_bench
 
@@ -18,3 +19,6 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== f16 / bf16 against f32 (bench/export.sh)"
 	@BUILD=$(BUILD) bench/export.sh
+	@echo
+	@echo "== a folder of 1000 models (bench/shelf.sh)"
+	@bench/shelf.sh

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -395,6 +396,9 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
     if (!o->foreground)
         gg_log_to_syslog(1);
     gg_tree_set_invalidate(tree, inval_entry, inval_inode, se);
+    unsigned maj, min;
+    if (o->shelf && sscanf(c.bdi, "%u:%u", &maj, &min) == 2)
+        gg_shelf_skip_dev(o->shelf, makedev(maj, min));
     if (o->shelf)
         gg_shelf_start(o->shelf, 1, 1);
     int loop;

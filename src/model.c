@@ -19,8 +19,9 @@
 
 #include "gguffs/hash.h"
 
-/* Order of tensors by data offset, for the space each one has. */
-static const gg_tinfo *sort_base;
+/* Order of tensors by data offset, for the space each one has (the
+ * tensors being sorted: per thread, models are opened concurrently). */
+static _Thread_local const gg_tinfo *sort_base;
 static int by_offset(const void *a, const void *b)
 {
     uint64_t x = sort_base[*(const uint64_t *)a].offset, y = sort_base[*(const uint64_t *)b].offset;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "gguffs/hf.h"
@@ -111,10 +112,23 @@ static int add_dir(gg_shelf *s, const char *dir, gg_store kind)
     return 0;
 }
 
+/* Every model opened keeps a descriptor per file (per shard), and a folder
+ * of models can hold more than the usual soft limit of 1024: take what the
+ * hard limit allows. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
 {
     *out = NULL;
     *single = 0;
+    raise_fd_limit();
     gg_err e;
     gg_shelf *s = gg_shelf_new(&c->open, &e);
     if (!s) {

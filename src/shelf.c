@@ -58,7 +58,9 @@ struct gg_entry {
     uint64_t size;
     struct timespec mtime;
     struct timespec changed; /* when it was last seen changing */
-    int checked;      /* opened once (by the check or for use) */
+    int checked;      /* opened once (by the check or for use) (lock) */
+    int tries;        /* failed opens that said nothing about the file (lock) */
+    int told;         /* such a failure was logged (mu) */
     pthread_mutex_t mu;
     gg_model *model;  /* opened, or NULL (mu) */
     void *tree;       /* what the tree made of it (mu) */
@@ -94,6 +96,7 @@ struct gg_shelf {
     /* the worker */
     pthread_t worker;
     int started, check, live;
+    dev_t skip_dev;   /* the mount's own device: not scanned, not watched */
     _Atomic int stop;
     int wake[2];      /* a pipe: wakes the worker (new notes, stop) */
 };
@@ -253,24 +256,30 @@ static int show(gg_shelf *s, gg_entry *en)
     char *nm = gg_name_escape(last, strlen(last));
     if (!nm)
         return -1;
-    /* Distinct from every name of the folder, and from the root's files. */
-    const snode *d = &s->nodes[dir];
-    const char **taken = malloc((d->nkids + 4) * sizeof *taken);
-    if (!taken) {
-        free(nm);
-        return -1;
+    /* Distinct from every name of the folder, and from the root's files
+     * (the list of names taken is made only when this one is: a folder of
+     * 10 000 models is made in n log n, not n^2). */
+    int rc = 0;
+    if (find_kid(s, dir, nm, NULL) != UINT32_MAX ||
+        (dir == 0 && (!strcmp(nm, "models.tsv") || !strcmp(nm, ".errors") || !strcmp(nm, ".stats")))) {
+        const snode *d = &s->nodes[dir];
+        const char **taken = malloc((d->nkids + 4) * sizeof *taken);
+        if (!taken) {
+            free(nm);
+            return -1;
+        }
+        uint32_t nt = 0;
+        for (uint32_t i = 0; i < d->nkids; i++)
+            taken[nt++] = s->nodes[d->kids[i]].name;
+        if (dir == 0) {
+            taken[nt++] = "models.tsv";
+            taken[nt++] = ".errors";
+            taken[nt++] = ".stats";
+        }
+        char **p = &nm;
+        rc = gg_names_unique(&p, 1, taken, nt);
+        free(taken);
     }
-    uint32_t nt = 0;
-    for (uint32_t i = 0; i < d->nkids; i++)
-        taken[nt++] = s->nodes[d->kids[i]].name;
-    if (dir == 0) {
-        taken[nt++] = "models.tsv";
-        taken[nt++] = ".errors";
-        taken[nt++] = ".stats";
-    }
-    char **p = &nm;
-    int rc = gg_names_unique(&p, 1, taken, nt);
-    free(taken);
     uint32_t k;
     if (rc || new_node(s, nm, dir, GG_SN_MODEL, &k) || add_kid(s, dir, k)) {
         free(nm);
@@ -378,6 +387,7 @@ int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *open
     if (en) {
         en->model = opened;
         en->checked = opened != NULL;
+        en->size = opened ? opened->size : 0;
         en->mtime = opened ? opened->mtime : (struct timespec){0};
         rc = show(s, en);
     }
@@ -403,27 +413,88 @@ static void remember(gg_entry *en, const gg_found *f)
     en->mtime = f->mtime;
 }
 
+static int same_name(const gg_entry *en, const gg_found *f)
+{
+    if (en->ncomps != f->ncomps)
+        return 0;
+    for (int i = 0; i < f->ncomps; i++)
+        if (strcmp(en->comps[i], f->comps[i]))
+            return 0;
+    return 1;
+}
+
+/* The same file under a new name (Hugging Face's refs/main moved to another
+ * revision): hidden now, its name changed, shown again by the caller once
+ * every such entry is out of the way (lock held for writing). */
+static int take_new_name(gg_shelf *s, gg_entry *en, gg_found *f)
+{
+    int visible = en->state == E_VISIBLE;
+    if (visible)
+        hide(s, en, E_PENDING);
+    for (int i = 0; i < en->ncomps; i++)
+        free(en->comps[i]);
+    free(en->comps);
+    en->comps = f->comps; /* taken over */
+    en->ncomps = f->ncomps;
+    f->comps = NULL;
+    f->ncomps = 0;
+    return visible;
+}
+
+static int entry_by_key(const void *a, const void *b)
+{
+    return strcmp((*(gg_entry *const *)a)->key, (*(gg_entry *const *)b)->key);
+}
+
 /* Scan folder src and bring the entries up to date. initial: models found
  * are shown at once (opened lazily); later, new ones wait to be checked. */
 static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
 {
     gg_found *f;
     size_t n;
-    if (gg_store_scan(s->dirs[src].path, s->dirs[src].kind, &f, &n, e))
+    if (gg_store_scan(s->dirs[src].path, s->dirs[src].kind, s->skip_dev, &f, &n, e))
         return -1;
     struct timespec now = now_ts();
     pthread_rwlock_wrlock(&s->lock);
     char *seen = calloc(s->nent + 1, 1);
+    gg_entry **renamed = calloc(n + 1, sizeof *renamed);
+    size_t nrenamed = 0;
+    /* The folder's entries by key, to find each model found in log n. */
+    gg_entry **byk = malloc((s->nent + 1) * sizeof *byk);
+    size_t nbyk = 0;
+    for (uint32_t k = 0; byk && k < s->nent; k++)
+        if (s->ent[k]->src == src && s->ent[k]->state != E_REMOVED)
+            byk[nbyk++] = s->ent[k];
+    if (byk)
+        qsort(byk, nbyk, sizeof *byk, entry_by_key);
     for (size_t i = 0; i < n; i++) {
         gg_entry *en = NULL;
-        for (uint32_t k = 0; k < s->nent && !en; k++) {
-            gg_entry *c = s->ent[k];
-            if (c->src == src && c->state != E_REMOVED && !strcmp(c->key, f[i].key))
-                en = c;
+        if (byk) {
+            size_t lo = 0, hi = nbyk;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                int c = strcmp(byk[mid]->key, f[i].key);
+                if (c == 0) {
+                    en = byk[mid];
+                    break;
+                }
+                if (c < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+        } else {
+            for (uint32_t k = 0; k < s->nent && !en; k++) {
+                gg_entry *c = s->ent[k];
+                if (c->src == src && c->state != E_REMOVED && !strcmp(c->key, f[i].key))
+                    en = c;
+            }
         }
         if (en && same_file(en, &f[i])) {
             if (seen)
                 seen[en->id - 1] = 1;
+            if (!same_name(en, &f[i]) && renamed && take_new_name(s, en, &f[i]))
+                renamed[nrenamed++] = en;
             continue;
         }
         if (en && en->state == E_PENDING) {
@@ -460,6 +531,12 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
             hide(s, c, E_REMOVED);
         }
     }
+    /* Renamed ones under their new names, now that the old ones are free. */
+    for (size_t k = 0; k < nrenamed; k++)
+        if (renamed[k]->state == E_PENDING && show(s, renamed[k]))
+            renamed[k]->checked = 0; /* (out of memory: the check tries again) */
+    free(renamed);
+    free(byk);
     free(seen);
     pthread_rwlock_unlock(&s->lock);
     gg_found_free(f, n);
@@ -486,6 +563,42 @@ int gg_shelf_add_dir(gg_shelf *s, const char *dir, gg_store kind, gg_err *e)
 }
 
 /* ---- opening ---- */
+
+/* Failures that say nothing about the file itself: out of memory or of
+ * file descriptors (an I/O error), a file gone or changed while it was
+ * opened (the next scan sees to it), a server that did not answer. */
+static int transient(const gg_err *e)
+{
+    switch (e->code) {
+    case GG_E_NOMEM: case GG_E_IO: case GG_E_NOTFOUND: case GG_E_STALE: case GG_E_TIMEOUT: case GG_E_AGAIN:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+#define MAX_TRIES 3 /* then a transient failure counts as the file's */
+
+/* en failed to open for a reason that may pass (mu held): logged once, left
+ * as it is, and tried again by the background check a moment later.
+ * Returns 0, or -1 once it failed too often: it is the file's fault then. */
+static int failed_for_now(gg_shelf *s, gg_entry *en, const gg_err *err)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    int again = ++en->tries < MAX_TRIES;
+    if (again) {
+        en->checked = 0;
+        en->changed = now_ts();
+    }
+    pthread_rwlock_unlock(&s->lock);
+    if (!again)
+        return -1;
+    if (!en->told)
+        gg_log("%s: cannot open it now (will try again): %s", en->spec, err->msg);
+    en->told = 1;
+    wake(s);
+    return 0;
+}
 
 /* en failed to open: not shown, listed in .errors (once). */
 static void failed(gg_shelf *s, gg_entry *en, const gg_err *err)
@@ -515,7 +628,12 @@ static int open_model(gg_shelf *s, gg_entry *en, gg_err *e)
         return -1;
     }
     en->model = m;
+    pthread_rwlock_wrlock(&s->lock); /* (check_one and statfs read them under it) */
     en->checked = 1;
+    en->tries = 0;
+    if (!en->size)
+        en->size = m->size; /* (models not from a folder: URLs) */
+    pthread_rwlock_unlock(&s->lock);
     if (!en->have_sum) {
         gg_model_summary(m, &en->sum);
         en->have_sum = 1;
@@ -534,8 +652,9 @@ void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry
             en->tree = t;
             en->unmake = unmake;
         } else {
+            int later = strstr(en->spec, "://") || (transient(&err) && failed_for_now(s, en, &err) == 0);
             pthread_mutex_unlock(&en->mu);
-            if (err.code != GG_E_NOMEM && err.code != GG_E_TIMEOUT && !(en->spec && strstr(en->spec, "://")))
+            if (!later)
                 failed(s, en, &err);
             if (e)
                 *e = err;
@@ -559,8 +678,8 @@ static int check_one(gg_shelf *s)
         gg_entry *c = s->ent[k];
         if (c->checked || (c->state != E_VISIBLE && c->state != E_PENDING))
             continue;
-        if (c->state == E_PENDING && ms_between(c->changed, now) < QUIET_MS)
-            continue; /* still being written */
+        if ((c->state == E_PENDING || c->tries) && ms_between(c->changed, now) < QUIET_MS)
+            continue; /* still being written, or to be tried again in a moment */
         if (c->state == E_VISIBLE && (!s->check || strstr(c->spec, "://")))
             continue; /* (remote models: their headers are fetched when looked at) */
         en = c;
@@ -572,13 +691,19 @@ static int check_one(gg_shelf *s)
     gg_err err;
     int had = en->model != NULL;
     int rc = open_model(s, en, &err);
+    pthread_rwlock_wrlock(&s->lock);
     en->checked = 1;
+    pthread_rwlock_unlock(&s->lock);
     if (rc == 0 && !had && !en->tree) {
         gg_model_close(en->model);
         free(en->model);
         en->model = NULL;
     }
+    if (rc && transient(&err) && failed_for_now(s, en, &err) == 0)
+        rc = 0, had = -1; /* (tried again later) */
     pthread_mutex_unlock(&en->mu);
+    if (had == -1)
+        return 1;
     pthread_rwlock_wrlock(&s->lock);
     int pending = en->state == E_PENDING;
     if (rc == 0 && pending)
@@ -605,11 +730,27 @@ static void deliver_notes(gg_shelf *s)
     free(v);
 }
 
-/* Watch every folder below path (inotify); returns how many were added. */
-static int watch_tree(int fd, const char *path, int depth)
+/* The folders watch_tree is in: a link back to one is not followed. */
+typedef struct wanc {
+    dev_t dev;
+    ino_t ino;
+    const struct wanc *up;
+} wanc;
+
+/* Watch every folder below path (inotify), folders linked to included as
+ * the scan follows them, but those on device skip; returns how many were
+ * added. */
+static int watch_tree(int fd, const char *path, dev_t skip, int depth, const wanc *up)
 {
     uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY |
                     IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
+    struct stat me;
+    if (stat(path, &me) != 0)
+        return 0;
+    for (const wanc *a = up; a; a = a->up)
+        if (a->dev == me.st_dev && a->ino == me.st_ino)
+            return 0;
+    wanc here = {me.st_dev, me.st_ino, up};
     if (inotify_add_watch(fd, path, mask) < 0)
         return -1;
     int n = 1;
@@ -620,8 +761,8 @@ static int watch_tree(int fd, const char *path, int depth)
         char sub[4096];
         struct stat st;
         snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
-        if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode)) {
-            int k = watch_tree(fd, sub, depth + 1);
+        if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && (!skip || st.st_dev != skip)) {
+            int k = watch_tree(fd, sub, skip, depth + 1, &here);
             if (k < 0) {
                 closedir(d);
                 return -1;
@@ -652,7 +793,7 @@ static void *worker(void *arg)
         ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
         watching = ifd >= 0;
         for (int i = 0; watching && i < s->ndirs; i++)
-            watching = watch_tree(ifd, s->dirs[i].path, 0) >= 0;
+            watching = watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0, NULL) >= 0;
         if (!watching)
             gg_log("cannot watch the model folders with inotify (%s): rescanning every %d ms instead",
                    strerror(errno), RESCAN_MS);
@@ -686,7 +827,7 @@ static void *worker(void *arg)
             if (watching) {
                 /* New folders need watches too (adding one twice is harmless). */
                 for (int i = 0; i < s->ndirs; i++)
-                    watch_tree(ifd, s->dirs[i].path, 0);
+                    watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0, NULL);
             }
             for (int i = 0; i < s->ndirs; i++) {
                 gg_err e;
@@ -698,6 +839,12 @@ static void *worker(void *arg)
     if (ifd >= 0)
         close(ifd);
     return NULL;
+}
+
+void gg_shelf_skip_dev(gg_shelf *s, dev_t dev)
+{
+    if (!s->started)
+        s->skip_dev = dev;
 }
 
 void gg_shelf_start(gg_shelf *s, int check, int live)
@@ -872,14 +1019,38 @@ static void shown_path(const gg_shelf *s, uint32_t node, gg_buf *out)
     gg_buf_puts(out, s->nodes[node].name);
 }
 
+/* The entry ids of the models below folder dir, in the order a listing
+ * shows them (each folder's names in order, depth first); lock held. */
+static void models_in_order(const gg_shelf *s, uint32_t dir, uint32_t *ids, uint32_t *n, uint32_t cap, int depth)
+{
+    const snode *d = &s->nodes[dir];
+    for (uint32_t i = 0; i < d->nkids && *n < cap; i++) {
+        const snode *c = &s->nodes[d->kids[i]];
+        if (c->kind == GG_SN_MODEL)
+            ids[(*n)++] = c->entry;
+        else if (c->kind == GG_SN_DIR && depth < 64)
+            models_in_order(s, d->kids[i], ids, n, cap, depth + 1);
+    }
+}
+
 void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
 {
     gg_buf_puts(out, "name\tarchitecture\tparameters\tmain_type\tbits_per_weight\tbytes\tpath\n");
+    pthread_rwlock_rdlock(&s->lock);
+    uint32_t cap = s->nent, n = 0;
+    uint32_t *ids = malloc((cap ? cap : 1) * sizeof *ids);
+    if (ids)
+        models_in_order(s, 0, ids, &n, cap, 0);
+    pthread_rwlock_unlock(&s->lock);
+    if (!ids) {
+        out->oom = 1;
+        return;
+    }
     /* The figures of models not opened yet are learnt now (a header each). */
-    for (uint32_t id = 1;; id++) {
-        gg_entry *en = gg_shelf_entry(s, id);
+    for (uint32_t k = 0; k < n; k++) {
+        gg_entry *en = gg_shelf_entry(s, ids[k]);
         if (!en)
-            break;
+            continue;
         pthread_rwlock_rdlock(&s->lock);
         int visible = en->state == E_VISIBLE;
         pthread_rwlock_unlock(&s->lock);
@@ -899,9 +1070,10 @@ void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
                 }
             }
         }
+        int later = !have && (strstr(en->spec, "://") || (transient(&err) && failed_for_now(s, en, &err) == 0));
         gg_summary sum = en->sum;
         pthread_mutex_unlock(&en->mu);
-        if (!have) {
+        if (!have && !later) {
             failed(s, en, &err);
             continue;
         }
@@ -913,15 +1085,20 @@ void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
             gg_params_text(sum.params, p, sizeof p);
             gg_tsv_field(out, name.p ? name.p : "", name.len);
             gg_buf_put(out, "\t", 1);
-            gg_tsv_field(out, sum.arch[0] ? sum.arch : "-", strlen(sum.arch[0] ? sum.arch : "-"));
-            gg_buf_printf(out, "\t%s\t%s\t%.2f\t%" PRIu64 "\t", p, sum.main_type[0] ? sum.main_type : "-", sum.bpw,
-                          sum.file_bytes);
+            if (have) {
+                gg_tsv_field(out, sum.arch[0] ? sum.arch : "-", strlen(sum.arch[0] ? sum.arch : "-"));
+                gg_buf_printf(out, "\t%s\t%s\t%.2f\t%" PRIu64 "\t", p, sum.main_type[0] ? sum.main_type : "-",
+                              sum.bpw, sum.file_bytes);
+            } else { /* (cannot be opened just now: its figures are not known) */
+                gg_buf_printf(out, "-\t-\t-\t-\t%" PRIu64 "\t", en->size);
+            }
             gg_tsv_field(out, en->spec, strlen(en->spec));
             gg_buf_put(out, "\n", 1);
             gg_buf_free(&name);
         }
         pthread_rwlock_unlock(&s->lock);
     }
+    free(ids);
 }
 
 void gg_shelf_errors(gg_shelf *s, gg_buf *out)
@@ -951,7 +1128,7 @@ void gg_shelf_totals(gg_shelf *s, uint64_t *bytes, uint64_t *models)
     pthread_rwlock_rdlock(&s->lock);
     for (uint32_t k = 0; k < s->nent; k++) {
         if (s->ent[k]->state == E_VISIBLE) {
-            *bytes += s->ent[k]->size ? s->ent[k]->size : s->ent[k]->model ? s->ent[k]->model->size : 0;
+            *bytes += s->ent[k]->size; /* (not the model: another thread may be closing it) */
             (*models)++;
         }
     }

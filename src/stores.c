@@ -16,6 +16,7 @@ typedef struct list {
     gg_found *v;
     size_t n, cap;
     int oom;
+    dev_t skip; /* folders on this device are not looked into (0: none) */
 } list;
 
 static void found_clear(gg_found *f)
@@ -88,24 +89,56 @@ static long shard_at(const char *name, int *first)
     return (long)(n - 20);
 }
 
+/* A split set is known by all its files, so that a shard added or changed
+ * (the rest of a download) changes it: its size is that of the shards
+ * there, its time the newest. path is the first shard's, its suffix at. */
+static void whole_set(gg_found *f, const char *path, size_t at)
+{
+    char p[8192];
+    int count = atoi(path + at + 10); /* "-00001-of-00003.gguf" */
+    for (int k = 2; k <= count && k <= 99999; k++) {
+        struct stat st;
+        snprintf(p, sizeof p, "%.*s-%05d-of-%.5s.gguf", (int)at, path, k, path + at + 10);
+        if (stat(p, &st) != 0)
+            continue;
+        f->size += (uint64_t)st.st_size;
+        if (st.st_mtim.tv_sec > f->mtime.tv_sec ||
+            (st.st_mtim.tv_sec == f->mtime.tv_sec && st.st_mtim.tv_nsec > f->mtime.tv_nsec))
+            f->mtime = st.st_mtim;
+    }
+}
+
 static int is_gguf(const char *name)
 {
     size_t n = strlen(name);
     return n > 5 && !strcmp(name + n - 5, ".gguf");
 }
 
+/* The folders a walk is in, innermost first: a symbolic link back to one
+ * of them (a loop) is not followed. */
+typedef struct anc {
+    dev_t dev;
+    ino_t ino;
+    const struct anc *up;
+} anc;
+
 /* A plain folder: *.gguf below root, named by their path (components from
  * prefix on, then the folders walked) without .gguf. */
-static void walk(list *l, const char *root, const char *rel, const char *const *prefix, int nprefix, int depth)
+static void walk(list *l, const char *root, const char *rel, const char *const *prefix, int nprefix, int depth,
+                 const anc *up)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
-    DIR *d = opendir(path);
-    if (!d || depth > MAX_DEPTH) {
-        if (d)
-            closedir(d);
+    struct stat me;
+    if (depth > MAX_DEPTH || stat(path, &me) != 0)
         return;
-    }
+    for (const anc *a = up; a; a = a->up)
+        if (a->dev == me.st_dev && a->ino == me.st_ino)
+            return; /* a link to a folder the walk is in */
+    anc here = {me.st_dev, me.st_ino, up};
+    DIR *d = opendir(path);
+    if (!d)
+        return;
     for (struct dirent *de; (de = readdir(d));) {
         const char *nm = de->d_name;
         if (nm[0] == '.')
@@ -117,7 +150,8 @@ static void walk(list *l, const char *root, const char *rel, const char *const *
         if (stat(full, &st) != 0)
             continue;
         if (S_ISDIR(st.st_mode)) {
-            walk(l, root, sub, prefix, nprefix, depth + 1);
+            if (!l->skip || st.st_dev != l->skip)
+                walk(l, root, sub, prefix, nprefix, depth + 1, &here);
             continue;
         }
         if (!S_ISREG(st.st_mode) || !is_gguf(nm))
@@ -137,7 +171,10 @@ static void walk(list *l, const char *root, const char *rel, const char *const *
         buf[cut >= 0 ? blen - strlen(nm) + (size_t)cut : blen - 5] = 0;
         for (char *p = buf, *s; nc < MAX_DEPTH + 7 && (s = strsep(&p, "/"));)
             comps[nc++] = s;
+        size_t before = l->n;
         add(l, sub, full, nc, comps);
+        if (cut >= 0 && l->n > before)
+            whole_set(&l->v[before], full, strlen(full) - strlen(nm) + (size_t)cut);
     }
     closedir(d);
 }
@@ -235,7 +272,7 @@ static void ollama_walk(list *l, const char *dir, const char *mroot, const char 
         struct stat st;
         if (stat(full, &st) != 0)
             continue;
-        if (S_ISDIR(st.st_mode) && depth < 3)
+        if (S_ISDIR(st.st_mode) && depth < 3 && (!l->skip || st.st_dev != l->skip))
             ollama_walk(l, dir, mroot, sub, depth + 1);
         else if (S_ISREG(st.st_mode) && depth == 3)
             ollama_manifest(l, dir, mroot, sub);
@@ -282,7 +319,7 @@ static void hf_repo(list *l, const char *dir, const char *repo_dir)
             prefix[np++] = org;
         prefix[np++] = named;
         size_t before = l->n;
-        walk(l, snap, "", prefix, np, 0);
+        walk(l, snap, "", prefix, np, 0, NULL);
         /* Keys: unique across repos and revisions. */
         for (size_t i = before; i < l->n && !l->oom; i++) {
             char *k = NULL;
@@ -295,6 +332,11 @@ static void hf_repo(list *l, const char *dir, const char *repo_dir)
         }
     }
     closedir(d);
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(((const gg_found *)a)->key, ((const gg_found *)b)->key);
 }
 
 gg_store gg_store_detect(const char *dir)
@@ -318,9 +360,10 @@ gg_store gg_store_detect(const char *dir)
     return k;
 }
 
-int gg_store_scan(const char *dir, gg_store kind, gg_found **found, size_t *n, gg_err *e)
+int gg_store_scan(const char *dir, gg_store kind, dev_t skip, gg_found **found, size_t *n, gg_err *e)
 {
     list l = {0};
+    l.skip = skip;
     DIR *d = opendir(dir);
     if (!d)
         return gg_fail_errno(e, errno, "%s", dir);
@@ -334,13 +377,18 @@ int gg_store_scan(const char *dir, gg_store kind, gg_found **found, size_t *n, g
             if (!strncmp(de->d_name, "models--", 8))
                 hf_repo(&l, dir, de->d_name);
     } else {
-        walk(&l, dir, "", NULL, 0, 0);
+        walk(&l, dir, "", NULL, 0, 0, NULL);
     }
     closedir(d);
     if (l.oom) {
         gg_found_free(l.v, l.n);
         return gg_fail(e, GG_E_NOMEM, "%s: out of memory scanning it", dir);
     }
+    /* In the order of their places, not the order readdir() gave: names
+     * that meet (x.gguf and x/y.gguf) get their ~2 the same way on every
+     * file system. */
+    if (l.n > 1)
+        qsort(l.v, l.n, sizeof *l.v, by_key);
     *found = l.v;
     *n = l.n;
     return 0;

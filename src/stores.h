@@ -38,8 +38,10 @@ gg_store gg_store_detect(const char *dir);
 
 /* Every model of the folder. Returns 0 with *found (free with
  * gg_found_free), or -1 with *e set (the folder cannot be read). Files it
- * cannot make sense of are skipped, with a line in *skipped if not NULL. */
-int gg_store_scan(const char *dir, gg_store kind, gg_found **found, size_t *n, gg_err *e);
+ * cannot make sense of are skipped. Folders on device skip (the mount's
+ * own, when the mount point is inside the folder; 0: none) are not
+ * looked into. */
+int gg_store_scan(const char *dir, gg_store kind, dev_t skip, gg_found **found, size_t *n, gg_err *e);
 void gg_found_free(gg_found *f, size_t n);
 
 #endif

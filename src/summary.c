@@ -142,10 +142,13 @@ void gg_model_summary(const gg_model *m, gg_summary *s)
         const gg_kv *kl = find(f, a, "attention.key_length"), *vl = find(f, a, "attention.value_length");
         uint64_t per_token = 0;
         int known = hk != NULL;
+        /* As llama.cpp: a head is embedding / heads of layer 0 long, in
+         * every layer, unless key_length / value_length say otherwise. */
+        uint64_t h0 = int_at(f, hk, 0), dflt = h0 ? s->embedding / h0 : 0;
         for (uint64_t l = 0; known && l < s->layers && l < (1u << 20); l++) {
             uint64_t heads = int_at(f, hk, l), kvh = kk ? int_at(f, kk, l) : heads;
-            uint64_t klen = kl ? int_at(f, kl, l) : heads ? s->embedding / heads : 0;
-            uint64_t vlen = vl ? int_at(f, vl, l) : klen;
+            uint64_t klen = kl ? int_at(f, kl, l) : dflt;
+            uint64_t vlen = vl ? int_at(f, vl, l) : dflt;
             if (!klen && kvh)
                 known = 0;
             per_token += kvh * (klen + vlen) * 2;
@@ -157,14 +160,22 @@ void gg_model_summary(const gg_model *m, gg_summary *s)
 
 void gg_params_text(uint64_t n, char *out, size_t cap)
 {
-    if (n >= 1000000000ull)
-        snprintf(out, cap, "%.2f B", (double)n / 1e9);
-    else if (n >= 1000000ull)
-        snprintf(out, cap, "%.2f M", (double)n / 1e6);
-    else if (n >= 1000ull)
-        snprintf(out, cap, "%.2f K", (double)n / 1e3);
-    else
+    static const struct {
+        double div;
+        const char *unit;
+    } u[] = {{1e3, "K"}, {1e6, "M"}, {1e9, "B"}, {1e12, "T"}};
+    if (n < 1000) {
         snprintf(out, cap, "%" PRIu64, n);
+        return;
+    }
+    int k = 0;
+    while (k < 3 && (double)n >= u[k + 1].div)
+        k++;
+    char t[48];
+    snprintf(t, sizeof t, "%.2f", (double)n / u[k].div);
+    if (!strcmp(t, "1000.00") && k < 3) /* 999 999 is 1.00 M, not 1000.00 K */
+        snprintf(t, sizeof t, "%.2f", (double)n / u[++k].div);
+    snprintf(out, cap, "%s %s", t, u[k].unit);
 }
 
 static void bytes_text(uint64_t n, char *out, size_t cap)

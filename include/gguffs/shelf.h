@@ -21,6 +21,7 @@
 #define GGUFFS_SHELF_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "gguffs/error.h"
@@ -46,6 +47,11 @@ int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *open
  * folder is plain: every *.gguf file, named by its path without .gguf (a
  * split set once, by its name without the -NNNNN-of-NNNNN part). */
 int gg_shelf_add_dir(gg_shelf *s, const char *dir, gg_store kind, gg_err *e);
+
+/* The mount's own device (call before gg_shelf_start): a mount point
+ * inside a folder it shows is neither scanned nor watched, else every
+ * rescan would walk (and open) every model of the mount itself. */
+void gg_shelf_skip_dev(gg_shelf *s, dev_t dev);
 
 /* Start the background work: the check of unopened models (if check), and
  * watching the folders given to gg_shelf_add_dir (if live). Threads start

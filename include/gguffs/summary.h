@@ -6,9 +6,9 @@
  * bytes. Context, layers, embedding size, heads and KV heads, experts come
  * from the architecture's keys ("llama.context_length", ...); the KV cache
  * per 1 000 tokens at f16 is 1000 * 2 bytes * sum over layers of
- * kv_heads * (key_length + value_length), key_length defaulting to
- * embedding / heads (per-layer arrays of heads are followed); it is left
- * out when those keys are not there. */
+ * kv_heads * (key_length + value_length), both lengths defaulting to
+ * embedding / heads of layer 0 as llama.cpp has them (per-layer arrays of
+ * KV heads are followed); it is left out when those keys are not there. */
 #ifndef GGUFFS_SUMMARY_H
 #define GGUFFS_SUMMARY_H
 
@@ -35,7 +35,8 @@ typedef struct gg_summary {
 
 void gg_model_summary(const gg_model *m, gg_summary *s);
 
-/* "8.03 B", "124.44 M", "3.20 K", "12" */
+/* "8.03 B", "124.44 M", "3.20 K", "12": two decimals of the unit the
+ * count reaches (K, M, B, T), the next one when they would read 1000.00. */
 void gg_params_text(uint64_t n, char *out, size_t cap);
 
 /* summary (text for people) and summary.json (the same, and the type mix). */
