@@ -519,12 +519,14 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
         hdr = curl_slist_append(hdr, line);
     }
     /* If-Match only to where the validator came from; the user's headers
-     * only to the host they were given for; the token only to the hub. */
+     * only to the host of the URL they were given with (not to where it
+     * redirects, even when later GETs go there directly); the token only
+     * to the hub. */
     if (g->if_match && first_hop) {
         snprintf(line, sizeof line, "If-Match: %s", g->if_match);
         hdr = curl_slist_append(hdr, line);
     }
-    if (same_origin(url, g->url) && first_hop)
+    if (same_origin(url, g->home ? g->home : g->url))
         for (struct curl_slist *s = n->fixed; s; s = s->next)
             hdr = curl_slist_append(hdr, s->data);
     if (n->hf_token) {

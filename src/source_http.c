@@ -118,7 +118,7 @@ static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *dst, gg_er
         /* Pass 0: straight to where the bytes came from last time, with
          * If-Match; pass 1: from the URL as given (redirects again). */
         gg_http_get g = {.url = pass == 0 ? eff : h->url, .off = off, .len = len, .dst = dst,
-                         .if_match = pass == 0 && h->etag[0] ? h->etag : NULL};
+                         .if_match = pass == 0 && h->etag[0] ? h->etag : NULL, .home = h->url};
         gg_err ge;
         int rc = gg_net_get(h->net, &g, &ge);
         if (rc == 0 && same_object(h, &g, &ge) == 0) {

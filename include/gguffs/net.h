@@ -73,6 +73,8 @@ typedef struct gg_http_get {
     gg_buf *body;          /* whole-body GETs: the body is appended here */
     uint64_t max_body;     /* whole-body GETs: refuse longer bodies */
     const char *if_match;  /* an ETag for If-Match, sent to `url`'s host only; NULL: none */
+    const char *home;      /* the URL as the user gave it: -o header goes to its host only
+                            * (url may be where it redirected to); NULL: url */
     int no_retry;          /* fail on the first transient error (probing) */
 
     int status;            /* of the last hop */
