@@ -13,10 +13,12 @@
  * GETs go to the URL the last answer came from (after the hub's redirect)
  * with If-Match; if that fails (a presigned URL expired), to the original.
  *
- * A sequential reader gets read-ahead: once a stream has read a window's
- * worth, the window doubles (8 MiB up to 128 MiB) and the blocks ahead of
- * it are fetched by the net's workers, a quarter of the window per GET, so
- * several range GETs are in flight. Random reads fetch only their blocks. */
+ * A sequential reader gets read-ahead: once a stream has read a block's
+ * worth, the blocks of a window ahead of it are fetched by the net's
+ * workers, a quarter of the window per GET, so several range GETs are in
+ * flight; each time it has read a window's worth, the window doubles (8 MiB
+ * up to 128 MiB). Random reads fetch only their blocks, and so does the
+ * header parser (reads from byte 0 in doubling ranges). */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -36,9 +38,11 @@
 
 typedef struct stream {
     uint64_t start, next; /* the bytes it read: [start, next) */
+    uint64_t bytes;       /* bytes its reads asked for */
     uint64_t window;
     uint64_t ahead_to;    /* bytes below this were asked for */
     uint64_t used;        /* for replacing the least recently used */
+    int header;           /* from byte 0, each read where the last ended: the header parser */
 } stream;
 
 typedef struct http_source {
@@ -248,13 +252,24 @@ static void read_ahead(http_source *h, uint64_t off, uint64_t n)
     }
     if (!s) {
         /* A new stream: no read-ahead until it reads on. */
-        *lru = (stream){off, off + n, WINDOW_MIN, off + n, ++h->use};
+        *lru = (stream){off, off + n, n, WINDOW_MIN, off + n, ++h->use, off == 0};
         pthread_mutex_unlock(&h->lock);
         return;
     }
     s->used = ++h->use;
+    if (s->header && off != s->next)
+        s->header = 0;
+    s->bytes += n;
     if (off + n > s->next)
         s->next = off + n;
+    /* No read-ahead for the header parser: its reads double in size and
+     * each asks for all it needs next, so read-ahead would only split them
+     * into more requests. Nor for a few small reads near each other: a
+     * stream earns read-ahead once it has read a block's worth. */
+    if (s->header || s->bytes < h->bsize) {
+        pthread_mutex_unlock(&h->lock);
+        return;
+    }
     if (s->next - s->start >= s->window && s->window < WINDOW_MAX)
         s->window *= 2;
     uint64_t target = s->next + s->window < h->s.size ? s->next + s->window : h->s.size;
