@@ -288,6 +288,7 @@ class Proxy:
                  "range": hget(headers, "Range"), "if_match": hget(headers, "If-Match"),
                  "if_range": hget(headers, "If-Range"),
                  "authorization": hget(headers, "Authorization"),
+                 "headers": [list(h) for h in headers],
                  "action": None, "rule": None, "status": None, "upstream_status": None,
                  "bytes": 0, "t_start": time.time(), "t_end": None, "error": None}
             self.log.append(e)
