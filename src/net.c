@@ -48,6 +48,7 @@ struct gg_net {
     void **running; /* per worker: the obj it works for, or NULL */
     pthread_t *workers;
     int n_workers, stop;
+    struct gg_net *next_net; /* in the list the fork handlers walk */
     char *hf_endpoint, *hf_token, *cafile;
     char *hf_host; /* scheme://host:port of the endpoint, for the token policy */
     struct curl_slist *fixed;
@@ -155,7 +156,61 @@ static int same_origin(const char *a, const char *b)
     return same;
 }
 
-static void init_curl(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+/* Fork safety. The daemon forks (fuse_daemonize) after the models are
+ * opened; threads do not survive a fork. Should read-ahead workers run by
+ * then, the child would keep their queue, their condition variables' waiter
+ * counts (pthread_cond_broadcast in gg_net_free then blocks for ever) and
+ * the blocks their jobs had claimed in the block cache (readers would wait
+ * for those for ever). So a fork first lets the running jobs finish and
+ * drops the queued ones (read-ahead is a hint), and the child starts
+ * without workers; the next read-ahead starts new ones. */
+static pthread_mutex_t nets_lock = PTHREAD_MUTEX_INITIALIZER;
+static gg_net *nets;
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&nets_lock);
+    for (gg_net *n = nets; n; n = n->next_net) {
+        pthread_mutex_lock(&n->jobs_lock);
+        n->jobs_len = 0;
+        for (;;) {
+            int busy = 0;
+            for (int i = 0; i < n->n_workers; i++)
+                busy |= n->running[i] != NULL;
+            if (!busy)
+                break;
+            pthread_cond_wait(&n->jobs_done, &n->jobs_lock);
+        }
+    }
+}
+
+static void fork_parent(void)
+{
+    for (gg_net *n = nets; n; n = n->next_net)
+        pthread_mutex_unlock(&n->jobs_lock);
+    pthread_mutex_unlock(&nets_lock);
+}
+
+static void fork_child(void)
+{
+    for (gg_net *n = nets; n; n = n->next_net) {
+        free(n->workers);
+        free(n->running);
+        n->workers = NULL;
+        n->running = NULL;
+        n->n_workers = 0;
+        pthread_cond_init(&n->jobs_cond, NULL);
+        pthread_cond_init(&n->jobs_done, NULL);
+        pthread_mutex_unlock(&n->jobs_lock);
+    }
+    pthread_mutex_unlock(&nets_lock);
+}
+
+static void init_curl(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
 
 gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
 {
@@ -202,6 +257,10 @@ gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
         gg_net_free(n);
         return NULL;
     }
+    pthread_mutex_lock(&nets_lock);
+    n->next_net = nets;
+    nets = n;
+    pthread_mutex_unlock(&nets_lock);
     curl_share_setopt(n->share, CURLSHOPT_LOCKFUNC, share_lock);
     curl_share_setopt(n->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
     curl_share_setopt(n->share, CURLSHOPT_USERDATA, n);
@@ -215,6 +274,13 @@ void gg_net_free(gg_net *n)
 {
     if (!n)
         return;
+    pthread_mutex_lock(&nets_lock);
+    for (gg_net **p = &nets; *p; p = &(*p)->next_net)
+        if (*p == n) {
+            *p = n->next_net;
+            break;
+        }
+    pthread_mutex_unlock(&nets_lock);
     pthread_mutex_lock(&n->jobs_lock);
     n->stop = 1;
     pthread_cond_broadcast(&n->jobs_cond);
