@@ -250,6 +250,11 @@ static void read_ahead(http_source *h, uint64_t off, uint64_t n)
         if (c->used < lru->used)
             lru = c;
     }
+    if (s && s->header && off != s->next) {
+        /* The header is read: a reader of what follows it is another stream. */
+        lru = s;
+        s = NULL;
+    }
     if (!s) {
         /* A new stream: no read-ahead until it reads on. */
         *lru = (stream){off, off + n, n, WINDOW_MIN, off + n, ++h->use, off == 0};
@@ -257,8 +262,6 @@ static void read_ahead(http_source *h, uint64_t off, uint64_t n)
         return;
     }
     s->used = ++h->use;
-    if (s->header && off != s->next)
-        s->header = 0;
     s->bytes += n;
     if (off + n > s->next)
         s->next = off + n;
