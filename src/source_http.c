@@ -120,7 +120,7 @@ static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *dst, gg_er
     pthread_mutex_unlock(&h->lock);
     for (int pass = eff ? 0 : 1; pass < 2; pass++) {
         /* Pass 0: straight to where the bytes came from last time, with
-         * If-Match; pass 1: from the URL as given (redirects again). */
+         * If-Match; pass 1: from the URL as given (redirected again). */
         gg_http_get g = {.url = pass == 0 ? eff : h->url, .off = off, .len = len, .dst = dst,
                          .if_match = pass == 0 && h->etag[0] ? h->etag : NULL, .home = h->url};
         gg_err ge;
@@ -140,7 +140,11 @@ static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *dst, gg_er
         free(g.final_url);
         if (ge.code == GG_E_STALE)
             stale(h, NULL, ge.msg);
-        if (ge.code == GG_E_STALE || pass == 1 || atomic_load(&h->s.stale)) {
+        /* Back to the URL as given only when the redirect's target refused
+         * us (a presigned URL expired: 401/403/404/410...); a server that is
+         * down or slow would only be tried as many times again. */
+        int refused = g.status >= 400 && g.status < 500 && g.status != 408 && g.status != 429;
+        if (ge.code == GG_E_STALE || pass == 1 || atomic_load(&h->s.stale) || !refused || !strcmp(eff, h->url)) {
             if (e)
                 *e = ge;
             free(eff);
