@@ -656,8 +656,12 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
         } else if (transient_curl(rc)) {
             gg_net_count(n, rc == CURLE_OPERATION_TIMEDOUT ? GG_NC_TIMEOUTS
                             : rc == CURLE_PARTIAL_FILE ? GG_NC_SHORT_BODIES : GG_NC_CONNECT_ERRORS, 1);
-            gg_fail(e, rc == CURLE_OPERATION_TIMEDOUT ? GG_E_TIMEOUT : GG_E_IO, "%s: %s", shown,
-                    curl_easy_strerror(rc));
+            /* A timeout is an I/O error for the reader (EIO), as any other
+             * failure to get the bytes. */
+            if (rc == CURLE_OPERATION_TIMEDOUT)
+                gg_fail(e, GG_E_IO, "%s: no progress for %d s (-o timeout=)", shown, n->o.timeout_s);
+            else
+                gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
             out = OUTCOME_RETRY;
         } else {
             gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));

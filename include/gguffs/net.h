@@ -12,7 +12,7 @@
  *    host a redirect points at (the hub sends downloads to a CDN);
  *  - connection errors, low-speed timeouts, 408, 429 (its Retry-After
  *    honoured) and 5xx are retried with exponential backoff and jitter, then
- *    the request fails (GG_E_IO / GG_E_TIMEOUT); 412 (If-Match failed) is
+ *    the request fails (GG_E_IO, also for timeouts); 412 (If-Match failed) is
  *    GG_E_STALE; 404 GG_E_NOTFOUND; 401/403 GG_E_ACCESS;
  *  - no request waits for ever: every one is bounded by the timeout, the
  *    retries, and gg_net_abort(), which makes all of them stop at once.
