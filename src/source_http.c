@@ -254,8 +254,10 @@ static void read_ahead(http_source *h, uint64_t off, uint64_t n)
         if (c->used < lru->used)
             lru = c;
     }
-    if (s && s->header && off != s->next) {
-        /* The header is read: a reader of what follows it is another stream. */
+    if (s && s->header && (off != s->next || n <= h->bsize)) {
+        /* The header is read: a reader of what follows it is another stream
+         * (the parser's reads after the first are of 2 MiB and more; a
+         * reader's are at most FUSE's max_read). */
         lru = s;
         s = NULL;
     }
