@@ -229,7 +229,7 @@ int gg_diskcache_get(gg_diskcache *d, const char *key, uint64_t block, void *dst
 
 typedef struct victim {
     char *path;
-    time_t when;
+    uint64_t when; /* last use, ns (seconds alone would tie a whole stream's blocks) */
     uint64_t bytes;
 } victim;
 
@@ -249,7 +249,8 @@ static int collect(void *arg, const char *path, const struct stat *st)
         vs->v = p;
         vs->cap = nc;
     }
-    vs->v[vs->n++] = (victim){strdup(path), st->st_mtime, (uint64_t)st->st_size};
+    vs->v[vs->n++] = (victim){strdup(path), (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec,
+                              (uint64_t)st->st_size};
     return 0;
 }
 
