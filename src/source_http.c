@@ -491,8 +491,10 @@ gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e)
                 }
                 if (p)
                     gg_cache_unpin(h->cache, p);
-                if (h->disk)
+                if (h->disk) {
                     gg_diskcache_put(h->disk, h->okey, 0, first, block_len(h, 0));
+                    gg_net_count(net, GG_NC_DISK_WRITES, 1);
+                }
             }
         } else {
             rc = gg_fail(&ge, GG_E_IO, "%s: the first answer was incomplete", h->s.name);
