@@ -34,6 +34,7 @@
 
 #define WINDOW_MIN (8ull << 20)
 #define WINDOW_MAX (128ull << 20)
+#define CHUNK_MAX (8ull << 20) /* bytes per read-ahead GET */
 #define STREAMS 4 /* sequential readers followed at once per source */
 
 typedef struct stream {
@@ -242,7 +243,7 @@ static void prefetch_job(void *obj, uint64_t b0, uint64_t b1)
 /* Follow sequential readers; ask for the blocks ahead of them. */
 static void read_ahead(http_source *h, uint64_t off, uint64_t n)
 {
-    uint64_t first = 0, end = 0, chunk = 0;
+    uint64_t first = 0, end = 0;
     pthread_mutex_lock(&h->lock);
     stream *s = NULL, *lru = &h->streams[0];
     for (int i = 0; i < STREAMS; i++) {
@@ -281,12 +282,22 @@ static void read_ahead(http_source *h, uint64_t off, uint64_t n)
     }
     if (s->next - s->start >= s->window && s->window < WINDOW_MAX)
         s->window *= 2;
+    /* Keep a window ahead of the reader asked for, in whole chunks (a
+     * quarter of the window, at most CHUNK_MAX): as the reader moves on,
+     * the next GET waits until a chunk's worth is due, so GETs stay big
+     * instead of one block each, and several are in flight. */
+    uint64_t chunk = s->window / 4 < CHUNK_MAX ? s->window / 4 : CHUNK_MAX;
     uint64_t target = s->next + s->window < h->s.size ? s->next + s->window : h->s.size;
-    if (s->ahead_to < target) {
-        first = s->ahead_to > s->next ? s->ahead_to : s->next;
+    uint64_t from = s->ahead_to > s->next ? s->ahead_to : s->next;
+    from = (from + h->bsize - 1) / h->bsize * h->bsize; /* (the reader fetches the block it is in) */
+    if (from < target && target - from >= chunk) {
+        first = from;
+        end = from + (target - from) / chunk * chunk;
+        s->ahead_to = end;
+    } else if (from < target && target == h->s.size) {
+        first = from;
         end = target;
-        chunk = s->window / 4;
-        s->ahead_to = target;
+        s->ahead_to = end;
     }
     pthread_mutex_unlock(&h->lock);
     if (first >= end)
