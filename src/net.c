@@ -501,6 +501,22 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *arg)
     return len;
 }
 
+/* Bytes [at, at + len) of the range, to where the caller wants them. */
+static void put_range(gg_http_get *g, uint64_t at, const char *p, uint64_t len)
+{
+    if (g->dst) {
+        memcpy(g->dst + at, p, len);
+        return;
+    }
+    while (len) {
+        uint64_t o = at % g->part_bytes, k = g->part_bytes - o < len ? g->part_bytes - o : len;
+        memcpy(g->parts[at / g->part_bytes] + o, p, k);
+        at += k;
+        p += k;
+        len -= k;
+    }
+}
+
 static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
 {
     xfer *x = arg;
@@ -523,14 +539,14 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
             x->overflow = 1;
             return 0;
         }
-        memcpy(g->dst + at, p, len);
+        put_range(g, at, p, len);
         g->got = at + len;
         return len;
     }
     /* 200 to a range request: the wanted bytes are somewhere in the body. */
     uint64_t lo = at > g->off ? at : g->off, hi = at + len < g->off + g->len ? at + len : g->off + g->len;
     if (lo < hi) {
-        memcpy(g->dst + (lo - g->off), p + (lo - at), hi - lo);
+        put_range(g, lo - g->off, p + (lo - at), hi - lo);
         g->got = hi - g->off;
     }
     if (g->got == g->len) {

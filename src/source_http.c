@@ -111,7 +111,7 @@ static int same_object(http_source *h, const gg_http_get *g, gg_err *e)
 }
 
 /* GET bytes [off, off+len) into dst, checked. */
-static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *dst, gg_err *e)
+static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
 {
     if (h->offline)
         return gg_fail(e, GG_E_IO, "%s: bytes %" PRIu64 "-%" PRIu64 " are not in the disk cache and the server "
@@ -122,7 +122,8 @@ static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *dst, gg_er
     for (int pass = eff ? 0 : 1; pass < 2; pass++) {
         /* Pass 0: straight to where the bytes came from last time, with
          * If-Match; pass 1: from the URL as given (redirected again). */
-        gg_http_get g = {.url = pass == 0 ? eff : h->url, .off = off, .len = len, .dst = dst,
+        gg_http_get g = {.url = pass == 0 ? eff : h->url, .off = off, .len = len, .parts = parts,
+                         .part_bytes = h->bsize,
                          .if_match = pass == 0 && h->etag[0] ? h->etag : NULL, .home = h->url};
         gg_err ge;
         int rc = gg_net_get(h->net, &g, &ge);
@@ -180,27 +181,32 @@ static int fill_blocks(http_source *h, uint64_t b0, uint64_t b1, gg_page **pg, g
         }
     }
     if (first_missing < b1) {
+        /* One GET for the run, straight into the blocks' pages (a block in
+         * the middle that came from the disk gets a scratch buffer). */
         uint64_t lo = first_missing * h->bsize, hi = last_missing * h->bsize + block_len(h, last_missing);
-        uint8_t *buf = malloc(hi - lo);
-        if (!buf)
-            rc = gg_fail(e, GG_E_NOMEM, "out of memory for %" PRIu64 " bytes", hi - lo);
-        else
-            rc = fetch(h, lo, hi - lo, buf, e);
+        uint8_t *parts[64], *scratch = NULL;
+        for (uint64_t b = first_missing; b <= last_missing && rc == 0; b++) {
+            if (pg[b - b0]) {
+                parts[b - first_missing] = gg_page_data(pg[b - b0]);
+            } else {
+                if (!scratch && !(scratch = malloc(h->bsize)))
+                    rc = gg_fail(e, GG_E_NOMEM, "out of memory for a block");
+                parts[b - first_missing] = scratch;
+            }
+        }
+        if (rc == 0)
+            rc = fetch(h, lo, hi - lo, parts, e);
         for (uint64_t b = first_missing; b <= last_missing; b++) {
             gg_page *p = pg[b - b0];
             if (!p)
-                continue; /* (a block in the middle came from the disk) */
-            uint64_t bl = block_len(h, b);
-            if (rc == 0) {
-                memcpy(gg_page_data(p), buf + (b * h->bsize - lo), bl);
-                if (h->disk) {
-                    gg_diskcache_put(h->disk, h->okey, b, buf + (b * h->bsize - lo), bl);
-                    gg_net_count(h->net, GG_NC_DISK_WRITES, 1);
-                }
+                continue;
+            if (rc == 0 && h->disk) {
+                gg_diskcache_put(h->disk, h->okey, b, gg_page_data(p), block_len(h, b));
+                gg_net_count(h->net, GG_NC_DISK_WRITES, 1);
             }
             gg_cache_filled(h->cache, p, rc == 0);
         }
-        free(buf);
+        free(scratch);
     }
     return rc;
 }

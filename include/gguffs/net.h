@@ -70,6 +70,8 @@ typedef struct gg_http_get {
     const char *url;       /* where to start (redirects are followed) */
     uint64_t off, len;     /* the byte range; len 0: the whole body, no Range */
     uint8_t *dst;          /* len bytes (range GETs) */
+    uint8_t *const *parts; /* or, with dst NULL: byte k of the range goes to */
+    uint64_t part_bytes;   /* parts[k / part_bytes] + k % part_bytes (no copy in between) */
     gg_buf *body;          /* whole-body GETs: the body is appended here */
     uint64_t max_body;     /* whole-body GETs: refuse longer bodies */
     const char *if_match;  /* an ETag for If-Match, sent to `url`'s host only; NULL: none */
