@@ -179,6 +179,7 @@ static int fill_blocks(http_source *h, uint64_t b0, uint64_t b1, gg_page **pg, g
     uint64_t first_missing = b1, last_missing = b0;
     for (uint64_t b = b0; b < b1; b++) {
         int hit = -1;
+        prefault(gg_page_data(pg[b - b0]), block_len(h, b));
         if (h->disk) {
             hit = gg_diskcache_get(h->disk, h->okey, b, gg_page_data(pg[b - b0]), block_len(h, b));
             gg_net_count(h->net, hit == 0 ? GG_NC_DISK_HITS : GG_NC_DISK_MISSES, 1);
@@ -202,7 +203,6 @@ static int fill_blocks(http_source *h, uint64_t b0, uint64_t b1, gg_page **pg, g
         for (uint64_t b = first_missing; b <= last_missing && rc == 0; b++) {
             if (pg[b - b0]) {
                 parts[b - first_missing] = gg_page_data(pg[b - b0]);
-                prefault(parts[b - first_missing], block_len(h, b));
             } else {
                 if (!scratch && !(scratch = malloc(h->bsize)))
                     rc = gg_fail(e, GG_E_NOMEM, "out of memory for a block");
