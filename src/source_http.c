@@ -63,6 +63,7 @@ typedef struct http_source {
     char repo_commit[64];
     int offline;        /* opened from the disk cache: no network */
     _Atomic int logged_stale;
+    _Atomic long long logged_io; /* when a failed read was last logged (s) */
     pthread_mutex_t lock; /* guards effective, streams, use */
     char *effective;    /* the URL the last answer came from */
     stream streams[STREAMS];
@@ -148,6 +149,11 @@ static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *const *par
          * down or slow would only be tried as many times again. */
         int refused = g.status >= 400 && g.status < 500 && g.status != 408 && g.status != 429;
         if (ge.code == GG_E_STALE || pass == 1 || atomic_load(&h->s.stale) || !refused || !strcmp(eff, h->url)) {
+            /* The reader only sees EIO: say why in the log, at most once
+             * every 10 s per model file (a reader retrying must not flood it). */
+            long long now = (long long)time(NULL), last = atomic_load(&h->logged_io);
+            if (ge.code != GG_E_STALE && now - last >= 10 && atomic_compare_exchange_strong(&h->logged_io, &last, now))
+                gg_log("%s: reading bytes %" PRIu64 "-%" PRIu64 " failed: %s", h->s.name, off, off + len - 1, ge.msg);
             if (e)
                 *e = ge;
             free(eff);

@@ -74,6 +74,7 @@ fault "resets on 2 connections" '{"rules": [{"action": "reset", "times": 2}]}' o
 fault "500 twice" '{"rules": [{"action": "status", "code": 500, "times": 2}]}' ok 3
 fault "408 once" '{"rules": [{"action": "status", "code": 408}]}' ok 2
 fault "503 for ever: EIO after 1 + retries tries" '{"rules": [{"action": "status", "code": 503, "times": -1}]}' EIO 3
+check "503: logged with the URL, the bytes and why" grep -q "/data.gguf: reading bytes $((AT / MiB * MiB))-[0-9]* failed: after 3 tries: .*HTTP 503" "$LOG"
 check "503: the same read works once the server is back" test "$(rd "$AT")" = ok
 check "5xx counted" test "$(stat_of "$M" http_status_5xx)" = 5
 check "failed reads counted" test "$(stat_of "$M" http_failed_reads)" -ge 1
