@@ -1,7 +1,9 @@
 # bench.mk - `make bench`: per-type decode speed against memcpy (decode.sh),
 # then FUSE streaming, latency, mount time and memory on synthetic models
-# (fs.sh, needs FUSE), and metadata array text against the renderer it
-# replaced (render_bench). Never part of `make check`; no timing thresholds.
+# (fs.sh, needs FUSE), metadata array text against the renderer it
+# replaced (render_bench), and remote models through nginx and the fault
+# proxy against curl and a local mount (remote.sh, needs FUSE and nginx).
+# Never part of `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench
 
 bench: gguffs $(BENCH_PROGS)
@@ -13,3 +15,6 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== FUSE (bench/fs.sh)"
 	@BUILD=$(BUILD) bench/fs.sh
+	@echo
+	@echo "== remote models (bench/remote.sh)"
+	@BUILD=$(BUILD) bench/remote.sh
