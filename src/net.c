@@ -863,7 +863,7 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
         free(url);
         if (out != OUTCOME_RETRY || g->no_retry || attempt >= n->o.retries) {
             if (out == OUTCOME_RETRY)
-                gg_err_prefix(ep, "after %d tries", attempt + 1);
+                gg_err_prefix(ep, "after %d %s", attempt + 1, attempt ? "tries" : "try");
             break;
         }
         gg_net_count(n, GG_NC_RETRIES, 1);
