@@ -312,6 +312,10 @@ void gg_net_free(gg_net *n)
 
 void gg_net_abort(gg_net *n) { atomic_store(&n->aborted, 1); }
 
+static _Thread_local const _Atomic int *thread_stop;
+void gg_net_thread_stop_flag(const _Atomic int *flag) { thread_stop = flag; }
+static int thread_stopped(void) { return thread_stop && atomic_load(thread_stop); }
+
 void gg_net_set_probe(gg_net *n, int (*probe)(void *), void *arg)
 {
     n->probe_arg = arg;
@@ -565,7 +569,7 @@ static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
     gg_net *n = x->n;
     if (n->probe && n->probe(n->probe_arg))
         atomic_store(&n->aborted, 1);
-    return atomic_load_explicit(&n->aborted, memory_order_relaxed);
+    return atomic_load_explicit(&n->aborted, memory_order_relaxed) || thread_stopped();
 }
 
 /* ---- a request with its hops and retries ---- */
@@ -651,7 +655,7 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
     outcome out = OUTCOME_FAIL;
 
     if (rc == CURLE_ABORTED_BY_CALLBACK || atomic_load(&n->aborted)) {
-        gg_fail(e, GG_E_IO, "%s: stopped (unmounting)", shown);
+        gg_fail(e, GG_E_IO, "%s: stopped (%s)", shown, atomic_load(&n->aborted) ? "unmounting" : "the read was interrupted");
         goto done;
     }
     if (rc == CURLE_WRITE_ERROR && x->too_big) {
@@ -773,7 +777,7 @@ done:
 /* Nap up to ms, in slices, unless the net is aborted. */
 static void nap(gg_net *n, long ms)
 {
-    while (ms > 0 && !atomic_load(&n->aborted)) {
+    while (ms > 0 && !atomic_load(&n->aborted) && !thread_stopped()) {
         long s = ms < 50 ? ms : 50;
         struct timespec ts = {0, s * 1000000L};
         nanosleep(&ts, NULL);
@@ -827,8 +831,9 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
     int rc = -1;
     size_t body_start = g->body ? g->body->len : 0;
     for (int attempt = 0;; attempt++) {
-        if (atomic_load(&n->aborted)) {
-            gg_fail(ep, GG_E_IO, "%s: stopped (unmounting)", g->url);
+        if (atomic_load(&n->aborted) || thread_stopped()) {
+            gg_fail(ep, GG_E_IO, "%s: stopped (%s)", g->url,
+                    atomic_load(&n->aborted) ? "unmounting" : "the read was interrupted");
             break;
         }
         char *url = strdup(g->url);

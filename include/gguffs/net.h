@@ -60,6 +60,10 @@ void gg_net_free(gg_net *n);
 void gg_net_abort(gg_net *n);
 /* The same whenever probe(arg) says so (checked while transfers run). */
 void gg_net_set_probe(gg_net *n, int (*probe)(void *), void *arg);
+/* The calling thread's requests stop (fail, not retried) once *flag is
+ * non-zero: a FUSE read whose caller was interrupted by a signal. NULL: no
+ * flag. Checked about once a second while a transfer runs. */
+void gg_net_thread_stop_flag(const _Atomic int *flag);
 
 const gg_net_opts *gg_net_options(const gg_net *n);
 /* The hub's base URL, without a trailing slash. */

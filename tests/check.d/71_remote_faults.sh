@@ -7,7 +7,8 @@
 # outcome (retried then right bytes, EIO, or ESTALE) within a bounded time,
 # never wrong bytes (every successful read is compared), the daemon keeps
 # serving after each, and the next read tries again. Unmounting
-# (fusermount3 -u, SIGTERM) is prompt while the server hangs.
+# (fusermount3 -u, SIGTERM) is prompt while the server hangs, and so is
+# killing a reader blocked on it.
 # Only the nginx, proxies, daemons and readers started here are signalled.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/net/netlib.sh"
@@ -227,6 +228,27 @@ if start_fg; then
     net_reset "$P"
 else
     fail "fusermount3 -u: foreground mount"
+fi
+# A reader blocked on the hung server, killed: its read is interrupted (FUSE
+# interrupt) at once, not after the timeouts; then fusermount3 -u.
+if start_fg; then
+    net_rules "$P" '{"rules": [{"action": "hang", "times": -1}]}'
+    net_plog_clear "$P"
+    timeout 120 "$PY" "$RC" "$M" "$W/data.gguf" --at $((13 * MiB)) --len 4096 >"$TMP/hung.out" 2>&1 &
+    RPID=$!
+    PIDS="$PIDS $RPID"
+    check "interrupt: a read waits on the hung server" hanging
+    kill -TERM "$RPID"
+    check "interrupt: the killed reader is gone at once (timeout is 30 s)" gone "$RPID"
+    check "interrupt: its GET was not retried" test "$(pj "len(L)")" = 1
+    check "interrupt: fusermount3 -u" timeout 10 fusermount3 -u "$M"
+    check "interrupt: the daemon exits promptly" gone "$DPID"
+    net_alive "$DPID" && kill -KILL "$DPID"
+    wait "$DPID"
+    check "interrupt: the daemon's exit status is 0" test $? = 0
+    net_reset "$P"
+else
+    fail "interrupt: foreground mount"
 fi
 # SIGTERM: a reader waits on the hung server.
 if start_fg; then
