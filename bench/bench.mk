@@ -2,8 +2,10 @@
 # then FUSE streaming, latency, mount time and memory on synthetic models
 # (fs.sh, needs FUSE), metadata array text against the renderer it
 # replaced (render_bench), f16/bf16 conversion and reads against f32
-# (export.sh), and a folder of 1000 models mounted as a shelf (shelf.sh,
-# needs FUSE). Never part of `make check`; no timing thresholds.
+# (export.sh), a folder of 1000 models mounted as a shelf (shelf.sh, needs
+# FUSE), and remote models through nginx and the fault proxy against curl
+# and a local mount (remote.sh, needs FUSE and nginx). Never part of
+# `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
 	$(BUILD)/bench/halfconv_bench
 
@@ -22,3 +24,6 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== a folder of 1000 models (bench/shelf.sh)"
 	@bench/shelf.sh
+	@echo
+	@echo "== remote models (bench/remote.sh)"
+	@BUILD=$(BUILD) bench/remote.sh

@@ -241,6 +241,12 @@ static gg_tlbuf reply_buf = GG_TLBUF_INIT;
 
 /* Replies go out from where the bytes are (cached pages, texts) when they
  * can: the kernel copies once, into the page cache or the reader. */
+static void on_interrupt(fuse_req_t req, void *stop)
+{
+    (void)req;
+    atomic_store((_Atomic int *)stop, 1);
+}
+
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
     ctx *c = ctx_of(req);
@@ -251,9 +257,23 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
     }
     gg_err e;
     gg_ref ref;
+    /* A reader interrupted by a signal (Ctrl-C) stops this thread's network
+     * requests: it need not wait for a hung server's timeouts. */
+    _Atomic int stop = 0;
+    if (c->o->net) {
+        fuse_req_interrupt_func(req, on_interrupt, &stop);
+        gg_net_thread_stop_flag(&stop);
+    }
     ssize_t got = gg_tree_read_ref(c->tree, ino, (gg_open_file *)(uintptr_t)fi->fh, buf, size, (uint64_t)off, &ref, &e);
+    if (c->o->net) {
+        gg_net_thread_stop_flag(NULL);
+        fuse_req_interrupt_func(req, NULL, NULL); /* (waits for a call in progress: stop is ours) */
+    }
     if (got < 0) {
-        reply_error(req, &e);
+        if (atomic_load(&stop))
+            fuse_reply_err(req, EINTR);
+        else
+            reply_error(req, &e);
         return;
     }
     if (ref.niov)

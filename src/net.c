@@ -48,6 +48,7 @@ struct gg_net {
     void **running; /* per worker: the obj it works for, or NULL */
     pthread_t *workers;
     int n_workers, stop;
+    struct gg_net *next_net; /* in the list the fork handlers walk */
     char *hf_endpoint, *hf_token, *cafile;
     char *hf_host; /* scheme://host:port of the endpoint, for the token policy */
     struct curl_slist *fixed;
@@ -155,7 +156,61 @@ static int same_origin(const char *a, const char *b)
     return same;
 }
 
-static void init_curl(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+/* Fork safety. The daemon forks (fuse_daemonize) after the models are
+ * opened; threads do not survive a fork. Should read-ahead workers run by
+ * then, the child would keep their queue, their condition variables' waiter
+ * counts (pthread_cond_broadcast in gg_net_free then blocks for ever) and
+ * the blocks their jobs had claimed in the block cache (readers would wait
+ * for those for ever). So a fork first lets the running jobs finish and
+ * drops the queued ones (read-ahead is a hint), and the child starts
+ * without workers; the next read-ahead starts new ones. */
+static pthread_mutex_t nets_lock = PTHREAD_MUTEX_INITIALIZER;
+static gg_net *nets;
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&nets_lock);
+    for (gg_net *n = nets; n; n = n->next_net) {
+        pthread_mutex_lock(&n->jobs_lock);
+        n->jobs_len = 0;
+        for (;;) {
+            int busy = 0;
+            for (int i = 0; i < n->n_workers; i++)
+                busy |= n->running[i] != NULL;
+            if (!busy)
+                break;
+            pthread_cond_wait(&n->jobs_done, &n->jobs_lock);
+        }
+    }
+}
+
+static void fork_parent(void)
+{
+    for (gg_net *n = nets; n; n = n->next_net)
+        pthread_mutex_unlock(&n->jobs_lock);
+    pthread_mutex_unlock(&nets_lock);
+}
+
+static void fork_child(void)
+{
+    for (gg_net *n = nets; n; n = n->next_net) {
+        free(n->workers);
+        free(n->running);
+        n->workers = NULL;
+        n->running = NULL;
+        n->n_workers = 0;
+        pthread_cond_init(&n->jobs_cond, NULL);
+        pthread_cond_init(&n->jobs_done, NULL);
+        pthread_mutex_unlock(&n->jobs_lock);
+    }
+    pthread_mutex_unlock(&nets_lock);
+}
+
+static void init_curl(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
 
 gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
 {
@@ -202,6 +257,10 @@ gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
         gg_net_free(n);
         return NULL;
     }
+    pthread_mutex_lock(&nets_lock);
+    n->next_net = nets;
+    nets = n;
+    pthread_mutex_unlock(&nets_lock);
     curl_share_setopt(n->share, CURLSHOPT_LOCKFUNC, share_lock);
     curl_share_setopt(n->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
     curl_share_setopt(n->share, CURLSHOPT_USERDATA, n);
@@ -215,6 +274,13 @@ void gg_net_free(gg_net *n)
 {
     if (!n)
         return;
+    pthread_mutex_lock(&nets_lock);
+    for (gg_net **p = &nets; *p; p = &(*p)->next_net)
+        if (*p == n) {
+            *p = n->next_net;
+            break;
+        }
+    pthread_mutex_unlock(&nets_lock);
     pthread_mutex_lock(&n->jobs_lock);
     n->stop = 1;
     pthread_cond_broadcast(&n->jobs_cond);
@@ -245,6 +311,10 @@ void gg_net_free(gg_net *n)
 }
 
 void gg_net_abort(gg_net *n) { atomic_store(&n->aborted, 1); }
+
+static _Thread_local const _Atomic int *thread_stop;
+void gg_net_thread_stop_flag(const _Atomic int *flag) { thread_stop = flag; }
+static int thread_stopped(void) { return thread_stop && atomic_load(thread_stop); }
 
 void gg_net_set_probe(gg_net *n, int (*probe)(void *), void *arg)
 {
@@ -435,6 +505,22 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *arg)
     return len;
 }
 
+/* Bytes [at, at + len) of the range, to where the caller wants them. */
+static void put_range(gg_http_get *g, uint64_t at, const char *p, uint64_t len)
+{
+    if (g->dst) {
+        memcpy(g->dst + at, p, len);
+        return;
+    }
+    while (len) {
+        uint64_t o = at % g->part_bytes, k = g->part_bytes - o < len ? g->part_bytes - o : len;
+        memcpy(g->parts[at / g->part_bytes] + o, p, k);
+        at += k;
+        p += k;
+        len -= k;
+    }
+}
+
 static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
 {
     xfer *x = arg;
@@ -457,14 +543,14 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
             x->overflow = 1;
             return 0;
         }
-        memcpy(g->dst + at, p, len);
+        put_range(g, at, p, len);
         g->got = at + len;
         return len;
     }
     /* 200 to a range request: the wanted bytes are somewhere in the body. */
     uint64_t lo = at > g->off ? at : g->off, hi = at + len < g->off + g->len ? at + len : g->off + g->len;
     if (lo < hi) {
-        memcpy(g->dst + (lo - g->off), p + (lo - at), hi - lo);
+        put_range(g, lo - g->off, p + (lo - at), hi - lo);
         g->got = hi - g->off;
     }
     if (g->got == g->len) {
@@ -483,7 +569,7 @@ static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
     gg_net *n = x->n;
     if (n->probe && n->probe(n->probe_arg))
         atomic_store(&n->aborted, 1);
-    return atomic_load_explicit(&n->aborted, memory_order_relaxed);
+    return atomic_load_explicit(&n->aborted, memory_order_relaxed) || thread_stopped();
 }
 
 /* ---- a request with its hops and retries ---- */
@@ -519,12 +605,14 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
         hdr = curl_slist_append(hdr, line);
     }
     /* If-Match only to where the validator came from; the user's headers
-     * only to the host they were given for; the token only to the hub. */
+     * only to the host of the URL they were given with (not to where it
+     * redirects, even when later GETs go there directly); the token only
+     * to the hub. */
     if (g->if_match && first_hop) {
         snprintf(line, sizeof line, "If-Match: %s", g->if_match);
         hdr = curl_slist_append(hdr, line);
     }
-    if (same_origin(url, g->url) && first_hop)
+    if (same_origin(url, g->home ? g->home : g->url))
         for (struct curl_slist *s = n->fixed; s; s = s->next)
             hdr = curl_slist_append(hdr, s->data);
     if (n->hf_token) {
@@ -567,7 +655,7 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
     outcome out = OUTCOME_FAIL;
 
     if (rc == CURLE_ABORTED_BY_CALLBACK || atomic_load(&n->aborted)) {
-        gg_fail(e, GG_E_IO, "%s: stopped (unmounting)", shown);
+        gg_fail(e, GG_E_IO, "%s: stopped (%s)", shown, atomic_load(&n->aborted) ? "unmounting" : "the read was interrupted");
         goto done;
     }
     if (rc == CURLE_WRITE_ERROR && x->too_big) {
@@ -588,8 +676,12 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
         } else if (transient_curl(rc)) {
             gg_net_count(n, rc == CURLE_OPERATION_TIMEDOUT ? GG_NC_TIMEOUTS
                             : rc == CURLE_PARTIAL_FILE ? GG_NC_SHORT_BODIES : GG_NC_CONNECT_ERRORS, 1);
-            gg_fail(e, rc == CURLE_OPERATION_TIMEDOUT ? GG_E_TIMEOUT : GG_E_IO, "%s: %s", shown,
-                    curl_easy_strerror(rc));
+            /* A timeout is an I/O error for the reader (EIO), as any other
+             * failure to get the bytes. */
+            if (rc == CURLE_OPERATION_TIMEDOUT)
+                gg_fail(e, GG_E_IO, "%s: no progress for %d s (-o timeout=)", shown, n->o.timeout_s);
+            else
+                gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
             out = OUTCOME_RETRY;
         } else {
             gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
@@ -685,7 +777,7 @@ done:
 /* Nap up to ms, in slices, unless the net is aborted. */
 static void nap(gg_net *n, long ms)
 {
-    while (ms > 0 && !atomic_load(&n->aborted)) {
+    while (ms > 0 && !atomic_load(&n->aborted) && !thread_stopped()) {
         long s = ms < 50 ? ms : 50;
         struct timespec ts = {0, s * 1000000L};
         nanosleep(&ts, NULL);
@@ -739,8 +831,9 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
     int rc = -1;
     size_t body_start = g->body ? g->body->len : 0;
     for (int attempt = 0;; attempt++) {
-        if (atomic_load(&n->aborted)) {
-            gg_fail(ep, GG_E_IO, "%s: stopped (unmounting)", g->url);
+        if (atomic_load(&n->aborted) || thread_stopped()) {
+            gg_fail(ep, GG_E_IO, "%s: stopped (%s)", g->url,
+                    atomic_load(&n->aborted) ? "unmounting" : "the read was interrupted");
             break;
         }
         char *url = strdup(g->url);
@@ -775,7 +868,7 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
         free(url);
         if (out != OUTCOME_RETRY || g->no_retry || attempt >= n->o.retries) {
             if (out == OUTCOME_RETRY)
-                gg_err_prefix(ep, "after %d tries", attempt + 1);
+                gg_err_prefix(ep, "after %d %s", attempt + 1, attempt ? "tries" : "try");
             break;
         }
         gg_net_count(n, GG_NC_RETRIES, 1);

@@ -13,16 +13,19 @@
  * GETs go to the URL the last answer came from (after the hub's redirect)
  * with If-Match; if that fails (a presigned URL expired), to the original.
  *
- * A sequential reader gets read-ahead: once a stream has read a window's
- * worth, the window doubles (8 MiB up to 128 MiB) and the blocks ahead of
- * it are fetched by the net's workers, a quarter of the window per GET, so
- * several range GETs are in flight. Random reads fetch only their blocks. */
+ * A sequential reader gets read-ahead: once a stream has read a block's
+ * worth, the blocks of a window ahead of it are fetched by the net's
+ * workers, a quarter of the window per GET, so several range GETs are in
+ * flight; each time it has read a window's worth, the window doubles (8 MiB
+ * up to 128 MiB). Random reads fetch only their blocks, and so does the
+ * header parser (reads from byte 0 in doubling ranges). */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "gguffs/diskcache.h"
@@ -32,13 +35,16 @@
 
 #define WINDOW_MIN (8ull << 20)
 #define WINDOW_MAX (128ull << 20)
+#define CHUNK_MAX (8ull << 20) /* bytes per read-ahead GET */
 #define STREAMS 4 /* sequential readers followed at once per source */
 
 typedef struct stream {
     uint64_t start, next; /* the bytes it read: [start, next) */
+    uint64_t bytes;       /* bytes its reads asked for */
     uint64_t window;
     uint64_t ahead_to;    /* bytes below this were asked for */
     uint64_t used;        /* for replacing the least recently used */
+    int header;           /* from byte 0, each read where the last ended: the header parser */
 } stream;
 
 typedef struct http_source {
@@ -57,6 +63,7 @@ typedef struct http_source {
     char repo_commit[64];
     int offline;        /* opened from the disk cache: no network */
     _Atomic int logged_stale;
+    _Atomic long long logged_io; /* when a failed read was last logged (s) */
     pthread_mutex_t lock; /* guards effective, streams, use */
     char *effective;    /* the URL the last answer came from */
     stream streams[STREAMS];
@@ -106,7 +113,7 @@ static int same_object(http_source *h, const gg_http_get *g, gg_err *e)
 }
 
 /* GET bytes [off, off+len) into dst, checked. */
-static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *dst, gg_err *e)
+static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
 {
     if (h->offline)
         return gg_fail(e, GG_E_IO, "%s: bytes %" PRIu64 "-%" PRIu64 " are not in the disk cache and the server "
@@ -116,9 +123,10 @@ static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *dst, gg_er
     pthread_mutex_unlock(&h->lock);
     for (int pass = eff ? 0 : 1; pass < 2; pass++) {
         /* Pass 0: straight to where the bytes came from last time, with
-         * If-Match; pass 1: from the URL as given (redirects again). */
-        gg_http_get g = {.url = pass == 0 ? eff : h->url, .off = off, .len = len, .dst = dst,
-                         .if_match = pass == 0 && h->etag[0] ? h->etag : NULL};
+         * If-Match; pass 1: from the URL as given (redirected again). */
+        gg_http_get g = {.url = pass == 0 ? eff : h->url, .off = off, .len = len, .parts = parts,
+                         .part_bytes = h->bsize,
+                         .if_match = pass == 0 && h->etag[0] ? h->etag : NULL, .home = h->url};
         gg_err ge;
         int rc = gg_net_get(h->net, &g, &ge);
         if (rc == 0 && same_object(h, &g, &ge) == 0) {
@@ -136,7 +144,16 @@ static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *dst, gg_er
         free(g.final_url);
         if (ge.code == GG_E_STALE)
             stale(h, NULL, ge.msg);
-        if (ge.code == GG_E_STALE || pass == 1 || atomic_load(&h->s.stale)) {
+        /* Back to the URL as given only when the redirect's target refused
+         * us (a presigned URL expired: 401/403/404/410...); a server that is
+         * down or slow would only be tried as many times again. */
+        int refused = g.status >= 400 && g.status < 500 && g.status != 408 && g.status != 429;
+        if (ge.code == GG_E_STALE || pass == 1 || atomic_load(&h->s.stale) || !refused || !strcmp(eff, h->url)) {
+            /* The reader only sees EIO: say why in the log, at most once
+             * every 10 s per model file (a reader retrying must not flood it). */
+            long long now = (long long)time(NULL), last = atomic_load(&h->logged_io);
+            if (ge.code != GG_E_STALE && now - last >= 10 && atomic_compare_exchange_strong(&h->logged_io, &last, now))
+                gg_log("%s: reading bytes %" PRIu64 "-%" PRIu64 " failed: %s", h->s.name, off, off + len - 1, ge.msg);
             if (e)
                 *e = ge;
             free(eff);
@@ -147,6 +164,19 @@ static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *dst, gg_er
     return gg_fail(e, GG_E_IO, "%s: no answer", h->s.name);
 }
 
+/* A fresh block buffer (the block cache maps them) faults in on its first
+ * write, page by page; on a virtual machine each fault is a trap that costs
+ * more than copying its 4 KiB: populate the buffer in one call instead. */
+static void prefault(void *p, uint64_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (((uintptr_t)p & 4095) == 0 && n >= 65536)
+        madvise(p, n, MADV_POPULATE_WRITE);
+#else
+    (void)p, (void)n;
+#endif
+}
+
 /* Fill the claimed pages of blocks [b0, b1) (all FILL): disk first, then
  * one GET for what is left. Settles every page (filled or failed). */
 static int fill_blocks(http_source *h, uint64_t b0, uint64_t b1, gg_page **pg, gg_err *e)
@@ -155,6 +185,7 @@ static int fill_blocks(http_source *h, uint64_t b0, uint64_t b1, gg_page **pg, g
     uint64_t first_missing = b1, last_missing = b0;
     for (uint64_t b = b0; b < b1; b++) {
         int hit = -1;
+        prefault(gg_page_data(pg[b - b0]), block_len(h, b));
         if (h->disk) {
             hit = gg_diskcache_get(h->disk, h->okey, b, gg_page_data(pg[b - b0]), block_len(h, b));
             gg_net_count(h->net, hit == 0 ? GG_NC_DISK_HITS : GG_NC_DISK_MISSES, 1);
@@ -171,27 +202,32 @@ static int fill_blocks(http_source *h, uint64_t b0, uint64_t b1, gg_page **pg, g
         }
     }
     if (first_missing < b1) {
+        /* One GET for the run, straight into the blocks' pages (a block in
+         * the middle that came from the disk gets a scratch buffer). */
         uint64_t lo = first_missing * h->bsize, hi = last_missing * h->bsize + block_len(h, last_missing);
-        uint8_t *buf = malloc(hi - lo);
-        if (!buf)
-            rc = gg_fail(e, GG_E_NOMEM, "out of memory for %" PRIu64 " bytes", hi - lo);
-        else
-            rc = fetch(h, lo, hi - lo, buf, e);
+        uint8_t *parts[64], *scratch = NULL;
+        for (uint64_t b = first_missing; b <= last_missing && rc == 0; b++) {
+            if (pg[b - b0]) {
+                parts[b - first_missing] = gg_page_data(pg[b - b0]);
+            } else {
+                if (!scratch && !(scratch = malloc(h->bsize)))
+                    rc = gg_fail(e, GG_E_NOMEM, "out of memory for a block");
+                parts[b - first_missing] = scratch;
+            }
+        }
+        if (rc == 0)
+            rc = fetch(h, lo, hi - lo, parts, e);
         for (uint64_t b = first_missing; b <= last_missing; b++) {
             gg_page *p = pg[b - b0];
             if (!p)
-                continue; /* (a block in the middle came from the disk) */
-            uint64_t bl = block_len(h, b);
-            if (rc == 0) {
-                memcpy(gg_page_data(p), buf + (b * h->bsize - lo), bl);
-                if (h->disk) {
-                    gg_diskcache_put(h->disk, h->okey, b, buf + (b * h->bsize - lo), bl);
-                    gg_net_count(h->net, GG_NC_DISK_WRITES, 1);
-                }
+                continue;
+            if (rc == 0 && h->disk) {
+                gg_diskcache_put(h->disk, h->okey, b, gg_page_data(p), block_len(h, b));
+                gg_net_count(h->net, GG_NC_DISK_WRITES, 1);
             }
             gg_cache_filled(h->cache, p, rc == 0);
         }
-        free(buf);
+        free(scratch);
     }
     return rc;
 }
@@ -234,7 +270,7 @@ static void prefetch_job(void *obj, uint64_t b0, uint64_t b1)
 /* Follow sequential readers; ask for the blocks ahead of them. */
 static void read_ahead(http_source *h, uint64_t off, uint64_t n)
 {
-    uint64_t first = 0, end = 0, chunk = 0;
+    uint64_t first = 0, end = 0;
     pthread_mutex_lock(&h->lock);
     stream *s = NULL, *lru = &h->streams[0];
     for (int i = 0; i < STREAMS; i++) {
@@ -246,23 +282,49 @@ static void read_ahead(http_source *h, uint64_t off, uint64_t n)
         if (c->used < lru->used)
             lru = c;
     }
+    if (s && s->header && (off != s->next || n <= h->bsize)) {
+        /* The header is read: a reader of what follows it is another stream
+         * (the parser's reads after the first are of 2 MiB and more; a
+         * reader's are at most FUSE's max_read). */
+        lru = s;
+        s = NULL;
+    }
     if (!s) {
         /* A new stream: no read-ahead until it reads on. */
-        *lru = (stream){off, off + n, WINDOW_MIN, off + n, ++h->use};
+        *lru = (stream){off, off + n, n, WINDOW_MIN, off + n, ++h->use, off == 0};
         pthread_mutex_unlock(&h->lock);
         return;
     }
     s->used = ++h->use;
+    s->bytes += n;
     if (off + n > s->next)
         s->next = off + n;
+    /* No read-ahead for the header parser: its reads double in size and
+     * each asks for all it needs next, so read-ahead would only split them
+     * into more requests. Nor for a few small reads near each other: a
+     * stream earns read-ahead once it has read a block's worth. */
+    if (s->header || s->bytes < h->bsize) {
+        pthread_mutex_unlock(&h->lock);
+        return;
+    }
     if (s->next - s->start >= s->window && s->window < WINDOW_MAX)
         s->window *= 2;
+    /* Keep a window ahead of the reader asked for, in whole chunks (a
+     * quarter of the window, at most CHUNK_MAX): as the reader moves on,
+     * the next GET waits until a chunk's worth is due, so GETs stay big
+     * instead of one block each, and several are in flight. */
+    uint64_t chunk = s->window / 4 < CHUNK_MAX ? s->window / 4 : CHUNK_MAX;
     uint64_t target = s->next + s->window < h->s.size ? s->next + s->window : h->s.size;
-    if (s->ahead_to < target) {
-        first = s->ahead_to > s->next ? s->ahead_to : s->next;
+    uint64_t from = s->ahead_to > s->next ? s->ahead_to : s->next;
+    from = (from + h->bsize - 1) / h->bsize * h->bsize; /* (the reader fetches the block it is in) */
+    if (from < target && target - from >= chunk) {
+        first = from;
+        end = from + (target - from) / chunk * chunk;
+        s->ahead_to = end;
+    } else if (from < target && target == h->s.size) {
+        first = from;
         end = target;
-        chunk = s->window / 4;
-        s->ahead_to = target;
+        s->ahead_to = end;
     }
     pthread_mutex_unlock(&h->lock);
     if (first >= end)
@@ -467,8 +529,10 @@ gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e)
                 }
                 if (p)
                     gg_cache_unpin(h->cache, p);
-                if (h->disk)
+                if (h->disk) {
                     gg_diskcache_put(h->disk, h->okey, 0, first, block_len(h, 0));
+                    gg_net_count(net, GG_NC_DISK_WRITES, 1);
+                }
             }
         } else {
             rc = gg_fail(&ge, GG_E_IO, "%s: the first answer was incomplete", h->s.name);

@@ -12,7 +12,7 @@
  *    host a redirect points at (the hub sends downloads to a CDN);
  *  - connection errors, low-speed timeouts, 408, 429 (its Retry-After
  *    honoured) and 5xx are retried with exponential backoff and jitter, then
- *    the request fails (GG_E_IO / GG_E_TIMEOUT); 412 (If-Match failed) is
+ *    the request fails (GG_E_IO, also for timeouts); 412 (If-Match failed) is
  *    GG_E_STALE; 404 GG_E_NOTFOUND; 401/403 GG_E_ACCESS;
  *  - no request waits for ever: every one is bounded by the timeout, the
  *    retries, and gg_net_abort(), which makes all of them stop at once.
@@ -61,6 +61,10 @@ void gg_net_free(gg_net *n);
 void gg_net_abort(gg_net *n);
 /* The same whenever probe(arg) says so (checked while transfers run). */
 void gg_net_set_probe(gg_net *n, int (*probe)(void *), void *arg);
+/* The calling thread's requests stop (fail, not retried) once *flag is
+ * non-zero: a FUSE read whose caller was interrupted by a signal. NULL: no
+ * flag. Checked about once a second while a transfer runs. */
+void gg_net_thread_stop_flag(const _Atomic int *flag);
 
 const gg_net_opts *gg_net_options(const gg_net *n);
 /* The hub's base URL, without a trailing slash. */
@@ -71,9 +75,13 @@ typedef struct gg_http_get {
     const char *url;       /* where to start (redirects are followed) */
     uint64_t off, len;     /* the byte range; len 0: the whole body, no Range */
     uint8_t *dst;          /* len bytes (range GETs) */
+    uint8_t *const *parts; /* or, with dst NULL: byte k of the range goes to */
+    uint64_t part_bytes;   /* parts[k / part_bytes] + k % part_bytes (no copy in between) */
     gg_buf *body;          /* whole-body GETs: the body is appended here */
     uint64_t max_body;     /* whole-body GETs: refuse longer bodies */
     const char *if_match;  /* an ETag for If-Match, sent to `url`'s host only; NULL: none */
+    const char *home;      /* the URL as the user gave it: -o header goes to its host only
+                            * (url may be where it redirected to); NULL: url */
     int no_retry;          /* fail on the first transient error (probing) */
 
     int status;            /* of the last hop */

@@ -144,6 +144,11 @@ check "drop_header ETag" test -z "$(net_hdr "$TMP/h" ETag)"
 net_rules "$P" '{"rules": [{"action": "set_header", "name": "ETag", "value": "\"changed\""}]}'
 C -I -D "$TMP/h" -o /dev/null "$PU/data.bin"
 check "set_header ETag" test "$(net_hdr "$TMP/h" ETag)" = '"changed"'
+net_rules "$P" '{"rules": [{"range": "^bytes=(?!0-)", "action": "status", "code": 503, "times": -1}]}'
+check "range rule: fits ranges its pattern takes, not others nor none" test "$(C -o /dev/null -w '%{http_code}' -r 5-9 "$PU/data.bin") $(C -o /dev/null -w '%{http_code}' -r 0-9 "$PU/data.bin") $(C -o /dev/null -w '%{http_code}' "$PU/small.txt")" = "503 206 200"
+net_plog_clear "$P"
+C -o /dev/null -H 'X-Extra: 42' "$PU/small.txt"
+check "log: every request header" test "$(pj "$P" '[h for h in L[0]["headers"] if h[0] == "X-Extra"]')" = "[['X-Extra', '42']]"
 
 # hang: curl times out, and other connections go on meanwhile
 net_rules "$P" '{"rules": [{"match": "hang-me", "action": "hang"}]}'

@@ -38,7 +38,7 @@ ACTIONS = {
     "hang": {},
     "stall": {"bytes": int},
 }
-OPTIONAL = {"match": str, "regex": str, "method": (str, type(None)), "skip": int, "times": int,
+OPTIONAL = {"match": str, "regex": str, "range": str, "method": (str, type(None)), "skip": int, "times": int,
             "headers": dict, "body": str, "comment": str}
 REASONS = {200: "OK", 206: "Partial Content", 400: "Bad Request", 401: "Unauthorized",
            403: "Forbidden", 404: "Not Found", 408: "Request Timeout", 412: "Precondition Failed",
@@ -174,14 +174,17 @@ class Rule:
         self.seen = 0
         self.applied = 0
         self.rx = re.compile(d["regex"]) if d.get("regex") is not None else None
+        self.range_rx = re.compile(d["range"]) if d.get("range") is not None else None
 
-    def fits(self, method, path):
+    def fits(self, method, path, rng=None):
         d = self.d
         if d.get("method") and d["method"].upper() != method:
             return False
         if d.get("match") is not None and d["match"] not in path:
             return False
         if self.rx is not None and not self.rx.search(path):
+            return False
+        if self.range_rx is not None and (rng is None or not self.range_rx.search(rng)):
             return False
         return True
 
@@ -226,11 +229,12 @@ def validate(cfg):
                 raise ValueError(where + "%r must be >= 0" % k)
         if a == "status" and not 100 <= r["code"] <= 599:
             raise ValueError(where + "code must be 100..599")
-        if r.get("regex") is not None:
-            try:
-                re.compile(r["regex"])
-            except re.error as e:
-                raise ValueError(where + "bad regex: %s" % e)
+        for k in ("regex", "range"):
+            if r.get(k) is not None:
+                try:
+                    re.compile(r[k])
+                except re.error as e:
+                    raise ValueError(where + "bad %s: %s" % (k, e))
         for k, v in (r.get("headers") or {}).items():
             if not isinstance(v, str) or re.search(r"[\r\n]", k + v):
                 raise ValueError(where + "headers must map names to strings")
@@ -266,10 +270,10 @@ class Proxy:
         with self.lock:
             self.socks.discard(sock)
 
-    def pick_rule(self, method, path):
+    def pick_rule(self, method, path, rng=None):
         with self.lock:
             for i, r in enumerate(self.rules):
-                if not r.fits(method, path):
+                if not r.fits(method, path, rng):
                     continue
                 r.seen += 1
                 if r.seen <= r.d.get("skip", 0):
@@ -288,6 +292,7 @@ class Proxy:
                  "range": hget(headers, "Range"), "if_match": hget(headers, "If-Match"),
                  "if_range": hget(headers, "If-Range"),
                  "authorization": hget(headers, "Authorization"),
+                 "headers": [list(h) for h in headers],
                  "action": None, "rule": None, "status": None, "upstream_status": None,
                  "bytes": 0, "t_start": time.time(), "t_end": None, "error": None}
             self.log.append(e)
@@ -437,7 +442,7 @@ class Proxy:
             return not client_close
 
         e = self.new_entry(cid, method, path, headers)
-        idx, rule = self.pick_rule(method, path)
+        idx, rule = self.pick_rule(method, path, hget(headers, "Range"))
         action = rule["action"] if rule else None
         with self.lock:
             e["action"], e["rule"] = action, idx
