@@ -22,6 +22,15 @@ void gg_composite_free(gg_composite *c)
     free(c);
 }
 
+uint64_t gg_composite_bytes(const gg_composite *c)
+{
+    uint64_t n = sizeof *c + c->n * sizeof *c->seg;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->seg[i].bytes)
+            n += c->seg[i].len; /* (they lie in c->header) */
+    return n;
+}
+
 static gg_composite *composite_new(gg_buf *header, size_t nseg, gg_err *e)
 {
     gg_composite *c = calloc(1, sizeof *c);

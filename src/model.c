@@ -391,6 +391,16 @@ void gg_model_close(gg_model *m)
     memset(m, 0, sizeof *m);
 }
 
+uint64_t gg_model_bytes(const gg_model *m)
+{
+    uint64_t n = sizeof *m + m->nt * sizeof *m->t + m->nshards * sizeof *m->shards;
+    for (uint32_t i = 0; i < m->nshards; i++) {
+        const gg_file *f = &m->shards[i].f;
+        n += f->hdr_len + f->n_kv * sizeof *f->kv + f->n_tensors * sizeof *f->tensors;
+    }
+    return n;
+}
+
 int gg_model_same(const gg_model *a, const gg_model *b)
 {
     return a->nshards && b->nshards && a->shards[0].src && b->shards[0].src &&

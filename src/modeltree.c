@@ -215,7 +215,16 @@ uint32_t gg_mtree_find(const gg_mtree *t, uint32_t parent, const char *name)
 /* Node numbers are 32-bit and the tables double: keep well below that. */
 #define MAX_NODES (1u << 30)
 
-gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o, gg_err *e)
+/* n more bytes held by t (made texts and composites). */
+static void hold(gg_mtree *t, uint64_t n)
+{
+    atomic_fetch_add(&t->held, n);
+    if (t->account)
+        atomic_fetch_add(t->account, n);
+}
+
+gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
+                       _Atomic uint64_t *account, gg_err *e)
 {
     uint64_t want = 16 + m->f->n_kv + 10 * m->nt;
     if (want > MAX_NODES) {
@@ -238,6 +247,12 @@ gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tr
         gg_fail(e, GG_E_NOMEM, "%s: out of memory building its tree", m->path);
         return NULL;
     }
+    uint64_t names = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        names += strlen(t->nodes[i].name) + 1;
+    t->account = account;
+    hold(t, sizeof *t + (uint64_t)t->cap * sizeof *t->nodes + names + (uint64_t)t->hash_cap * sizeof *t->hash +
+                gg_model_bytes(m));
     return t;
 }
 
@@ -245,6 +260,8 @@ void gg_mtree_free(gg_mtree *t)
 {
     if (!t)
         return;
+    if (t->account)
+        atomic_fetch_sub(t->account, atomic_load(&t->held));
     for (uint32_t i = 0; i < t->n; i++) {
         free(t->nodes[i].name);
         free(atomic_load(&t->nodes[i].text));
@@ -393,6 +410,8 @@ static int text_of(gg_mtree *t, uint32_t i, gg_text **res, gg_err *e)
     if (!atomic_compare_exchange_strong(&n->text, &expected, txt)) {
         free(txt); /* another thread made it first */
         txt = expected;
+    } else {
+        hold(t, sizeof *txt + txt->len + 1);
     }
     *res = txt;
     return 0;
@@ -413,6 +432,8 @@ static int comp_of(gg_mtree *t, uint32_t i, gg_composite **res, gg_err *e)
         if (!atomic_compare_exchange_strong(&n->comp, &expected, c)) {
             gg_composite_free(c); /* another thread made it first */
             c = expected;
+        } else {
+            hold(t, gg_composite_bytes(c));
         }
     }
     *res = c;
@@ -504,13 +525,13 @@ int gg_mtree_open(gg_mtree *t, uint32_t node, gg_open_file **of, gg_err *e)
     *of = NULL;
     if (gg_node_is_dir(n))
         return gg_fail(e, GG_E_ISDIR, "%s: is a folder", n->name);
-    if (gg_node_is_data(n) && n->content != GG_C_RAW) {
-        gg_open_file *o = malloc(sizeof *o);
-        if (!o)
-            return gg_fail(e, GG_E_NOMEM, "out of memory");
-        gg_readahead_init(&o->ra);
-        *of = o;
-    }
+    /* Every open file has its state, so that it holds its model open
+     * (tree.c); only decoded views use the read-ahead. */
+    gg_open_file *o = calloc(1, sizeof *o);
+    if (!o)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    gg_readahead_init(&o->ra);
+    *of = o;
     return 0;
 }
 

@@ -65,14 +65,22 @@ typedef struct gg_mtree {
     uint32_t hash_cap;
     gg_reader *reader;
     gg_tree_opts o;
+    /* Memory it and its model hold (nodes, texts made, composites, the
+     * model's header), added to *account as it grows and taken off when it
+     * is freed, so the shelf knows what opened models cost. */
+    _Atomic uint64_t held;
+    _Atomic uint64_t *account;
 } gg_mtree;
 
-/* Per-open-file state: read-ahead of tensor views. */
+/* Per-open-file state: read-ahead of tensor views; the model it belongs
+ * to, held open (tree.c) until the file is closed. */
 struct gg_open_file {
     gg_readahead ra;
+    void *held;
 };
 
-gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o, gg_err *e);
+gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
+                       _Atomic uint64_t *account, gg_err *e);
 void gg_mtree_free(gg_mtree *t);
 
 static inline int gg_node_is_dir(const gg_node *n) { return n->content == GG_C_DIR || n->content == GG_C_TENSOR_DIR; }

@@ -135,6 +135,7 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
         fprintf(stderr, "gguffs: %s\n", e.msg);
         return GG_EXIT_INTERNAL;
     }
+    gg_shelf_set_budget(s, c->models_bytes);
     gg_model **opened = NULL; /* (the shelf owns them; this list only finds repeats) */
     int nopened = 0, lazy = 0, rc = 0;
     static const gg_store stores[] = {GG_STORE_OLLAMA, GG_STORE_HF, GG_STORE_PLAIN};

@@ -43,6 +43,7 @@ void gg_cli_usage(FILE *out)
             "  -o clone_fd             one /dev/fuse descriptor per FUSE thread\n"
             "  -o logfile=PATH         append the daemon's messages to PATH\n"
             "  -o safetensors_dtype=T  f32 (default), f16 or bf16 for model.safetensors\n"
+            "  -o model_memory=SIZE    opened models of a folder kept within SIZE (default 256M)\n"
             "remote models (https://..., hf://ORG/REPO[@REV][/FILE.gguf]):\n"
             "  -o timeout=SECONDS      connect and no-progress timeout (default 30)\n"
             "  -o retries=N            tries after the first for transient failures (default 5)\n"
@@ -226,7 +227,7 @@ static int one_option(gg_cli *c, const char *opt)
         if (IS("cache_size") || IS("page_size") || IS("threads") || IS("readahead") || IS("read_ahead_kb") ||
             IS("simd") || IS("types") || IS("stq1_0_order") || IS("max_threads") || IS("logfile") ||
             IS("timeout") || IS("retries") || IS("cafile") || IS("header") || IS("net_cache") ||
-            IS("cache_dir") || IS("cache_dir_size") || IS("safetensors_dtype")) {
+            IS("cache_dir") || IS("cache_dir_size") || IS("safetensors_dtype") || IS("model_memory")) {
             fprintf(stderr, "gguffs: -o %s needs a value (%s=...)\n", opt, opt);
             return -1;
         }
@@ -284,6 +285,10 @@ static int one_option(gg_cli *c, const char *opt)
     } else if (IS("retries")) {
         if (int_opt("retries", val, 0, 20, &c->net.retries))
             return -1;
+    } else if (IS("model_memory")) {
+        if (size_opt("model_memory", val, 1ull << 20, physical_memory(), &v))
+            return -1;
+        c->models_bytes = v;
     } else if (IS("net_cache")) {
         if (size_opt("net_cache", val, 4ull << 20, physical_memory(), &v))
             return -1;
@@ -385,6 +390,7 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
     gg_reader_default_opts(&c->reader);
     gg_net_default_opts(&c->net);
     c->fuse.read_ahead_kb = 1024;
+    c->models_bytes = 256ull << 20;
     fuse_o fo = {0};
     int debug = 0, rc = 0, dashdash = 0;
     const char *bad = NULL;

@@ -32,6 +32,7 @@ typedef struct gg_cli {
     gg_fuse_opts fuse;
     gg_tree_opts tree;
     gg_net_opts net;       /* for URLs and hf:// names */
+    uint64_t models_bytes; /* -o model_memory=SIZE: opened models of folders kept within it */
     char *net_strings[GG_NET_MAX_HEADERS + 2]; /* what net's pointers point at */
     int fuse_argc;         /* what goes to libfuse: argv[0], -f/-d/-s, -o ... */
     char **fuse_argv;

@@ -68,6 +68,13 @@ struct gg_entry {
     int have_sum;     /* (mu) */
     gg_summary sum;
     char *error;      /* why it is not shown (lock) */
+    _Atomic int users;          /* callers between gg_entry_tree and gg_entry_put */
+    _Atomic uint64_t last_use;  /* the shelf's use clock at its last gg_entry_tree */
+    _Atomic int has_tree;       /* en->tree != NULL, for the trimmer's scan */
+    uint64_t tag;               /* the tree's word (mu) */
+    char *first_id;             /* the model its tree was first made of, so */
+    uint64_t first_size;        /* that a model closed while idle is opened */
+    struct timespec first_mtime; /* again only if it is the same file (mu) */
 };
 
 typedef struct note {
@@ -99,6 +106,12 @@ struct gg_shelf {
     dev_t skip_dev;   /* the mount's own device: not scanned, not watched */
     _Atomic int stop;
     int wake[2];      /* a pipe: wakes the worker (new notes, stop) */
+    /* opened models: what they hold, and the bound on it */
+    _Atomic uint64_t open_bytes;
+    uint64_t budget;  /* 0: no bound */
+    _Atomic uint64_t use_clock;
+    _Atomic uint64_t closed_idle;
+    pthread_mutex_t trim_mu;
 };
 
 static struct timespec now_ts(void)
@@ -362,6 +375,7 @@ gg_shelf *gg_shelf_new(const gg_open_opts *o, gg_err *e)
         return NULL;
     }
     pthread_rwlock_init(&s->lock, NULL);
+    pthread_mutex_init(&s->trim_mu, NULL);
     s->wake[0] = s->wake[1] = -1;
     if (o)
         s->oo = *o;
@@ -627,6 +641,15 @@ static int open_model(gg_shelf *s, gg_entry *en, gg_err *e)
         free(m);
         return -1;
     }
+    const gg_source *src = m->shards[0].src;
+    if (en->first_id && (strcmp(en->first_id, src->id) || en->first_size != m->size ||
+               en->first_mtime.tv_sec != m->mtime.tv_sec || en->first_mtime.tv_nsec != m->mtime.tv_nsec)) {
+        /* Closed while idle, and the file is another one now: its old
+         * inodes must not show the new file's bytes. */
+        gg_model_close(m);
+        free(m);
+        return gg_fail(e, GG_E_STALE, "%s: changed since it was first opened", en->spec);
+    }
     en->model = m;
     pthread_rwlock_wrlock(&s->lock); /* (check_one and statfs read them under it) */
     en->checked = 1;
@@ -651,6 +674,12 @@ void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry
         if (open_model(s, en, &err) == 0 && (t = make(arg, en, en->model, &err)) != NULL) {
             en->tree = t;
             en->unmake = unmake;
+            atomic_store(&en->has_tree, 1);
+            if (!en->first_id) { /* what its tree shows, from now on */
+                en->first_id = strdup(en->model->shards[0].src->id);
+                en->first_size = en->model->size;
+                en->first_mtime = en->model->mtime;
+            }
         } else {
             int later = strstr(en->spec, "://") || (transient(&err) && failed_for_now(s, en, &err) == 0);
             pthread_mutex_unlock(&en->mu);
@@ -661,8 +690,86 @@ void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry
             return NULL;
         }
     }
+    atomic_fetch_add(&en->users, 1);
+    atomic_store(&en->last_use, atomic_fetch_add(&s->use_clock, 1) + 1);
     pthread_mutex_unlock(&en->mu);
     return t;
+}
+
+/* Close en's tree and model if nobody uses them (not en's lock, nor the
+ * shelf's, held). Returns 1 if it did. */
+static int close_idle(gg_shelf *s, gg_entry *en)
+{
+    pthread_mutex_lock(&en->mu);
+    int done = 0;
+    if (en->tree && atomic_load(&en->users) == 0) {
+        en->unmake(en->tree);
+        en->tree = NULL;
+        atomic_store(&en->has_tree, 0);
+        gg_model_close(en->model);
+        free(en->model);
+        en->model = NULL;
+        done = 1;
+    }
+    pthread_mutex_unlock(&en->mu);
+    if (done)
+        atomic_fetch_add(&s->closed_idle, 1);
+    return done;
+}
+
+/* Over the budget: close the least recently used models nobody is using,
+ * but not keep (just used) and not models named on the command line (their
+ * path may be relative to a folder the daemon left) or remote ones (their
+ * header would be fetched again). One trimmer at a time. */
+static void trim(gg_shelf *s, const gg_entry *keep)
+{
+    if (pthread_mutex_trylock(&s->trim_mu))
+        return;
+    while (atomic_load(&s->open_bytes) > s->budget) {
+        gg_entry *lru = NULL;
+        uint64_t oldest = UINT64_MAX;
+        pthread_rwlock_rdlock(&s->lock);
+        for (uint32_t k = 0; k < s->nent; k++) {
+            gg_entry *c = s->ent[k];
+            uint64_t at = atomic_load(&c->last_use);
+            if (c != keep && c->src >= 0 && atomic_load(&c->has_tree) && atomic_load(&c->users) == 0 &&
+                at < oldest && !strstr(c->spec, "://")) {
+                lru = c;
+                oldest = at;
+            }
+        }
+        pthread_rwlock_unlock(&s->lock);
+        if (!lru)
+            break;
+        close_idle(s, lru); /* (someone may have taken it meanwhile: then look again) */
+    }
+    pthread_mutex_unlock(&s->trim_mu);
+}
+
+void gg_entry_put(gg_shelf *s, gg_entry *en)
+{
+    if (!en)
+        return;
+    atomic_fetch_sub(&en->users, 1);
+    if (s->budget && atomic_load(&s->open_bytes) > s->budget)
+        trim(s, en);
+}
+
+uint64_t *gg_entry_tag(gg_entry *en) { return &en->tag; }
+
+_Atomic uint64_t *gg_shelf_account(gg_shelf *s) { return &s->open_bytes; }
+
+void gg_shelf_set_budget(gg_shelf *s, uint64_t bytes) { s->budget = bytes; }
+
+void gg_shelf_open_stats(gg_shelf *s, uint64_t *models, uint64_t *bytes, uint64_t *closed)
+{
+    *models = 0;
+    pthread_rwlock_rdlock(&s->lock);
+    for (uint32_t k = 0; k < s->nent; k++)
+        *models += atomic_load(&s->ent[k]->has_tree) != 0;
+    pthread_rwlock_unlock(&s->lock);
+    *bytes = atomic_load(&s->open_bytes);
+    *closed = atomic_load(&s->closed_idle);
 }
 
 /* ---- the worker: checks models, watches folders, delivers notes ---- */
@@ -890,10 +997,12 @@ void gg_shelf_free(gg_shelf *s)
         free(en->key);
         free(en->spec);
         free(en->error);
+        free(en->first_id);
         pthread_mutex_destroy(&en->mu);
         free(en);
     }
     free(s->ent);
+    pthread_mutex_destroy(&s->trim_mu);
     for (uint32_t i = 0; i < s->n; i++) {
         free(s->nodes[i].name);
         free(s->nodes[i].kids);

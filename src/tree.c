@@ -46,51 +46,64 @@ static uint32_t index_of(gg_ino ino) { return (uint32_t)(ino & 0xffffffffu) - 1;
 
 static void *make_mtree(void *arg, gg_entry *en, gg_model *m, gg_err *e)
 {
-    (void)en;
     gg_tree *t = arg;
-    uint32_t base = atomic_fetch_add(&t->next_uid, (uint32_t)m->nt + 1);
-    return gg_mtree_new(m, base, t->reader, &t->o, e);
+    /* A model closed while idle and opened again (the same file) keeps its
+     * cache ids, so its decoded pages still count. */
+    uint64_t *tag = gg_entry_tag(en);
+    if (!*tag)
+        *tag = atomic_fetch_add(&t->next_uid, (uint32_t)m->nt + 1);
+    return gg_mtree_new(m, (uint32_t)*tag, t->reader, &t->o, gg_shelf_account(t->shelf), e);
 }
 
 static void unmake_mtree(void *mt) { gg_mtree_free(mt); }
 
-static gg_mtree *mtree_of(gg_tree *t, uint32_t id, gg_err *e)
+/* Model id's tree, held (*held) until done_with(). */
+static gg_mtree *mtree_of(gg_tree *t, uint32_t id, gg_entry **held, gg_err *e)
 {
-    gg_entry *en = gg_shelf_entry(t->shelf, id);
-    if (!en) {
+    *held = gg_shelf_entry(t->shelf, id);
+    if (!*held) {
         gg_fail(e, GG_E_NOENT, "no model %" PRIu32, id);
         return NULL;
     }
-    return gg_entry_tree(t->shelf, en, make_mtree, t, unmake_mtree, e);
+    gg_mtree *mt = gg_entry_tree(t->shelf, *held, make_mtree, t, unmake_mtree, e);
+    if (!mt)
+        *held = NULL;
+    return mt;
 }
 
+static void done_with(gg_tree *t, gg_entry *held) { gg_entry_put(t->shelf, held); }
+
 /* The model tree and node behind an inode that is a model's folder or
- * below it; 0 (with *mt) or -1 when the inode is a shelf folder or a root
- * file (with *mt NULL) or unknown (*e set). */
-static int model_node(gg_tree *t, gg_ino ino, gg_mtree **mt, uint32_t *node, gg_err *e)
+ * below it; 0 (with *mt, held in *held until done_with()) or -1 when the
+ * inode is a shelf folder or a root file (with *mt NULL) or unknown (*e
+ * set). */
+static int model_node(gg_tree *t, gg_ino ino, gg_mtree **mt, uint32_t *node, gg_entry **held, gg_err *e)
 {
     uint32_t slot = slot_of(ino), idx = index_of(ino);
     *mt = NULL;
+    *held = NULL;
     if (slot == 0) {
         if (t->single && idx == 0) {
             *node = 0;
-            *mt = mtree_of(t, 1, e);
+            *mt = mtree_of(t, 1, held, e);
             return *mt ? 0 : -1;
         }
         if (!t->single && gg_shelf_kind(t->shelf, idx) == GG_SN_MODEL) {
             gg_entry *en = gg_shelf_entry_at(t->shelf, idx);
             *node = 0;
-            *mt = en ? mtree_of(t, gg_entry_id(en), e) : NULL;
+            *mt = en ? mtree_of(t, gg_entry_id(en), held, e) : NULL;
             return *mt ? 0 : -1;
         }
         return -1;
     }
     if (slot == SPECIAL)
         return -1;
-    *mt = mtree_of(t, slot, e);
+    *mt = mtree_of(t, slot, held, e);
     if (!*mt)
         return -1;
     if (idx >= (*mt)->n) {
+        done_with(t, *held);
+        *held = NULL;
         *mt = NULL;
         return gg_fail(e, GG_E_NOENT, "no inode %" PRIu64, ino);
     }
@@ -130,10 +143,13 @@ gg_tree *gg_tree_new_shelf(gg_shelf *s, int single, gg_reader *reader, const gg_
     if (o)
         t->o = *o;
     gg_shelf_set_notify(s, shelf_note, t);
-    if (single && !mtree_of(t, 1, e)) {
+    gg_entry *held;
+    if (single && !mtree_of(t, 1, &held, e)) {
         free(t);
         return NULL;
     }
+    if (single)
+        done_with(t, held);
     return t;
 }
 
@@ -200,6 +216,11 @@ static int special_text(gg_tree *t, int which, gg_buf *out, gg_err *e)
 {
     if (which == F_STATS) {
         gg_reader_stats_text(t->reader, out);
+        uint64_t open, bytes, closed;
+        gg_shelf_open_stats(t->shelf, &open, &bytes, &closed);
+        gg_buf_printf(out, "%-28s %20" PRIu64 "\n", "models_open", open);
+        gg_buf_printf(out, "%-28s %20" PRIu64 "\n", "models_open_bytes", bytes);
+        gg_buf_printf(out, "%-28s %20" PRIu64 "\n", "models_closed_idle", closed);
         if (t->stats_hook)
             t->stats_hook(t->stats_arg, out);
     } else if (which == F_MODELS_TSV) {
@@ -230,16 +251,18 @@ int gg_tree_lookup(gg_tree *t, gg_ino dir, const char *name, gg_ino *out, gg_err
         return gg_fail(e, GG_E_NOTDIR, "%s: not a folder", special_names[index_of(dir) % F_COUNT]);
     gg_mtree *mt;
     uint32_t node;
-    if (model_node(t, dir, &mt, &node, e) == 0) {
+    gg_entry *held;
+    if (model_node(t, dir, &mt, &node, &held, e) == 0) {
+        int rc = 0;
+        uint32_t k = UINT32_MAX;
         if (!gg_node_is_dir(&mt->nodes[node]))
-            return gg_fail(e, GG_E_NOTDIR, "%s: not a folder", mt->nodes[node].name);
-        uint32_t k = gg_mtree_find(mt, node, name);
-        if (k == UINT32_MAX)
-            return gg_fail(e, GG_E_NOENT, "%s: no such entry", name);
-        /* mt is model slot's tree; its id is the slot, or the shelf entry's */
-        uint32_t id = slot ? slot : t->single ? 1 : gg_entry_id(gg_shelf_entry_at(t->shelf, index_of(dir)));
-        *out = ino_of(id, k); /* (k > 0: a model's root is its folder's inode) */
-        return 0;
+            rc = gg_fail(e, GG_E_NOTDIR, "%s: not a folder", mt->nodes[node].name);
+        else if ((k = gg_mtree_find(mt, node, name)) == UINT32_MAX)
+            rc = gg_fail(e, GG_E_NOENT, "%s: no such entry", name);
+        else /* (k > 0: a model's root is its folder's inode) */
+            *out = ino_of(gg_entry_id(held), k);
+        done_with(t, held);
+        return rc;
     }
     if (mt == NULL && slot != 0)
         return -1;
@@ -265,10 +288,12 @@ gg_ino gg_tree_parent(gg_tree *t, gg_ino ino)
         return GG_ROOT;
     if (slot == 0)
         return t->single ? GG_ROOT : ino_of(0, gg_shelf_parent(t->shelf, idx));
-    gg_mtree *mt = mtree_of(t, slot, NULL);
-    if (!mt || idx >= mt->n)
+    gg_entry *held;
+    gg_mtree *mt = mtree_of(t, slot, &held, NULL);
+    if (!mt)
         return GG_ROOT;
-    uint32_t p = mt->nodes[idx].parent;
+    uint32_t p = idx < mt->n ? mt->nodes[idx].parent : 0;
+    done_with(t, held);
     if (p != 0)
         return ino_of(slot, p);
     if (t->single)
@@ -314,9 +339,12 @@ int gg_tree_getattr(gg_tree *t, gg_ino ino, gg_attr *a, gg_err *e)
     }
     gg_mtree *mt;
     uint32_t node;
-    if (model_node(t, ino, &mt, &node, e))
+    gg_entry *held;
+    if (model_node(t, ino, &mt, &node, &held, e))
         return -1;
-    return gg_mtree_getattr(mt, node, a, e);
+    int rc = gg_mtree_getattr(mt, node, a, e);
+    done_with(t, held);
+    return rc;
 }
 
 typedef struct rd_ctx {
@@ -359,20 +387,22 @@ int gg_tree_readdir(gg_tree *t, gg_ino dir, uint64_t from, gg_dirent_fn fn, void
     }
     gg_mtree *mt;
     uint32_t node;
-    if (model_node(t, dir, &mt, &node, e))
+    gg_entry *held;
+    if (model_node(t, dir, &mt, &node, &held, e))
         return -1;
     const gg_node *d = &mt->nodes[node];
+    int rc = 0;
     if (!gg_node_is_dir(d))
-        return gg_fail(e, GG_E_NOTDIR, "%s: not a folder", d->name);
-    uint32_t id = slot ? slot : t->single ? 1 : gg_entry_id(gg_shelf_entry_at(t->shelf, index_of(dir)));
-    for (uint64_t k = from; k < d->n_children; k++) {
+        rc = gg_fail(e, GG_E_NOTDIR, "%s: not a folder", d->name);
+    for (uint64_t k = from; rc == 0 && k < d->n_children; k++) {
         uint32_t c = d->first_child + (uint32_t)k;
         const gg_node *cn = &mt->nodes[c];
         gg_kind kind = gg_node_is_dir(cn) ? GG_K_DIR : cn->content == GG_C_LINK ? GG_K_LINK : GG_K_FILE;
-        if (fn(arg, cn->name, ino_of(id, c), kind))
+        if (fn(arg, cn->name, ino_of(gg_entry_id(held), c), kind))
             break;
     }
-    return 0;
+    done_with(t, held);
+    return rc;
 }
 
 int gg_tree_open(gg_tree *t, gg_ino ino, gg_open_file **of, gg_err *e)
@@ -382,17 +412,23 @@ int gg_tree_open(gg_tree *t, gg_ino ino, gg_open_file **of, gg_err *e)
         return 0;
     gg_mtree *mt;
     uint32_t node;
-    if (model_node(t, ino, &mt, &node, e))
+    gg_entry *held;
+    if (model_node(t, ino, &mt, &node, &held, e))
         return mt || slot_of(ino) ? -1 : gg_fail(e, GG_E_ISDIR, "a folder");
-    return gg_mtree_open(mt, node, of, e);
+    int rc = gg_mtree_open(mt, node, of, e);
+    if (rc == 0 && *of)
+        (*of)->held = held; /* its read-ahead state refers to the model: kept open until closed */
+    else
+        done_with(t, held);
+    return rc;
 }
 
 void gg_tree_close(gg_tree *t, gg_open_file *of)
 {
-    (void)t;
     if (!of)
         return;
     gg_readahead_destroy(&of->ra);
+    done_with(t, of->held);
     free(of);
 }
 
@@ -420,12 +456,23 @@ ssize_t gg_tree_read_ref(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, si
     }
     gg_mtree *mt;
     uint32_t node;
-    if (model_node(t, ino, &mt, &node, e))
+    gg_entry *held;
+    if (model_node(t, ino, &mt, &node, &held, e))
         return mt || slot_of(ino) ? -1 : gg_fail(e, GG_E_ISDIR, "a folder");
-    return gg_mtree_read_ref(mt, node, of, buf, size, off, ref, e);
+    ssize_t got = gg_mtree_read_ref(mt, node, of, buf, size, off, ref, e);
+    if (got > 0)
+        ref->held = held; /* the bytes may lie in the tree's texts */
+    else
+        done_with(t, held);
+    return got;
 }
 
-void gg_tree_read_done(gg_tree *t, gg_ref *ref) { gg_ref_release(t->reader, ref); }
+void gg_tree_read_done(gg_tree *t, gg_ref *ref)
+{
+    void *held = ref->held;
+    gg_ref_release(t->reader, ref);
+    done_with(t, held);
+}
 
 ssize_t gg_tree_read(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, size_t size, uint64_t off, gg_err *e)
 {
@@ -442,27 +489,36 @@ int gg_tree_readlink(gg_tree *t, gg_ino ino, char *buf, size_t cap, gg_err *e)
 {
     gg_mtree *mt;
     uint32_t node;
-    if (model_node(t, ino, &mt, &node, e))
+    gg_entry *held;
+    if (model_node(t, ino, &mt, &node, &held, e))
         return mt || slot_of(ino) ? -1 : gg_fail(e, GG_E_INVAL, "not a symbolic link");
-    return gg_mtree_readlink(mt, node, buf, cap, e);
+    int rc = gg_mtree_readlink(mt, node, buf, cap, e);
+    done_with(t, held);
+    return rc;
 }
 
 int gg_tree_getxattr(gg_tree *t, gg_ino ino, const char *name, char *val, size_t cap, gg_err *e)
 {
     gg_mtree *mt;
     uint32_t node;
-    if (model_node(t, ino, &mt, &node, NULL))
+    gg_entry *held;
+    if (model_node(t, ino, &mt, &node, &held, NULL))
         return gg_fail(e, GG_E_NOATTR, "%s: no such attribute", name);
-    return gg_mtree_getxattr(mt, node, name, val, cap, e);
+    int rc = gg_mtree_getxattr(mt, node, name, val, cap, e);
+    done_with(t, held);
+    return rc;
 }
 
 int gg_tree_listxattr(gg_tree *t, gg_ino ino, char *list, size_t cap, gg_err *e)
 {
     gg_mtree *mt;
     uint32_t node;
-    if (model_node(t, ino, &mt, &node, NULL))
+    gg_entry *held;
+    if (model_node(t, ino, &mt, &node, &held, NULL))
         return 0;
-    return gg_mtree_listxattr(mt, node, list, cap, e);
+    int rc = gg_mtree_listxattr(mt, node, list, cap, e);
+    done_with(t, held);
+    return rc;
 }
 
 void gg_tree_totals(gg_tree *t, uint64_t *bytes, uint64_t *nodes)

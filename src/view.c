@@ -352,6 +352,7 @@ void gg_ref_init(gg_ref *ref)
     ref->pages = ref->pages_local;
     ref->niov = ref->npages = 0;
     ref->stream = NULL;
+    ref->held = NULL;
 }
 
 void gg_ref_release(gg_reader *r, gg_ref *ref)

@@ -36,6 +36,8 @@ typedef struct gg_composite {
 } gg_composite;
 
 void gg_composite_free(gg_composite *c);
+/* Memory c holds, about. */
+uint64_t gg_composite_bytes(const gg_composite *c);
 
 /* .npy of one tensor's f32 or f16 view. */
 gg_composite *gg_export_npy(const gg_model *m, uint64_t tensor, gg_view_kind view, gg_err *e);

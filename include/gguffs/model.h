@@ -66,6 +66,9 @@ typedef struct gg_model {
 int gg_model_open(gg_model *m, const char *path, const gg_open_opts *o, gg_err *e);
 void gg_model_close(gg_model *m);
 
+/* Memory the open model holds (header copies, tables), about. */
+uint64_t gg_model_bytes(const gg_model *m);
+
 /* Do a and b open the same file (or the same split set)? */
 int gg_model_same(const gg_model *a, const gg_model *b);
 

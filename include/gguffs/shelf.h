@@ -20,6 +20,7 @@
 #ifndef GGUFFS_SHELF_H
 #define GGUFFS_SHELF_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -89,9 +90,23 @@ struct timespec gg_entry_mtime(const gg_entry *en);
 
 /* What the tree keeps for a model (its subtree), made by make() from the
  * opened model on first use, under the entry's lock. Returns it, or NULL
- * with *e set (a model that fails to open is moved to the errors). */
+ * with *e set (a model that fails to open is moved to the errors). The
+ * caller uses it until gg_entry_put(), and no longer: */
 void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry *en, gg_model *m, gg_err *e),
                     void *arg, void (*unmake)(void *tree), gg_err *e);
+void gg_entry_put(gg_shelf *s, gg_entry *en);
+/* A word of the tree's, kept with the entry across closes (make() may use
+ * it: it runs under the entry's lock). */
+uint64_t *gg_entry_tag(gg_entry *en);
+
+/* Opened models are kept within a memory budget: the trees add what they
+ * hold to *gg_shelf_account(), and once it passes `bytes` (0: no bound) the
+ * least recently used models of folders that nobody is using are closed,
+ * to be opened again (the same file, or GG_E_STALE) when next looked at. */
+void gg_shelf_set_budget(gg_shelf *s, uint64_t bytes);
+_Atomic uint64_t *gg_shelf_account(gg_shelf *s);
+/* Models open now, the bytes they hold, models closed while idle so far. */
+void gg_shelf_open_stats(gg_shelf *s, uint64_t *models, uint64_t *bytes, uint64_t *closed);
 
 /* The hook that hears of names added to or removed from folder dir, and of
  * models.tsv / .errors changing (dir UINT32_MAX). */

@@ -62,6 +62,7 @@ typedef struct gg_ref {
     gg_page **pages;
     int npages;
     const void *stream; /* release the pages as used once by this stream */
+    void *held;         /* what the owner keeps alive until it is let go (tree.c) */
     struct iovec iov_local[GG_REF_INLINE];
     gg_page *pages_local[GG_REF_INLINE];
 } gg_ref;

@@ -437,4 +437,53 @@ check "ollama live: names" [ "$(models "$M" | nl2sp)" = \
     'gemma3:1b hf.co%2Fbartowski%2FTiny-GGUF:Q4_0 huihui_ai%2Fqwen3-abliterated:30b llama3:8b llama3:latest moe:latest ' ]
 unmount "$M"
 
+# ---- opened models stay within -o model_memory ----
+# Twelve copies of the reference model under a 1 MiB bound: reading every
+# model's files opens them all in turn, idle ones are closed and opened
+# again when read; every byte read is what an unbounded mount reads, also
+# through a file held open across the closing of its model.
+B=$TMP/bounded
+mkdir -p "$B/m"
+for i in $(seq 1 12); do cp tests/data/mainline/mainline.gguf "$B/m/c$i.gguf"; done
+MB=$TMP/mb
+mkdir -p "$MB"
+mount_model "$M" "$B"
+mount_model "$MB" -o model_memory=1M "$B"
+stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
+check "bound: nothing opened by mounting" [ "$(stat_of "$MB" models_open)" = 0 ]
+exec 7< "$MB/m/c1/tensors.tsv"
+ok=1
+for i in $(seq 1 12); do
+    for f in metadata.json tensors.tsv summary tensors/F32/f32 tensors/Q4_K/raw tensors/Q8_0/f32.npy; do
+        cmp -s "$M/m/c$i/$f" "$MB/m/c$i/$f" || { ok=0; echo "differs: m/c$i/$f"; }
+    done
+done
+check "bound: every file reads as without a bound" [ $ok = 1 ]
+check "bound: idle models were closed" [ "$(stat_of "$MB" models_closed_idle)" -gt 0 ]
+check "bound: models held within the bound (+ one model)" [ "$(stat_of "$MB" models_open_bytes)" -lt $((2 << 20)) ]
+check "bound: the unbounded mount keeps them all" [ "$(stat_of "$M" models_open)" = 12 ]
+check "bound: a file held open across the closes reads whole" cmp <(cat <&7) "$M/m/c1/tensors.tsv"
+exec 7<&-
+ok=1
+for i in 12 1 7; do # (again, after being closed)
+    cmp -s "$M/m/c$i/tensors/Q6_K/f32" "$MB/m/c$i/tensors/Q6_K/f32" || ok=0
+    [ "$(ls "$MB/m/c$i/tensors" | wc -l)" = "$(ls "$M/m/c$i/tensors" | wc -l)" ] || ok=0
+done
+check "bound: models closed while idle open again" [ $ok = 1 ]
+# A model rewritten in place while a reader holds one of its files open:
+# the reader gets the old bytes or an error, never the new bytes; the other
+# models, read meanwhile, push the idle ones out.
+F32_AT=$(awk -F'\t' '$1 == "F32" { print $6 }' "$M/m/c2/tensors.tsv")
+exec 7< "$MB/m/c2/tensors/F32/raw"
+printf 'X' | dd of="$B/m/c2.gguf" bs=1 seek=$((F32_AT + 100)) conv=notrunc status=none
+for i in $(seq 3 12); do cat "$MB/m/c$i/metadata.json" > /dev/null; done
+if cat <&7 > "$TMP/held.raw" 2>/dev/null; then
+    check "bound: a reader of a rewritten model gets its old bytes" cmp "$TMP/held.raw" "$M/m/c3/tensors/F32/raw"
+else
+    check "bound: a reader of a rewritten model gets an error" true
+fi
+exec 7<&-
+unmount "$MB"
+unmount "$M"
+
 finish 66_shelf

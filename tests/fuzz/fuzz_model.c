@@ -502,7 +502,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gg_reader *r = gg_reader_new(&ro);
     FUZZ_ASSERT(r, "reader");
     gg_tree_opts to = {.safetensors_dtype = (int)(size % 3)};
-    gg_mtree *t = gg_mtree_new(&m, 0, r, &to, &e);
+    gg_mtree *t = gg_mtree_new(&m, 0, r, &to, NULL, &e);
     if (t) {
         visit(t, pieces, np);
         gg_mtree_free(t);
