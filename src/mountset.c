@@ -130,6 +130,15 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
     *single = 0;
     raise_fd_limit();
     gg_err e;
+    /* The HTTP client first: the shelf opens its models with c->open. */
+    for (int i = 0; i < npos; i++) {
+        if (gg_is_hf(c->pos[i]) || gg_source_is_url(c->pos[i])) {
+            int rc = need_net(c, net);
+            if (rc)
+                return rc;
+            break;
+        }
+    }
     gg_shelf *s = gg_shelf_new(&c->open, &e);
     if (!s) {
         fprintf(stderr, "gguffs: %s\n", e.msg);

@@ -257,7 +257,7 @@ check "split by URL, a shard missing: exit 3 naming it" \
     sh -c "[ $rc = 3 ] && grep -q '$U/split/ml-00002-of-00003.gguf: missing shard 2 of 3' '$TMP/err'"
 mv "$W/split/away" "$W/split/ml-00002-of-00003.gguf"
 if mount_model "$M" "$U/ref/mainline.gguf" "$DATA/ik/ik.gguf" "${NO[@]}"; then
-    check "URL + local file: a folder each" test "$(ls "$M" | tr '\n' ' ')" = "ik mainline "
+    check "URL + local file: a folder each" test "$(ls "$M" | tr '\n' ' ')" = "ik mainline models.tsv "
     check "URL + local file: the URL's tensors" "$PY" tests/check_tensors.py --f32-only "$M/mainline" "$DATA/mainline/manifest.tsv" "$W/ref/mainline.gguf"
     check "URL + local file: the file's tensors" "$PY" tests/check_tensors.py --f32-only "$M/ik" "$DATA/ik/manifest.tsv" "$DATA/ik/ik.gguf"
     unmount "$M"

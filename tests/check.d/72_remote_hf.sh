@@ -127,14 +127,15 @@ done
 for rev in "" "@v1.0"; do
     mark
     if mount_model "$M" "hf://org/repo$rev" "${NO[@]}"; then
-        check "hf://org/repo$rev: a folder per model, the split set once" test "$(ls "$M" | tr '\n' ' ')" = "data ik ml model "
+        check "hf://org/repo$rev: a folder per model (by its path), the split set once" \
+            test "$(ls "$M" "$M/data" "$M/q" "$M/split" | tr '\n' ' ')" = "$M: data model models.tsv q split  $M/data: data  $M/q: ik  $M/split: ml "
         r=${rev#@}
         check "hf://org/repo$rev: both pages of the listing asked for" \
             test "$(hub_new | awk -F'\t' '$2 ~ /\/api\/models\// { print $2 }' | tr '\n' ' ')" = \
             "/api/models/org/repo/tree/${r:-main}?recursive=true&expand=false /api/models/org/repo/tree/${r:-main}?recursive=true&expand=false&cursor=p2 "
-        check "hf://org/repo$rev: the split model whole" "$PY" tests/check_tensors.py --f32-only "$M/ml" \
+        check "hf://org/repo$rev: the split model whole" "$PY" tests/check_tensors.py --f32-only "$M/split/ml" \
             "$DATA/mainline/manifest.tsv" "$DATA/mainline/mainline.gguf"
-        check "hf://org/repo$rev: ik" "$PY" tests/check_tensors.py --f32-only "$M/ik" "$DATA/ik/manifest.tsv" "$DATA/ik/ik.gguf"
+        check "hf://org/repo$rev: ik" "$PY" tests/check_tensors.py --f32-only "$M/q/ik" "$DATA/ik/manifest.tsv" "$DATA/ik/ik.gguf"
         unmount "$M"
     else
         fail "mount of hf://org/repo$rev"
