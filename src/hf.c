@@ -1,5 +1,6 @@
 /* hf.c - hf:// names as URLs (see hf.h). */
 #include "gguffs/hf.h"
+#include "gguffs/model.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -82,16 +83,8 @@ static int is_gguf(const char *path)
 /* A shard other than the first of a gguf-split set (NAME-0000K-of-0000N.gguf, K > 1). */
 static int later_shard(const char *path)
 {
-    size_t n = strlen(path);
-    if (n < 20)
-        return 0;
-    const char *s = path + n - 20;
-    if (s[0] != '-' || memcmp(s + 6, "-of-", 4))
-        return 0;
-    for (int i = 1; i < 15; i++)
-        if ((i < 6 || i > 9) && (s[i] < '0' || s[i] > '9'))
-            return 0;
-    return strncmp(s + 1, "00001", 5) != 0;
+    int part;
+    return gg_shard_suffix(path, strlen(path), &part) >= 0 && part > 1;
 }
 
 static int add_model(gg_net *n, const hf_name *h, const char *path, gg_hf_model **ms, int *count, gg_err *e)

@@ -212,27 +212,48 @@ static int64_t int_key(const gg_file *f, const char *key)
     return gg_kv_i64(f, &f->kv[i]);
 }
 
-/* gguf-split names shards PREFIX-00001-of-00003.gguf. Finds where the
- * "-NNNNN-of-NNNNN.gguf" part starts in path, or returns -1. */
-static long shard_suffix(const char *path)
+long gg_shard_suffix(const char *name, size_t n, int *part)
 {
-    size_t n = strlen(path);
-    if (n < 20 || strcmp(path + n - 5, ".gguf") != 0)
+    if (n < 20 || memcmp(name + n - 5, ".gguf", 5) != 0)
         return -1;
-    const char *s = path + n - 20; /* "-00001-of-00003.gguf" */
+    const char *s = name + n - 20; /* "-00001-of-00003.gguf" */
     if (s[0] != '-' || memcmp(s + 6, "-of-", 4) != 0)
         return -1;
     for (int i = 1; i < 15; i++)
         if ((i < 6 || i > 9) && (s[i] < '0' || s[i] > '9'))
             return -1;
+    if (part)
+        *part = (int)strtol(s + 1, NULL, 10);
     return (long)(n - 20);
 }
 
-/* The file given is a shard of a split model: open all shards in order. */
-static int open_split(gg_model *m, gg_shard *given, int64_t count, const gg_open_opts *o, gg_err *err)
+void gg_model_name_from(const char *name, size_t n, char *out, size_t cap)
 {
-    const char *gpath = given->src->name;
-    long cut = shard_suffix(gpath);
+    long cut = gg_shard_suffix(name, n, NULL);
+    if (cut >= 0)
+        n = (size_t)cut;
+    else if (n > 5 && !memcmp(name + n - 5, ".gguf", 5))
+        n -= 5;
+    snprintf(out, cap, "%.*s", (int)n, name);
+}
+
+void gg_model_folder_name(const gg_model *m, char *out, size_t cap)
+{
+    gg_model_name_from(m->base, m->base_len, out, cap);
+    for (char *p = out; *p; p++)
+        if (*p == '/')
+            *p = '_';
+    if (!*out)
+        snprintf(out, cap, "model");
+}
+
+/* The file given is a shard of a split model: open all shards in order. */
+static int open_split(gg_model *m, gg_shard *given, const char *spec, int64_t count, const gg_open_opts *o,
+                      gg_err *err)
+{
+    const char *gpath = given->src->name; /* (a URL's shows "?..." for its query) */
+    size_t gn = gg_source_is_url(gpath) ? strcspn(gpath, "?#") : strlen(gpath);
+    long cut = gg_shard_suffix(gpath, gn, NULL);
     if (cut < 0)
         return gg_fail(err, GG_E_MALFORMED,
                        "%s: split.count is %" PRId64 " but the file name does not end in "
@@ -251,23 +272,36 @@ static int open_split(gg_model *m, gg_shard *given, int64_t count, const gg_open
     m->nshards = (uint32_t)count;
     m->shards[no] = *given;
     memset(given, 0, sizeof *given);
+    /* The other shards' names: from the spec as given, so that a URL keeps
+     * its credentials and query (a presigned URL); shown without them. */
     const char *base = m->shards[no].src->name;
+    size_t spec_n = gg_source_is_url(spec) ? strcspn(spec, "?#") : strlen(spec);
+    long spec_cut = gg_shard_suffix(spec, spec_n, NULL);
+    if (spec_cut < 0)
+        spec = base, spec_n = gn, spec_cut = cut;
     for (int64_t i = 0; i < count; i++) {
         if (i == no)
             continue;
-        char *path = gg_xprintf("%.*s-%05" PRId64 "-of-%05" PRId64 ".gguf", (int)cut, base, i + 1, count);
-        if (!path)
+        char *path = gg_xprintf("%.*s-%05" PRId64 "-of-%05" PRId64 ".gguf%s", (int)spec_cut, spec, i + 1, count,
+                                spec + spec_n);
+        char *shown = gg_xprintf("%.*s-%05" PRId64 "-of-%05" PRId64 ".gguf%s", (int)cut, base, i + 1, count,
+                                 base + gn);
+        if (!path || !shown) {
+            free(path);
+            free(shown);
             return gg_fail(err, GG_E_NOMEM, "out of memory");
+        }
         gg_err e;
         int rc = open_shard(&m->shards[i], path, o, &e);
         if (rc && (e.code == GG_E_NOTFOUND || e.code == GG_E_ACCESS || e.code == GG_E_IO)) {
-            size_t pl = strlen(path);
+            size_t pl = strlen(shown);
             char why[GG_ERR_LEN];
-            snprintf(why, sizeof why, "%s", !strncmp(e.msg, path, pl) && e.msg[pl] == ':' ? e.msg + pl + 2 : e.msg);
-            gg_fail(&e, e.code, "%s: missing shard %" PRId64 " of %" PRId64 " of the split model: %s", path, i + 1,
+            snprintf(why, sizeof why, "%s", !strncmp(e.msg, shown, pl) && e.msg[pl] == ':' ? e.msg + pl + 2 : e.msg);
+            gg_fail(&e, e.code, "%s: missing shard %" PRId64 " of %" PRId64 " of the split model: %s", shown, i + 1,
                     count, why);
         }
         free(path);
+        free(shown);
         if (rc) {
             if (err)
                 *err = e;
@@ -335,7 +369,7 @@ int gg_model_open(gg_model *m, const char *path, const gg_open_opts *o, gg_err *
     m->base_len = gg_source_is_url(path) ? strcspn(m->base, "?#") : strlen(m->base);
     int64_t count = int_key(&given.f, "split.count");
     if (count > 1) {
-        int rc = open_split(m, &given, count, o, err);
+        int rc = open_split(m, &given, path, count, o, err);
         close_shard(&given);
         if (rc)
             return -1;

@@ -36,35 +36,6 @@ static int need_net(gg_cli *c, gg_net **net)
     return 0;
 }
 
-/* The name of a model named on the command line: its file name without
- * .gguf and without a -NNNNN-of-NNNNN shard suffix. */
-static void file_model_name(const gg_model *m, char *out, size_t cap)
-{
-    snprintf(out, cap, "%.*s", (int)m->base_len, m->base);
-    size_t n = strlen(out);
-    if (n > 5 && !strcmp(out + n - 5, ".gguf"))
-        out[n -= 5] = 0;
-    if (n > 15 && out[n - 15] == '-' && !memcmp(out + n - 9, "-of-", 4) &&
-        strspn(out + n - 14, "0123456789") == 5 && strspn(out + n - 5, "0123456789") == 5)
-        out[n - 15] = 0;
-    for (char *p = out; *p; p++)
-        if (*p == '/')
-            *p = '_';
-    if (!*out)
-        snprintf(out, cap, "model");
-}
-
-/* A path inside a repository as a model name: without .gguf and the shard suffix. */
-static void repo_model_name(const char *path, char *out, size_t cap)
-{
-    snprintf(out, cap, "%s", path);
-    size_t n = strlen(out);
-    if (n > 5 && !strcmp(out + n - 5, ".gguf"))
-        out[n -= 5] = 0;
-    if (n > 15 && out[n - 15] == '-' && !memcmp(out + n - 9, "-of-", 4))
-        out[n - 15] = 0;
-}
-
 /* Open one model named on the command line, unless it is one already there. */
 static int add_file(gg_cli *c, gg_shelf *s, const char *spec, gg_model ***opened, int *nopened)
 {
@@ -89,7 +60,7 @@ static int add_file(gg_cli *c, gg_shelf *s, const char *spec, gg_model ***opened
     }
     gg_model **p = realloc(*opened, (size_t)(*nopened + 1) * sizeof *p);
     char name[4096];
-    file_model_name(m, name, sizeof name);
+    gg_model_folder_name(m, name, sizeof name);
     if (p)
         *opened = p;
     if (!p || gg_shelf_add(s, name, spec, m, &e)) {
@@ -195,7 +166,7 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
                 rc = add_file(c, s, ms[k].url, &opened, &nopened);
             } else {
                 char name[4096];
-                repo_model_name(ms[k].path, name, sizeof name);
+                gg_model_name_from(ms[k].path, strlen(ms[k].path), name, sizeof name);
                 if (gg_shelf_add(s, name, ms[k].url, NULL, &e)) {
                     fprintf(stderr, "gguffs: %s\n", e.msg);
                     rc = GG_EXIT_INTERNAL;

@@ -72,22 +72,6 @@ static void add(list *l, const char *key, const char *spec, int ncomps, const ch
     l->n++;
 }
 
-/* Where "-NNNNN-of-MMMMM.gguf" starts at the end of name, and whether it is
- * the first shard; -1 if name has no such suffix. */
-static long shard_at(const char *name, int *first)
-{
-    size_t n = strlen(name);
-    if (n < 20)
-        return -1;
-    const char *s = name + n - 20;
-    if (s[0] != '-' || memcmp(s + 6, "-of-", 4) || strcmp(s + 15, ".gguf"))
-        return -1;
-    for (int i = 1; i < 15; i++)
-        if ((i < 6 || i > 9) && (s[i] < '0' || s[i] > '9'))
-            return -1;
-    *first = !memcmp(s + 1, "00001", 5);
-    return (long)(n - 20);
-}
 
 /* A split set is known by all its files, so that a shard added or changed
  * (the rest of a download) changes it: its size is that of the shards
@@ -156,9 +140,9 @@ static void walk(list *l, const char *root, const char *rel, const char *const *
         }
         if (!S_ISREG(st.st_mode) || !is_gguf(nm))
             continue;
-        int first = 0;
-        long cut = shard_at(nm, &first);
-        if (cut >= 0 && !first)
+        int part = 0;
+        long cut = gg_shard_suffix(nm, strlen(nm), &part);
+        if (cut >= 0 && part != 1)
             continue; /* the set is entered by its first shard */
         /* name: prefix, then sub's components, the last without its suffix */
         const char *comps[MAX_DEPTH + 8];

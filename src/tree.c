@@ -159,20 +159,9 @@ gg_tree *gg_tree_new(gg_model **models, int n_models, gg_reader *reader, const g
     if (!s)
         return NULL;
     for (int i = 0; i < n_models; i++) {
-        /* Folder names: the file name without .gguf and a shard suffix. */
         char name[4096];
-        snprintf(name, sizeof name, "%.*s", (int)models[i]->base_len, models[i]->base);
-        size_t n = strlen(name);
-        if (n > 5 && !strcmp(name + n - 5, ".gguf"))
-            name[n -= 5] = 0;
-        if (n > 15 && name[n - 15] == '-' && !memcmp(name + n - 9, "-of-", 4) &&
-            strspn(name + n - 14, "0123456789") == 5 && strspn(name + n - 5, "0123456789") == 5)
-            name[n - 15] = 0;
-        /* (a '/' in a URL's file name cannot happen; keep it one name) */
-        for (char *p = name; *p; p++)
-            if (*p == '/')
-                *p = '_';
-        if (gg_shelf_add(s, *name ? name : "model", models[i]->path, models[i], e)) {
+        gg_model_folder_name(models[i], name, sizeof name);
+        if (gg_shelf_add(s, name, models[i]->path, models[i], e)) {
             gg_shelf_free(s);
             return NULL;
         }

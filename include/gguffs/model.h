@@ -66,6 +66,17 @@ typedef struct gg_model {
 int gg_model_open(gg_model *m, const char *path, const gg_open_opts *o, gg_err *e);
 void gg_model_close(gg_model *m);
 
+/* gguf-split names shards PREFIX-00001-of-00003.gguf. Where the
+ * "-NNNNN-of-NNNNN.gguf" part starts in the n bytes at name, or -1; *part
+ * (if not NULL) gets its first number. */
+long gg_shard_suffix(const char *name, size_t n, int *part);
+/* A model's name from a file name or a path (n bytes): without .gguf and
+ * without a shard suffix. */
+void gg_model_name_from(const char *name, size_t n, char *out, size_t cap);
+/* The folder of a model named on the command line: its file name so
+ * (never empty, no '/'). */
+void gg_model_folder_name(const gg_model *m, char *out, size_t cap);
+
 /* Memory the open model holds (header copies, tables), about. */
 uint64_t gg_model_bytes(const gg_model *m);
 

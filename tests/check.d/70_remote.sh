@@ -250,6 +250,18 @@ for s in 1 3; do
         fail "split by URL (shard $s)"
     fi
 done
+# A presigned URL: its query string goes with every shard's requests.
+alog_mark
+if mount_model "$M" "$U/split/ml-00002-of-00003.gguf?sig=s3cr3t" "${NO[@]}"; then
+    check "split by URL with a query: the whole model" "$PY" tests/check_tensors.py --f32-only "$M" \
+        "$DATA/mainline/manifest.tsv" "$W/ref/mainline.gguf"
+    check "split by URL with a query: every shard asked for with it" \
+        test "$(alog_new 3 | grep -o '/split/ml-0000[0-9]-of-00003.gguf?sig=s3cr3t' | sort -u | wc -l)" = 3
+    check "split by URL with a query: not shown" sh -c "! grep -rq s3cr3t '$M/tensors.tsv' '$M/tensors/F32/info.json'"
+    unmount "$M"
+else
+    fail "split by URL with a query"
+fi
 mv "$W/split/ml-00002-of-00003.gguf" "$W/split/away"
 "$GGUFFS" "$U/split/ml-00001-of-00003.gguf" "$M" "${NO[@]}" 2>"$TMP/err"
 rc=$?
