@@ -84,9 +84,16 @@ void gg_tensor_info_json(const gg_model *m, const gg_tensor *ts, gg_buf *out)
     shape_json(o, "dims", ti, 0);
     shape_json(o, "shape", ti, 1);
     add_u64(o, "n_elements", ti->nelems);
-    const char *file = gg_tensor_source(m, ts)->name;
-    gg_json_string(&s, file, strlen(file));
+    gg_source *src = gg_tensor_source(m, ts);
+    gg_json_string(&s, src->name, strlen(src->name));
     cJSON_AddRawToObject(o, "file", s.p ? s.p : "\"\"");
+    gg_buf_free(&s);
+    /* where it came from: {"file": PATH} or {"url": URL, "etag": ..., "repo_commit": ...} */
+    gg_buf_puts(&s, "{");
+    src->ops->describe(src, &s);
+    gg_buf_puts(&s, "}");
+    if (!s.oom)
+        cJSON_AddRawToObject(o, "source", s.p);
     gg_buf_free(&s);
     add_u64(o, "offset", ts->abs_offset);
     add_u64(o, "data_offset", ti->offset);

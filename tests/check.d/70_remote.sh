@@ -69,6 +69,11 @@ if mount_model "$M" "$U/ref/mainline.gguf" "${NO[@]}"; then
     check "http: raw, f32 and metadata.json identical to the local mount" "$PY" "$CMP" "$L" "$M"
     check "http: still 1 request after reading everything" test "$(stat_of "$M" http_requests)" = 1
     check "info.json: file is the URL" grep -q "\"file\":[[:space:]]*\"$U/ref/mainline.gguf\"" "$M/tensors/Q4_K/info.json"
+    check "info.json: source is the URL and the ETag the server sent" $PY -c '
+import json, sys, urllib.request
+src = json.load(open(sys.argv[1]))["source"]
+etag = urllib.request.urlopen(urllib.request.Request(sys.argv[2], method="HEAD")).headers["ETag"]
+sys.exit(not (src["url"] == sys.argv[2] and src["etag"] == etag))' "$M/tensors/Q4_K/info.json" "$U/ref/mainline.gguf"
     check "tensors.tsv: file is the URL" test "$(awk -F'\t' 'NR == 2 { print $8 }' "$M/tensors.tsv")" = "$U/ref/mainline.gguf"
     unmount "$M"
 else
@@ -285,7 +290,9 @@ for mode in "--dump" "--dump --json" "--verify"; do
     # shellcheck disable=SC2086
     "$GGUFFS" $mode "$U/ref/mainline.gguf" "${NO[@]}" >"$TMP/url.out" 2>&1
     ru=$?
-    sed -i "s|$U/ref/mainline.gguf|MODEL|g; s|$W/ref/mainline.gguf|MODEL|g; s/([0-9.]* s, /(/" "$TMP/local.out" "$TMP/url.out"
+    # (the same but for "source", a file or a URL with its ETag)
+    sed -i "s|$U/ref/mainline.gguf|MODEL|g; s|$W/ref/mainline.gguf|MODEL|g; s/([0-9.]* s, /(/; /\"source\":/d" \
+        "$TMP/local.out" "$TMP/url.out"
     check "$mode of a URL: same output and status as the local file ($rl, $ru)" \
         sh -c "[ $rl = $ru ] && [ -s '$TMP/url.out' ] && diff '$TMP/local.out' '$TMP/url.out' >&2"
 done
