@@ -21,27 +21,9 @@ RUNS=${RUNS:-3}
 echo "-- conversion alone (bench/halfconv_bench)"
 "$BUILD/bench/halfconv_bench"
 
-if ! [ -e /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
-    echo "export.sh: no FUSE here (need /dev/fuse and fusermount3); mount figures skipped" >&2
-    exit 0
-fi
-D=$(mktemp -d /tmp/gguffs-bench.XXXXXX)
-M=$D/mnt
-mkdir -p "$M"
-cleanup() {
-    grep -qs " $M fuse" /proc/mounts && { fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"; }
-    rm -rf "$D"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-umnt() {
-    local i
-    for i in 1 2 3 4 5 6 7 8 9 10; do
-        fusermount3 -u "$M" 2>/dev/null && return 0
-        sleep 0.2
-    done
-    fusermount3 -uz "$M"
-}
+. bench/lib.sh
+bench_need_fuse "export.sh (mount figures)"
+bench_setup export
 ddr() { dd if="$1" of=/dev/null bs=1M 2>&1 | awk '/copied/ { printf "%.0f", $1 / $(NF-3) / 1e6 }'; }
 R=$D/results
 mkdir -p "$R"

@@ -25,20 +25,9 @@ OPTS=${OPTS:-}
 QUICK=0
 [ "${1:-}" = --quick ] && QUICK=1
 [ -x "$GGUFFS" ] && [ -x "$FSB" ] || { echo "fs.sh: build gguffs and $FSB first (make bench)" >&2; exit 2; }
-if ! [ -e /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
-    echo "fs.sh: no FUSE here (need /dev/fuse and fusermount3); skipped" >&2
-    exit 0
-fi
-
-D=$(mktemp -d /tmp/gguffs-bench.XXXXXX)
-M=$D/mnt
-mkdir -p "$M"
-cleanup() {
-    grep -qs " $M fuse" /proc/mounts && { fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"; }
-    rm -rf "$D"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. bench/lib.sh
+bench_need_fuse fs.sh
+bench_setup fs
 
 mnt() { # mnt MODEL [options]: mount, wait until it answers
     local model=$1
@@ -46,15 +35,6 @@ mnt() { # mnt MODEL [options]: mount, wait until it answers
     # shellcheck disable=SC2086
     "$GGUFFS" $OPTS "$@" "$model" "$M" || { echo "fs.sh: mount failed" >&2; exit 1; }
     ls "$M" >/dev/null
-}
-umnt() { # a reader that just exited may hold the mount a moment longer
-    local i
-    for i in 1 2 3 4 5 6 7 8 9 10; do
-        fusermount3 -u "$M" 2>/dev/null && return 0
-        sleep 0.2
-    done
-    echo "fs.sh: $M stays busy; lazy unmount" >&2
-    fusermount3 -uz "$M"
 }
 pid_of_mount() { pgrep -f "^$GGUFFS .*$M\$" | head -1; }
 ddr() { # MB/s of dd bs=1M of a file

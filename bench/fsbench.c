@@ -23,18 +23,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "../tests/rng.h"
 
 #define ALIGN 32
 
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next(void)
-{
-    /* xorshift64* */
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return rng * 2685821657736338717ull;
-}
 
 static void die(const char *what)
 {
@@ -133,7 +125,7 @@ static hbuf header(tdesc *t, int nt, uint64_t ntokens)
 /* A random normal fp16 in [2^-10, 2^-3). */
 static uint16_t small_half(void)
 {
-    uint64_t r = next();
+    uint64_t r = rng_next();
     uint16_t exp = (uint16_t)(5 + (r >> 40) % 7); /* biased exponent 5..11 */
     return (uint16_t)(exp << 10 | (r & 0x3ff));
 }
@@ -141,13 +133,13 @@ static uint16_t small_half(void)
 static void fill_block(const tdesc *t, uint8_t *blk)
 {
     if (t->type_id == 0) { /* F32: a small normal float */
-        uint64_t r = next();
+        uint64_t r = rng_next();
         uint32_t f = (uint32_t)(r >> 63) << 31 | (uint32_t)(110 + (r >> 40) % 16) << 23 | (uint32_t)(r & 0x7fffff);
         memcpy(blk, &f, 4);
         return;
     }
     for (uint32_t k = 0; k < t->block_bytes; k += 8) {
-        uint64_t r = next();
+        uint64_t r = rng_next();
         memcpy(blk + k, &r, t->block_bytes - k < 8 ? t->block_bytes - k : 8);
     }
     uint16_t h = small_half();
@@ -183,7 +175,7 @@ static int cmd_gen(int argc, char **argv)
     size_t chunk = 8u << 20;
     uint8_t *buf = malloc(chunk);
     for (int i = 0; i < nt; i++) {
-        rng = 0x9E3779B97F4A7C15ull + (uint64_t)i * 7919; /* fixed per tensor */
+        rng_seed(0x9E3779B97F4A7C15ull + (uint64_t)i * 7919); /* fixed per tensor */
         uint64_t nblocks = t[i].nbytes / t[i].block_bytes, done = 0;
         size_t per = chunk / t[i].block_bytes;
         while (done < nblocks) {
@@ -257,14 +249,14 @@ static int cmd_rand(int argc, char **argv)
     if (getenv("FSBENCH_FADV_RANDOM")) /* no kernel read-ahead: 4 KiB requests */
         posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
     long count = atol(argv[3]);
-    rng = strtoull(argv[4], NULL, 10) * 0x9E3779B97F4A7C15ull + 1;
+    rng_seed(strtoull(argv[4], NULL, 10) * 0x9E3779B97F4A7C15ull + 1);
     uint64_t npages = (uint64_t)st.st_size / 4096;
     if (count <= 0 || npages == 0)
         return 2;
     uint64_t *lat = malloc((size_t)count * sizeof *lat);
     char buf[4096];
     for (long i = 0; i < count; i++) {
-        uint64_t off = next() % npages * 4096;
+        uint64_t off = rng_next() % npages * 4096;
         uint64_t t0 = ns_now();
         if (pread(fd, buf, sizeof buf, (off_t)off) != (ssize_t)sizeof buf)
             die("pread");

@@ -30,32 +30,21 @@ if ! [ -e /dev/fuse ] || ! command -v fusermount3 >/dev/null || ! { command -v n
 fi
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
 
-D=$(mktemp -d /tmp/gguffs-rbench.XXXXXX)
-M=$D/mnt
-mkdir -p "$M" "$D/www"
+. bench/lib.sh
+bench_setup remote
+mkdir -p "$D/www"
 PROXY_PID=""
-cleanup() {
+bench_cleanup() {
     grep -qs " $M fuse" /proc/mounts && { fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"; }
     if [ -n "$PROXY_PID" ]; then
         kill "$PROXY_PID" 2>/dev/null
         wait "$PROXY_PID" 2>/dev/null
     fi
     tests/net/servers.sh stop "$D/web" >/dev/null 2>&1
-    rm -rf "$D"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 now() { date +%s%N; }
 ms() { echo $(( ($2 - $1) / 1000000 )); }
-umnt() {
-    local i
-    for i in 1 2 3 4 5 6 7 8 9 10; do
-        fusermount3 -u "$M" 2>/dev/null && return 0
-        sleep 0.2
-    done
-    fusermount3 -uz "$M"
-}
 stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$M/.stats"; }
 R=$D/results
 mkdir -p "$R"

@@ -21,22 +21,14 @@ PY=${PYTHON:-/usr/bin/python3}
 N=${N:-1000}
 RUNS=${RUNS:-5}
 [ -x "$GGUFFS" ] || { echo "shelf.sh: build gguffs first (make)" >&2; exit 2; }
-if ! [ -e /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
-    echo "shelf.sh: no FUSE here (need /dev/fuse and fusermount3); skipped" >&2
-    exit 0
-fi
-
-D=$(mktemp -d /tmp/gguffs-bench-shelf.XXXXXX)
-M=$D/mnt
-mkdir -p "$M"
+. bench/lib.sh
+bench_need_fuse shelf.sh
+bench_setup shelf
 PID=""
-cleanup() {
+bench_cleanup() {
     grep -qs " $M fuse" /proc/mounts && { fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"; }
     [ -n "$PID" ] && kill "$PID" 2>/dev/null
-    rm -rf "$D"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 rss() { awk '/^VmRSS/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$PID/status"; }

@@ -22,15 +22,8 @@
 
 #include "gguffs/layout.h"
 #include "refset.h"
+#include "rng.h"
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rng(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 #define MAXMAP 16
 static const char *map_from[MAXMAP], *map_to[MAXMAP];
@@ -198,9 +191,10 @@ int main(int argc, char **argv)
         }
         int bad = check_range(&l, isa, file + off, want, 0, l.nelems, name);
         /* Sub-ranges: single elements, odd spans, spans crossing rows. */
+        rng_seed(l.nelems);
         for (int k = 0; k < 200 && !bad; k++) {
-            uint64_t a = rng() % l.nelems;
-            uint64_t span = k < 50 ? 1 + rng() % 7 : k < 150 ? 1 + rng() % 700 : 1 + rng() % (3 * ne0);
+            uint64_t a = rng_next() % l.nelems;
+            uint64_t span = k < 50 ? 1 + rng_next() % 7 : k < 150 ? 1 + rng_next() % 700 : 1 + rng_next() % (3 * ne0);
             uint64_t b = a + span > l.nelems ? l.nelems : a + span;
             bad |= check_range(&l, isa, file + off, want, a, b, name);
         }

@@ -16,24 +16,8 @@
 #include <string.h>
 
 #include "gguffs/types.h"
+#include "rng.h"
 
-static uint64_t s[4];
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-static uint64_t next(void) /* xoshiro256** */
-{
-    uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0], s[3] ^= s[1], s[1] ^= s[2], s[0] ^= s[3], s[2] ^= t, s[3] = rotl(s[3], 45);
-    return r;
-}
-static void seed(uint64_t x)
-{
-    for (int i = 0; i < 4; i++) {
-        uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        s[i] = z ^ (z >> 31);
-    }
-}
 
 static int same(float a, float b)
 {
@@ -72,23 +56,23 @@ int main(int argc, char **argv)
             if (!gg_isa_supported((gg_isa)isa) || gg_type_kernel_isa(t, (gg_isa)isa) != (gg_isa)isa)
                 continue;
             gg_kernel k = gg_type_kernel(t, (gg_isa)isa);
-            seed(seed0 ^ ((uint64_t)ti << 32) ^ (uint64_t)isa);
+            rng_seed(seed0 ^ ((uint64_t)ti << 32) ^ (uint64_t)isa);
             uint64_t R = t->rows_interleaved, M = t->row_meta_bytes;
             uint64_t done = 0;
             int bad = 0;
             ntypes++;
             while (done < bytes_per_type && !bad) {
                 /* One call: up to 64 blocks (block columns for _Rn types). */
-                uint64_t n = 1 + next() % 64;
+                uint64_t n = 1 + rng_next() % 64;
                 uint64_t meta_len = (t->flags & GG_TYPE_TRAILING_SCALE) ? 4 : R * M;
                 uint64_t src_len = n * R * t->block_bytes;
                 uint64_t out_len = n * R * t->block_elems;
                 uint8_t *meta = malloc(meta_len + 1), *src = malloc(src_len);
                 float *a = malloc(out_len * sizeof(float)), *b = malloc(out_len * sizeof(float));
                 for (uint64_t i = 0; i < meta_len; i++)
-                    meta[i] = (uint8_t)next();
+                    meta[i] = (uint8_t)rng_next();
                 for (uint64_t i = 0; i < src_len; i++)
-                    src[i] = (uint8_t)next();
+                    src[i] = (uint8_t)rng_next();
                 int64_t stride = (int64_t)(n * t->block_elems);
                 memset(a, 0xA5, out_len * sizeof(float));
                 memset(b, 0x5A, out_len * sizeof(float));

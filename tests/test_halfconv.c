@@ -32,6 +32,7 @@
 #include "gguffs/decode.h"
 #include "gguffs/halfconv.h"
 #include "testlib.h"
+#include "rng.h"
 
 static long checks;
 #define CHECK(cond, ...)                                                                           \
@@ -157,23 +158,6 @@ static void fixed_cases(void)
     }
 }
 
-static uint64_t rs[4];
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-static uint64_t next(void) /* xoshiro256** */
-{
-    uint64_t r = rotl(rs[1] * 5, 7) * 9, t = rs[1] << 17;
-    rs[2] ^= rs[0], rs[3] ^= rs[1], rs[1] ^= rs[2], rs[0] ^= rs[3], rs[2] ^= t, rs[3] = rotl(rs[3], 45);
-    return r;
-}
-static void seed(uint64_t x)
-{
-    for (int i = 0; i < 4; i++) {
-        uint64_t z = (x += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        rs[i] = z ^ (z >> 31);
-    }
-}
 
 /* The ranges where the rules change, as f32 exponent fields. f16: its
  * whole subnormal range with the underflow boundary below it (2^-25 is the
@@ -214,10 +198,10 @@ static void against_reference(void)
                bf ? "bf16" : "f16", ne, ne, bad);
     }
     /* Random patterns, any exponent and sign. */
-    seed(12);
+    rng_seed(12);
     long bad16 = 0, badbf = 0;
     for (long i = 0; i < (1l << 22); i++) {
-        uint32_t b = (uint32_t)next();
+        uint32_t b = (uint32_t)rng_next();
         if (gg_f32_to_f16_bits(b) != ref_f16(b) && bad16++ < 5)
             fprintf(stderr, "f16(%08x) = %04x, reference %04x\n", b, gg_f32_to_f16_bits(b), ref_f16(b));
         if (gg_f32_to_bf16_bits(b) != ref_bf16(b) && badbf++ < 5)
@@ -311,7 +295,7 @@ static void consecutive(gg_isa best, int all)
  * 0..63, with guards around the output. */
 static uint32_t mixed_pattern(void)
 {
-    uint64_t r = next();
+    uint64_t r = rng_next();
     switch (r & 7) {
     case 0: return 0x7f800000u | (uint32_t)(r >> 32) | 1u;         /* NaN, any payload */
     case 1: return (uint32_t)(r >> 63) << 31 | 0x7f800000u;        /* +-inf */
@@ -328,7 +312,7 @@ static void tails_and_mixes(gg_isa best)
     uint32_t src[N + N];
     uint16_t out[GG_ISA_COUNT][N + 2 * GUARD];
     uint16_t want[2][N + N];
-    seed(7);
+    rng_seed(7);
     long bad = 0, bad_guard = 0, runs = 0;
     for (int round = 0; round < 2000; round++) {
         for (int i = 0; i < 2 * N; i++) {
@@ -338,7 +322,7 @@ static void tails_and_mixes(gg_isa best)
         }
         for (int start = 0; start < N; start++)
             /* every (start, n) in the first rounds, then one n per start */
-            for (int n = round < 4 ? 0 : (int)(next() % N), n_end = round < 4 ? N : n + 1; n < n_end; n++)
+            for (int n = round < 4 ? 0 : (int)(rng_next() % N), n_end = round < 4 ? N : n + 1; n < n_end; n++)
                 for (int bf = 0; bf < 2; bf++)
                     for (int isa = 0; isa <= (best >= GG_ISA_AVX2 ? GG_ISA_AVX2 : 0); isa++) {
                         for (int i = 0; i < N + 2 * GUARD; i++)
