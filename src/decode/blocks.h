@@ -87,17 +87,37 @@ GG_BLOCK(blk_pq2_0, 34, { uint8_t d[2], qs[32]; });
 /* ---- others (ik_misc.c) ---- */
 GG_BLOCK(blk_i2_s, 32, { uint8_t qs[32]; });
 
-/* ---- row-interleaved columns (ik_interleaved.c): R rows of one block ---- */
+/* ---- row-interleaved columns (ik_interleaved.c): R rows of one block,
+ * in the order of the kernels there; dm = the R d, then the R dmin ---- */
 GG_BLOCK(col_q4_0_r8, 8 * 18, { uint8_t d[8][2], qs[128]; });
-GG_BLOCK(col_mxfp4_r8, 8 * 17, { uint8_t e[8], qs[128]; });
+GG_BLOCK(col_q5_0_r4, 4 * 22, { uint8_t d[4][2], qh[16], qs[64]; });
+GG_BLOCK(col_q6_0_r4, 4 * 26, { uint8_t d[4][2], qh[32], qs[64]; });
 GG_BLOCK(col_q8_0_r8, 8 * 34, { uint8_t d[8][2], qs[256]; });
+GG_BLOCK(col_iq4_nl_r4, 4 * 18, { uint8_t d[4][2], qs[64]; });
+GG_BLOCK(col_mxfp4_r8, 8 * 17, { uint8_t e[8], qs[128]; });
+GG_BLOCK(col_iq1_s_r4, 4 * 6, { uint8_t qs[16], qh[4][2]; }); /* qh: 16-bit words */
+GG_BLOCK(col_iq1_m_r4, 4 * 7, { uint8_t qs[16], qh[8], scales[4]; });
 GG_BLOCK(col_q8_kv_r8, 8 * 32, { uint8_t qs[256]; });
+GG_BLOCK(col_iq2_bn_r4, 4 * 16, { uint8_t qs[64]; });
+GG_BLOCK(col_q2_k_r4, 4 * 84, { uint8_t dm[8][2], scales[64], qs[256]; });
+GG_BLOCK(col_q3_k_r4, 4 * 110, { uint8_t d[4][2], scales_h[16], scales_l[32], qh[128], qs[256]; });
+GG_BLOCK(col_q4_k_r4, 4 * 144, { uint8_t dm[8][2], scales_h[16], scales_l[32], qs[512]; });
+GG_BLOCK(col_q5_k_r4, 4 * 176, { uint8_t dm[8][2], scales_h[16], scales_l[32], qh[128], qs[512]; });
+GG_BLOCK(col_q6_k_r4, 4 * 210, { uint8_t d[4][2], scales[64], qh[256], ql[512]; });
+GG_BLOCK(col_iq2_xxs_r4, 4 * 66, { uint8_t d[4][2], sas[128], qs[128]; });
+GG_BLOCK(col_iq2_xs_r4, 4 * 74, { uint8_t d[4][2], qs[128][2], scales[32]; }); /* qs: 16-bit words */
+GG_BLOCK(col_iq2_s_r4, 4 * 82, { uint8_t d[4][2], qs[128], qh[32], signs[128], scales[32]; });
+GG_BLOCK(col_iq3_xxs_r4, 4 * 98, { uint8_t d[4][2], sas[128], qs[256]; });
+GG_BLOCK(col_iq3_s_r4, 4 * 110, { uint8_t d[4][2], qs[256], qh[32], signs[128], scales[16]; });
+GG_BLOCK(col_iq4_xs_r8, 8 * 136, { uint8_t d[8][2], scales_h[16], scales_l[32], qs[1024]; });
+GG_BLOCK(col_iq2_k_r4, 4 * 76, { uint8_t d[4][2], extra[8], scales[32], qs[256]; });
+GG_BLOCK(col_iq3_k_r4, 4 * 110, { uint8_t d[4][2], extra[8], scales_h[8], scales_l[32], qs[256], qh[128]; });
+GG_BLOCK(col_iq4_k_r4, 4 * 144, { uint8_t d[4][2], extra[8], scales_h[16], scales_l[32], qs[512]; });
+GG_BLOCK(col_iq5_k_r4, 4 * 176, { uint8_t d[4][2], extra[8], scales_h[16], scales_l[32], qs[512], qh[128]; });
+_Static_assert(offsetof(col_iq5_k_r4, qh) == sizeof(col_iq4_k_r4), "IQ5_K_R4 = IQ4_K_R4 and qh");
+GG_BLOCK(col_iq4_ks_r4, 4 * 136, { uint8_t scales[32], qs[512]; });
+GG_BLOCK(col_iq5_ks_r4, 4 * 168, { uint8_t scales[32], qs[512], qh[128]; });
 GG_BLOCK(col_q8_k_r8, 8 * 258, { uint8_t d[8][2], qs[2048]; });
 GG_BLOCK(col_q8_k_r16, 16 * 258, { uint8_t d[16][2], qs[4096]; });
-GG_BLOCK(col_iq4_xs_r8, 8 * 136, { uint8_t d[8][2], scales_h[16], scales_l[32], qs[1024]; });
-GG_BLOCK(col_iq4_nl_r4, 4 * 18, { uint8_t d[4][2], qs[64]; });
-GG_BLOCK(col_q4_k_r4, 4 * 144, { uint8_t dm[8][2], scales_h[16], scales_l[32], qs[512]; });
-GG_BLOCK(col_iq4_ks_r4, 4 * 136, { uint8_t scales[32], qs[512]; });
-GG_BLOCK(col_iq4_k_r4, 4 * 144, { uint8_t d[4][2], extra[8], scales_h[16], scales_l[32], qs[512]; });
 
 #endif

@@ -57,9 +57,10 @@ static void q5_0_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
                     int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 88, *qh = b + 8, *qs = b + 24;
+        const col_q5_0_r4 *b = (const col_q5_0_r4 *)src + c;
+        const uint8_t *qh = b->qh, *qs = b->qs;
         for (int k = 0; k < 4; k++) {
-            float d = gg_rdf16(b + 2 * k), m = -16 * d, *y = ROW(k, c, 32);
+            float d = gg_rdf16(b->d[k]), m = -16 * d, *y = ROW(k, c, 32);
             for (int q = 0; q < 4; q++)
                 for (int i = 0; i < 4; i++) {
                     int p = ggi_quad_pos(q) + i;
@@ -79,9 +80,10 @@ static void q6_0_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
                     int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 104, *qh = b + 8, *qs = b + 40;
+        const col_q6_0_r4 *b = (const col_q6_0_r4 *)src + c;
+        const uint8_t *qh = b->qh, *qs = b->qs;
         for (int k = 0; k < 4; k++) {
-            float d = gg_rdf16(b + 2 * k), m = -32 * d, *y = ROW(k, c, 32);
+            float d = gg_rdf16(b->d[k]), m = -32 * d, *y = ROW(k, c, 32);
             for (int q = 0; q < 4; q++)
                 for (int i = 0; i < 4; i++) {
                     int p = ggi_quad_pos(q) + i, s = 2 * (q >> 1);
@@ -160,23 +162,23 @@ static void mxfp4_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_
 }
 
 /* IQ1_S_R4: meta = 4 fp16 row scales d[k]. Column of 24 bytes: qs[16],
- * then 4 little-endian 16-bit words h[k]. Row k: 4 groups of 8 values; group
- * i uses grid entry qs[4i + k] + 256 * (bits 3i..3i+2 of h[k]) of iq1s_grid
- * (8 values -1/0/+1); bits 12..14 of h[k] give the block scale s, bit 15 the
- * sign of the shift. value = (d * (2s + 1)) * (grid + shift), shift =
- * -/+ IQ1S_DELTA. */
+ * qh[4] (little-endian 16-bit words; h = qh[k] for row k). Row k: 4 groups
+ * of 8 values; group i uses grid entry qs[4i + k] + 256 * (bits 3i..3i+2 of
+ * h) of iq1s_grid (8 values -1/0/+1); bits 12..14 of h give the block scale
+ * s, bit 15 the sign of the shift. value = (d * (2s + 1)) * (grid + shift),
+ * shift = -/+ IQ1S_DELTA. */
 static void iq1_s_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                      int64_t dst_stride)
 {
     const float delta = gg_iq1_delta_constants[0];
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 24;
+        const col_iq1_s_r4 *b = (const col_iq1_s_r4 *)src + c;
         for (int k = 0; k < 4; k++) {
-            unsigned h = gg_rd16(b + 16 + 2 * k);
+            unsigned h = gg_rd16(b->qh[k]);
             float shift = (h & 0x8000) ? -delta : delta;
             float dl = gg_rdf16(meta + 2 * k) * (2 * ((h >> 12) & 7) + 1), *y = ROW(k, c, 32);
             for (int i = 0; i < 4; i++) {
-                uint64_t g = gg_iq1s_grid[b[4 * i + k] | ((h >> (3 * i)) & 7) << 8];
+                uint64_t g = gg_iq1s_grid[b->qs[4 * i + k] | ((h >> (3 * i)) & 7) << 8];
                 for (int j = 0; j < 8; j++)
                     y[8 * i + j] = dl * (ggi_s8(g, j) + shift);
             }
@@ -185,7 +187,7 @@ static void iq1_s_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_
 }
 
 /* IQ1_M_R4: meta = 4 fp16 row scales d[k]. Column of 28 bytes: qs[16],
- * qh[8], sc[4]. Row k, half i (values 16i .. 16i+15) has scale
+ * qh[8], scales[4] (sc). Row k, half i (values 16i .. 16i+15) has scale
  * d * (nibble i of sc[k]); its two groups of 8 use grid entries
  * qs[8i + k] + 256 * (qh[4i + k] & 7) and qs[8i + k + 4] + 256 *
  * ((qh[4i + k] >> 4) & 7), with shift signs in bits 3 and 7 of qh[4i + k].
@@ -195,7 +197,8 @@ static void iq1_m_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_
 {
     const float delta = gg_iq1_delta_constants[1];
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 28, *qs = b, *qh = b + 16, *sc = b + 24;
+        const col_iq1_m_r4 *b = (const col_iq1_m_r4 *)src + c;
+        const uint8_t *qs = b->qs, *qh = b->qh, *sc = b->scales;
         for (int k = 0; k < 4; k++) {
             float d = gg_rdf16(meta + 2 * k), *y = ROW(k, c, 32);
             for (int i = 0; i < 2; i++) {
@@ -233,20 +236,20 @@ static void q8_kv_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_
 
 /* ---- Blocks of 64 ------------------------------------------------------ */
 
-/* IQ2_BN_R4: meta = 4 float32 row scales d[k]. Column of 64 bytes: byte
- * 16l + 4k + i holds four 2-bit codes; code s (bits 2s, 2s+1) is row k's
+/* IQ2_BN_R4: meta = 4 float32 row scales d[k]. Column of 64 bytes: qs[64]; qs
+ * byte 16l + 4k + i holds four 2-bit codes; code s (bits 2s, 2s+1) is row k's
  * value 16l + 4s + i. value = d * (code - 1). */
 static void iq2_bn_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                       int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 64;
+        const col_iq2_bn_r4 *b = (const col_iq2_bn_r4 *)src + c;
         for (int k = 0; k < 4; k++) {
             float d = gg_rdf32(meta + 4 * k), *y = ROW(k, c, 64);
             for (int l = 0; l < 4; l++)
                 for (int i = 0; i < 4; i++)
                     for (int s = 0; s < 4; s++)
-                        y[16 * l + 4 * s + i] = d * (((b[16 * l + 4 * k + i] >> (2 * s)) & 3) - 1);
+                        y[16 * l + 4 * s + i] = d * (((b->qs[16 * l + 4 * k + i] >> (2 * s)) & 3) - 1);
         }
     }
 }
@@ -257,16 +260,18 @@ static void iq2_bn_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64
  * has 32 bytes at 32ib; byte 32ib + 16h + 4k + i holds four 2-bit fields;
  * field s is row k's value 16h + 4s + i of the sub-block. */
 
-/* Q2_K_R4: 4 rows, column of 336 bytes: d[4] and dmin[4] fp16, sc[64],
- * qs[256]. Sub-block ib, half h: scale byte sc[8ib + 4h + k], low nibble
- * times d, high nibble times dmin. value = dl * q2 - ml. */
+/* Q2_K_R4: 4 rows, column of 336 bytes: dm[8] fp16 (d[4], then dmin[4]),
+ * scales[64] (sc), qs[256]. Sub-block ib, half h: scale byte
+ * sc[8ib + 4h + k], low nibble times d, high nibble times dmin.
+ * value = dl * q2 - ml. */
 static void q2_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                     int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 336, *sc = b + 16, *qs = b + 80;
+        const col_q2_k_r4 *b = (const col_q2_k_r4 *)src + c;
+        const uint8_t *sc = b->scales, *qs = b->qs;
         for (int k = 0; k < 4; k++) {
-            float d = gg_rdf16(b + 2 * k), m = gg_rdf16(b + 8 + 2 * k);
+            float d = gg_rdf16(b->dm[k]), m = gg_rdf16(b->dm[4 + k]);
             for (int ib = 0; ib < 8; ib++)
                 for (int h = 0; h < 2; h++) {
                     uint8_t s = sc[8 * ib + 4 * h + k];
@@ -282,18 +287,20 @@ static void q2_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
     }
 }
 
-/* Q3_K_R4: 4 rows, column of 440 bytes: d[4] fp16, sh[16], sl[32],
- * qh[128], qs[256]. The 6-bit scale of row k's 16 values 16h .. 16h+15 of
- * sub-block ib is n = 8ib + 4h + k: 4-bit field n of sl plus 2-bit field n
- * of sh (ggi_field planes), minus 32. The third bit of value 16h + 4s + i is
- * bit 4h + s of qh[16ib + 4k + i]. value = (d * (sc - 32)) * (q3 - 4). */
+/* Q3_K_R4: 4 rows, column of 440 bytes: d[4] fp16, scales_h[16] (sh),
+ * scales_l[32] (sl), qh[128], qs[256]. The 6-bit scale of row k's 16 values
+ * 16h .. 16h+15 of sub-block ib is n = 8ib + 4h + k: 4-bit field n of sl plus
+ * 2-bit field n of sh (ggi_field planes), minus 32. The third bit of value
+ * 16h + 4s + i is bit 4h + s of qh[16ib + 4k + i].
+ * value = (d * (sc - 32)) * (q3 - 4). */
 static void q3_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                     int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 440, *sh = b + 8, *sl = b + 24, *qh = b + 56, *qs = b + 184;
+        const col_q3_k_r4 *b = (const col_q3_k_r4 *)src + c;
+        const uint8_t *sh = b->scales_h, *sl = b->scales_l, *qh = b->qh, *qs = b->qs;
         for (int k = 0; k < 4; k++) {
-            float d = gg_rdf16(b + 2 * k);
+            float d = gg_rdf16(b->d[k]);
             for (int ib = 0; ib < 8; ib++)
                 for (int h = 0; h < 2; h++) {
                     unsigned n = 8 * ib + 4 * h + k;
@@ -341,17 +348,18 @@ static void q4_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
     }
 }
 
-/* Q5_K_R4: as Q4_K_R4 plus qh[128] before the 512 nibble bytes (column of
- * 704 bytes: d/dmin, sh[16], sl[32], qh[128], qs[512]). The 5th bit of the
- * value in quad q, nibble x (0 low, 1 high) is bit 4(q%2) + 2(q/2) + x of
- * qh[16ib + 4k + i]. */
+/* Q5_K_R4: as Q4_K_R4 plus qh[128] before the 512 nibble bytes
+ * (column of 704 bytes: dm[8], scales_h[16], scales_l[32], qh[128], qs[512]).
+ * The 5th bit of the value in quad q, nibble x (0 low, 1 high) is bit
+ * 4(q%2) + 2(q/2) + x of qh[16ib + 4k + i]. */
 static void q5_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                     int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 704, *sh = b + 16, *sl = b + 32, *qh = b + 64, *qs = b + 192;
+        const col_q5_k_r4 *b = (const col_q5_k_r4 *)src + c;
+        const uint8_t *sh = b->scales_h, *sl = b->scales_l, *qh = b->qh, *qs = b->qs;
         for (int k = 0; k < 4; k++) {
-            float d = gg_rdf16(b + 2 * k), m = gg_rdf16(b + 8 + 2 * k);
+            float d = gg_rdf16(b->dm[k]), m = gg_rdf16(b->dm[4 + k]);
             for (int ib = 0; ib < 8; ib++) {
                 unsigned n = 4 * ib + k, hi = ggi_field(sh, n, 16, 4);
                 float dl = d * ((sl[n] & 15) | (hi & 3) << 4);
@@ -369,18 +377,20 @@ static void q5_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
     }
 }
 
-/* Q6_K_R4: 4 rows, column of 840 bytes: d[4] fp16, sc[64] signed, qh[256],
- * ql[512]. Sub-block ib: row k's values 0..15 have scale sc[8ib + k], values
- * 16..31 sc[8ib + k + 4]. Low nibbles: 64 bytes at 64ib of ql, quad layout.
- * High 2 bits of the value in quad q, nibble x: bits 2(2(q/2) + x) and the
- * next of qh[32ib + 16(q%2) + 4k + i]. value = (d * sc) * (q6 - 32). */
+/* Q6_K_R4: 4 rows, column of 840 bytes: d[4] fp16, scales[64] (sc, signed),
+ * qh[256], ql[512]. Sub-block ib: row k's values 0..15 have scale
+ * sc[8ib + k], values 16..31 sc[8ib + k + 4]. Low nibbles: 64 bytes at 64ib
+ * of ql, quad layout. High 2 bits of the value in quad q, nibble x: bits
+ * 2(2(q/2) + x) and the next of qh[32ib + 16(q%2) + 4k + i].
+ * value = (d * sc) * (q6 - 32). */
 static void q6_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                     int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 840, *sc = b + 8, *qh = b + 72, *ql = b + 328;
+        const col_q6_k_r4 *b = (const col_q6_k_r4 *)src + c;
+        const uint8_t *sc = b->scales, *qh = b->qh, *ql = b->ql;
         for (int k = 0; k < 4; k++) {
-            float d = gg_rdf16(b + 2 * k);
+            float d = gg_rdf16(b->d[k]);
             for (int ib = 0; ib < 8; ib++) {
                 float dl[2] = {d * (int8_t)sc[8 * ib + k], d * (int8_t)sc[8 * ib + k + 4]};
                 float *y = ROW(k, c, 256) + 32 * ib;
@@ -407,9 +417,10 @@ static void iq2_xxs_r4(const uint8_t *meta, const uint8_t *src, float *dst, int6
                        int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 264, *sas = b + 8, *qs = b + 136;
+        const col_iq2_xxs_r4 *b = (const col_iq2_xxs_r4 *)src + c;
+        const uint8_t *sas = b->sas, *qs = b->qs;
         for (int k = 0; k < 4; k++) {
-            float d = 0.125f * gg_rdf16(b + 2 * k);
+            float d = 0.125f * gg_rdf16(b->d[k]);
             for (int ib = 0; ib < 8; ib++) {
                 const uint8_t *a = sas + 16 * ib + 4 * k;
                 int s = (a[0] & 1) | (a[1] & 1) << 1 | (a[2] & 1) << 2 | (a[3] & 1) << 3;
@@ -425,25 +436,26 @@ static void iq2_xxs_r4(const uint8_t *meta, const uint8_t *src, float *dst, int6
     }
 }
 
-/* IQ2_XS_R4: 4 rows, column of 296 bytes: d[4] fp16, 128 little-endian
- * 16-bit words, sc[32]. Word 16ib + 4k + g: bits 0..8 index iq2xs_grid
- * (values 8g .. 8g+7 of sub-block ib), bits 9..15 a 7-bit code t; bit j of
- * t ^ (t << 1) is the sign of value 8g + j. Scale byte sc[4ib + k]: low
- * nibble for groups 0-1, high nibble for groups 2-3. d' = 0.125 * d;
- * value = ((d' * (2s + 1)) * grid) * (+/-1). */
+/* IQ2_XS_R4: 4 rows, column of 296 bytes: d[4] fp16, qs[128]
+ * (little-endian 16-bit words), scales[32] (sc). Word qs[16ib + 4k + g]: bits
+ * 0..8 index iq2xs_grid (values 8g .. 8g+7 of sub-block ib), bits 9..15 a
+ * 7-bit code t; bit j of t ^ (t << 1) is the sign of value 8g + j. Scale byte
+ * sc[4ib + k]: low nibble for groups 0-1, high nibble for groups 2-3.
+ * d' = 0.125 * d; value = ((d' * (2s + 1)) * grid) * (+/-1). */
 static void iq2_xs_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                       int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 296, *qs = b + 8, *sc = b + 264;
+        const col_iq2_xs_r4 *b = (const col_iq2_xs_r4 *)src + c;
+        const uint8_t *sc = b->scales;
         for (int k = 0; k < 4; k++) {
-            float d = 0.125f * gg_rdf16(b + 2 * k);
+            float d = 0.125f * gg_rdf16(b->d[k]);
             for (int ib = 0; ib < 8; ib++) {
                 uint8_t s = sc[4 * ib + k];
                 float dl[2] = {d * (2 * (s & 15) + 1), d * (2 * (s >> 4) + 1)};
                 float *y = ROW(k, c, 256) + 32 * ib;
                 for (int g = 0; g < 4; g++) {
-                    unsigned w = gg_rd16(qs + 2 * (16 * ib + 4 * k + g));
+                    unsigned w = gg_rd16(b->qs[16 * ib + 4 * k + g]);
                     unsigned t = w >> 9, signs = t ^ (t << 1);
                     uint64_t e = gg_iq2xs_grid[w & 511];
                     for (int j = 0; j < 8; j++)
@@ -455,16 +467,17 @@ static void iq2_xs_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64
 }
 
 /* IQ2_S_R4: 4 rows, column of 328 bytes: d[4] fp16, qs[128], qh[32],
- * signs[128], sc[32]. Group g of sub-block ib, row k: grid index
+ * signs[128] (sg), scales[32] (sc). Group g of sub-block ib, row k: grid index
  * qs[16ib + 4k + g] + 256 * (bits 2g, 2g+1 of qh[4ib + k]) into iq2s_grid,
  * sign bits signs[16ib + 4k + g]; scales as IQ2_XS_R4. */
 static void iq2_s_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                      int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 328, *qs = b + 8, *qh = b + 136, *sg = b + 168, *sc = b + 296;
+        const col_iq2_s_r4 *b = (const col_iq2_s_r4 *)src + c;
+        const uint8_t *qs = b->qs, *qh = b->qh, *sg = b->signs, *sc = b->scales;
         for (int k = 0; k < 4; k++) {
-            float d = 0.125f * gg_rdf16(b + 2 * k);
+            float d = 0.125f * gg_rdf16(b->d[k]);
             for (int ib = 0; ib < 8; ib++) {
                 uint8_t s = sc[4 * ib + k];
                 float dl[2] = {d * (2 * (s & 15) + 1), d * (2 * (s >> 4) + 1)};
@@ -489,9 +502,10 @@ static void iq3_xxs_r4(const uint8_t *meta, const uint8_t *src, float *dst, int6
                        int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 392, *sas = b + 8, *qs = b + 136;
+        const col_iq3_xxs_r4 *b = (const col_iq3_xxs_r4 *)src + c;
+        const uint8_t *sas = b->sas, *qs = b->qs;
         for (int k = 0; k < 4; k++) {
-            float d = 0.25f * gg_rdf16(b + 2 * k);
+            float d = 0.25f * gg_rdf16(b->d[k]);
             for (int ib = 0; ib < 8; ib++) {
                 const uint8_t *a = sas + 16 * ib + 4 * k;
                 int s = (a[0] & 1) | (a[1] & 1) << 1 | (a[2] & 1) << 2 | (a[3] & 1) << 3;
@@ -508,19 +522,21 @@ static void iq3_xxs_r4(const uint8_t *meta, const uint8_t *src, float *dst, int6
 }
 
 /* IQ3_S_R4: 4 rows, column of 440 bytes: d[4] fp16, qs[256], qh[32],
- * signs[128], sc[16]. Sub-block ib of row k: scale = 4-bit field 4ib + k of
- * sc (planes of 16), dl = d * (1 + 2 * scale). For i = 0..3: values 4i + j
- * come from iq3s_grid[qs[32ib + 8i + k] + 256 * bit i of qh[4ib + k]] with
- * sign bit i of signs[16ib + 4k + j]; values 16 + 4i + j from
+ * signs[128] (sg), scales[16] (sc). Sub-block ib of row k: scale = 4-bit
+ * field 4ib + k of sc (planes of 16), dl = d * (1 + 2 * scale). For i = 0..3:
+ * values 4i + j come from
+ * iq3s_grid[qs[32ib + 8i + k] + 256 * bit i of qh[4ib + k]] with sign bit i
+ * of signs[16ib + 4k + j]; values 16 + 4i + j from
  * iq3s_grid[qs[32ib + 8i + 4 + k] + 256 * bit i+4 of qh] with sign bit i+4.
  * value = (dl * grid) * (+/-1). */
 static void iq3_s_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                      int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 440, *qs = b + 8, *qh = b + 264, *sg = b + 296, *sc = b + 424;
+        const col_iq3_s_r4 *b = (const col_iq3_s_r4 *)src + c;
+        const uint8_t *qs = b->qs, *qh = b->qh, *sg = b->signs, *sc = b->scales;
         for (int k = 0; k < 4; k++) {
-            float d = gg_rdf16(b + 2 * k);
+            float d = gg_rdf16(b->d[k]);
             for (int ib = 0; ib < 8; ib++) {
                 float dl = d * (1 + 2 * (int)ggi_field(sc, 4 * ib + k, 16, 4));
                 const uint8_t *s = sg + 16 * ib + 4 * k;
@@ -567,18 +583,19 @@ static void iq4_xs_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64
     }
 }
 
-/* IQ2_K_R4: 4 rows, column of 304 bytes: d[4] fp16, extra[8], sc[32],
- * qs[256] (2-bit planes). Row k's values 16h .. 16h+15 of sub-block ib: n =
- * 8ib + 4h + k, scale = 4-bit field n of sc minus 8; codebook iq2nl_values,
- * shifted by 4 entries when bit ib of extra[k + 4h] is set.
- * value = (d * (scale - 8)) * codebook[q2]. */
+/* IQ2_K_R4: 4 rows, column of 304 bytes: d[4] fp16, extra[8] (ex),
+ * scales[32] (sc), qs[256] (2-bit planes). Row k's values 16h .. 16h+15 of
+ * sub-block ib: n = 8ib + 4h + k, scale = 4-bit field n of sc minus 8;
+ * codebook iq2nl_values, shifted by 4 entries when bit ib of extra[k + 4h] is
+ * set. value = (d * (scale - 8)) * codebook[q2]. */
 static void iq2_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                      int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 304, *ex = b + 8, *sc = b + 16, *qs = b + 48;
+        const col_iq2_k_r4 *b = (const col_iq2_k_r4 *)src + c;
+        const uint8_t *ex = b->extra, *sc = b->scales, *qs = b->qs;
         for (int k = 0; k < 4; k++) {
-            float d = gg_rdf16(b + 2 * k);
+            float d = gg_rdf16(b->d[k]);
             for (int ib = 0; ib < 8; ib++)
                 for (int h = 0; h < 2; h++) {
                     float dl = d * ((int)ggi_field(sc, 8 * ib + 4 * h + k, 32, 4) - 8);
@@ -594,21 +611,21 @@ static void iq2_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_
     }
 }
 
-/* IQ3_K_R4: 4 rows, column of 440 bytes: d[4] fp16, extra[8], sh[8],
- * sl[32], qs[256] (2-bit planes), qh[128]. Values 16h .. of sub-block ib,
- * n = 8ib + 4h + k: scale = 2 * (4-bit field n of sl) + 1, negated when the
- * 1-bit field n of sh (planes of 8) is set; codebook iq3nl_values, shifted by
- * 8 when bit ib of extra[k + 4h] is set. The 3rd index bit of value
- * 16h + 4s + i is bit 4h + s of qh[16ib + 4k + i].
- * value = ((d * (2l + 1)) * (+/-1)) * codebook[q3]. */
+/* IQ3_K_R4: 4 rows, column of 440 bytes: d[4] fp16, extra[8] (ex),
+ * scales_h[8] (sh), scales_l[32] (sl), qs[256] (2-bit planes), qh[128].
+ * Values 16h .. of sub-block ib, n = 8ib + 4h + k:
+ * scale = 2 * (4-bit field n of sl) + 1, negated when the 1-bit field n of sh
+ * (planes of 8) is set; codebook iq3nl_values, shifted by 8 when bit ib of
+ * extra[k + 4h] is set. The 3rd index bit of value 16h + 4s + i is bit 4h + s
+ * of qh[16ib + 4k + i]. value = ((d * (2l + 1)) * (+/-1)) * codebook[q3]. */
 static void iq3_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                      int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 440, *ex = b + 8, *sh = b + 16, *sl = b + 24;
-        const uint8_t *qs = b + 56, *qh = b + 312;
+        const col_iq3_k_r4 *b = (const col_iq3_k_r4 *)src + c;
+        const uint8_t *ex = b->extra, *sh = b->scales_h, *sl = b->scales_l, *qs = b->qs, *qh = b->qh;
         for (int k = 0; k < 4; k++) {
-            float d = gg_rdf16(b + 2 * k);
+            float d = gg_rdf16(b->d[k]);
             for (int ib = 0; ib < 8; ib++)
                 for (int h = 0; h < 2; h++) {
                     unsigned n = 8 * ib + 4 * h + k;
@@ -625,16 +642,18 @@ static void iq3_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_
     }
 }
 
-/* IQ4_K_R4 / IQ5_K_R4 scales: d[4] fp16, extra[8], sh[16], sl[32]; values
- * 16h .. of sub-block ib (h = 0: quads 0 and 2, h = 1: quads 1 and 3) use
- * n = 8ib + 4h + k: scale = 4-bit field n of sl + 16 * 2-bit field n of sh,
- * minus 32, and the codebook half selected by bit ib of extra[k + 4h]. */
-static float ik_k_scale(const uint8_t *b, int k, int ib, int h, int *alt)
+/* IQ4_K_R4 / IQ5_K_R4 scales: d[4] fp16, extra[8], scales_h[16] (sh),
+ * scales_l[32] (sl); an IQ5_K_R4 column is an IQ4_K_R4 column followed by
+ * qh, so both are read here as a col_iq4_k_r4. Values 16h .. of sub-block ib
+ * (h = 0: quads 0 and 2, h = 1: quads 1 and 3) use n = 8ib + 4h + k:
+ * scale = 4-bit field n of sl + 16 * 2-bit field n of sh, minus 32, and the
+ * codebook half selected by bit ib of extra[k + 4h]. */
+static float ik_k_scale(const col_iq4_k_r4 *b, int k, int ib, int h, int *alt)
 {
-    const uint8_t *ex = b + 8, *sh = b + 16, *sl = b + 32;
+    const uint8_t *ex = b->extra, *sh = b->scales_h, *sl = b->scales_l;
     unsigned n = 8 * ib + 4 * h + k;
     *alt = (ex[k + 4 * h] >> ib) & 1;
-    return gg_rdf16(b + 2 * k) * ((int)(ggi_field(sl, n, 32, 4) | ggi_field(sh, n, 16, 2) << 4) - 32);
+    return gg_rdf16(b->d[k]) * ((int)(ggi_field(sl, n, 32, 4) | ggi_field(sh, n, 16, 2) << 4) - 32);
 }
 
 /* IQ4_K_R4: column of 576 bytes: the scales above, then qs[512] (quad
@@ -643,7 +662,8 @@ static void iq4_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_
                      int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 576, *qs = b + 64;
+        const col_iq4_k_r4 *b = (const col_iq4_k_r4 *)src + c;
+        const uint8_t *qs = b->qs;
         for (int k = 0; k < 4; k++)
             for (int ib = 0; ib < 8; ib++) {
                 int alt[2];
@@ -669,11 +689,13 @@ static void iq5_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_
                      int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 704, *qs = b + 64, *qh = b + 576;
+        const col_iq5_k_r4 *b = (const col_iq5_k_r4 *)src + c;
+        const col_iq4_k_r4 *b4 = (const col_iq4_k_r4 *)b; /* the same scale fields */
+        const uint8_t *qs = b->qs, *qh = b->qh;
         for (int k = 0; k < 4; k++)
             for (int ib = 0; ib < 8; ib++) {
                 int alt[2];
-                float dl[2] = {ik_k_scale(b, k, ib, 0, &alt[0]), ik_k_scale(b, k, ib, 1, &alt[1])};
+                float dl[2] = {ik_k_scale(b4, k, ib, 0, &alt[0]), ik_k_scale(b4, k, ib, 1, &alt[1])};
                 float *y = ROW(k, c, 256) + 32 * ib;
                 for (int q = 0; q < 4; q++) {
                     const int8_t *v = gg_iq5nl_values + 32 * alt[q & 1];
@@ -715,18 +737,19 @@ static void iq4_ks_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64
     }
 }
 
-/* IQ5_KS_R4: meta = 4 float32 row scales. Column of 672 bytes: sc[32],
+/* IQ5_KS_R4: meta = 4 float32 row scales. Column of 672 bytes: scales[32],
  * qs[512] (quad layout), qh[128] (5th bits as in IQ5_K_R4). Scales as
  * IQ4_KS_R4, codebook iq5nl_values + 32 * (s & 1). */
 static void iq5_ks_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                       int64_t dst_stride)
 {
     for (int64_t c = 0; c < nblocks; c++) {
-        const uint8_t *b = src + c * 672, *qs = b + 32, *qh = b + 544;
+        const col_iq5_ks_r4 *b = (const col_iq5_ks_r4 *)src + c;
+        const uint8_t *qs = b->qs, *qh = b->qh;
         for (int k = 0; k < 4; k++) {
             float d = gg_rdf32(meta + 4 * k);
             for (int ib = 0; ib < 8; ib++) {
-                uint8_t s = b[4 * ib + k];
+                uint8_t s = b->scales[4 * ib + k];
                 float dl = d * ((s & 254) - 127), *y = ROW(k, c, 256) + 32 * ib;
                 const int8_t *v = gg_iq5nl_values + 32 * (s & 1);
                 for (int q = 0; q < 4; q++)
