@@ -5,8 +5,10 @@
  * has per-row metadata (a row scale), the R values come first in the group
  * and the kernel gets them as `meta`. Then follow the block columns: column c
  * holds block c of all R rows together, R * block_bytes bytes, with the R
- * rows' fields mixed inside it as described at each kernel. Row r of the
- * group is written to dst + r * dst_stride.
+ * rows' fields mixed inside it as described at each kernel; the fields are
+ * those of the column's struct col_<type>_r<R> in blocks.h, named alike
+ * here (a short local name in parentheses). Row r of the group is written
+ * to dst + r * dst_stride.
  *
  * Every value is computed with the float operations of the fork's own
  * dequantize_row_*_rN, in the same order (products of the form d * s * q are
@@ -28,9 +30,9 @@
 
 /* ---- Blocks of 32 ------------------------------------------------------ */
 
-/* Q4_0_R8: 8 rows, column of 144 bytes: 8 fp16 scales d[k], then 128 bytes.
- * Byte 32l + 4k + i (l, i = 0..3) carries row k's values 4l + i (low nibble)
- * and 4l + i + 16 (high nibble); value = d * (nibble - 8). */
+/* Q4_0_R8: 8 rows, column of 144 bytes: d[8] fp16, qs[128]. qs byte
+ * 32l + 4k + i (l, i = 0..3) carries row k's values 4l + i (low nibble) and
+ * 4l + i + 16 (high nibble); value = d[k] * (nibble - 8). */
 static void q4_0_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                     int64_t dst_stride)
 {
@@ -95,8 +97,8 @@ static void q6_0_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
     }
 }
 
-/* Q8_0_R8: 8 rows, column of 272 bytes: d[8] fp16, then 256 signed bytes.
- * Byte 32l + 4k + i is row k's value 4l + i, byte 128 + 32l + 4k + i its
+/* Q8_0_R8: 8 rows, column of 272 bytes: d[8] fp16, qs[256] (signed). qs
+ * byte 32l + 4k + i is row k's value 4l + i, byte 128 + 32l + 4k + i its
  * value 16 + 4l + i. value = d * q. */
 static void q8_0_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                     int64_t dst_stride)
@@ -115,9 +117,9 @@ static void q8_0_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
     }
 }
 
-/* IQ4_NL_R4: 4 rows, column of 72 bytes: d[4] fp16, then 64 bytes of
- * nibbles in the quad layout (see ggi_quad_pos). value = d * iq4k_values[n]
- * (the first 16 entries, the IQ4_NL codebook). */
+/* IQ4_NL_R4: 4 rows, column of 72 bytes: d[4] fp16, qs[64], nibbles in the
+ * quad layout (see ggi_quad_pos). value = d * iq4k_values[n] (the first 16
+ * entries, the IQ4_NL codebook). */
 static void iq4_nl_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                       int64_t dst_stride)
 {
@@ -137,8 +139,8 @@ static void iq4_nl_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64
     }
 }
 
-/* MXFP4_R8: 8 rows, column of 136 bytes: 8 E8M0 exponent bytes e[k], then
- * 128 bytes. Byte 32j + 4k + i (j, i = 0..3) carries row k's values 4j + i
+/* MXFP4_R8: 8 rows, column of 136 bytes: e[8] (E8M0 exponent bytes),
+ * qs[128]. qs byte 32j + 4k + i (j, i = 0..3) carries row k's values 4j + i
  * (low nibble) and 4j + i + 16 (high nibble); value = half_scale(e[k]) *
  * kvalues_mxfp4[n] (the codebook is stored doubled, the scale halved).
  * The fork's own to_float for this type miscounts its blocks; this is the
@@ -216,9 +218,9 @@ static void iq1_m_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_
     }
 }
 
-/* Q8_KV_R8: meta = 8 float32 row scales d[k]. Column of 256 signed bytes
- * (32 values of 8 rows) made of two units u = 0, 1 of 128 bytes: byte
- * 128u + 32l + 4k + i is row k's value 16u + 4l + i. value = d * q. */
+/* Q8_KV_R8: meta = 8 float32 row scales d[k]. Column of 256 bytes: qs[256]
+ * (signed; 32 values of 8 rows) made of two units u = 0, 1 of 128 bytes: qs
+ * byte 128u + 32l + 4k + i is row k's value 16u + 4l + i. value = d * q. */
 static void q8_kv_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                      int64_t dst_stride)
 {
@@ -318,11 +320,12 @@ static void q3_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
     }
 }
 
-/* Q4_K_R4: 4 rows, column of 576 bytes: d[4] and dmin[4] fp16, sh[16],
- * sl[32], qs[512]. Sub-block ib of row k has n = 4ib + k: scale = low nibble
- * of sl[n] + 16 * (bits 0-1 of 4-bit field n of sh), min = high nibble of
- * sl[n] + 16 * (bits 2-3 of that field). Its nibbles are the 64 bytes at
- * 64ib in the quad layout. value = (d * scale) * q - (dmin * min). */
+/* Q4_K_R4: 4 rows, column of 576 bytes: dm[8] fp16 (d[4], then dmin[4]),
+ * scales_h[16] (sh), scales_l[32] (sl), qs[512]. Sub-block ib of row k has
+ * n = 4ib + k: scale = low nibble of sl[n] + 16 * (bits 0-1 of 4-bit field n
+ * of sh), min = high nibble of sl[n] + 16 * (bits 2-3 of that field). Its
+ * nibbles are the 64 bytes at 64ib of qs in the quad layout.
+ * value = (d * scale) * q - (dmin * min). */
 static void q4_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                     int64_t dst_stride)
 {
@@ -555,11 +558,11 @@ static void iq3_s_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_
     }
 }
 
-/* IQ4_XS_R8: 8 rows, column of 1088 bytes: d[8] fp16, sh[16], sl[32],
- * qs[1024]. Sub-block ib of row k: n = 8ib + k, scale = 4-bit field n of sl
- * + 16 * 2-bit field n of sh, minus 32. Byte 128ib + 32l + 4k + i holds row
- * k's values 8l + i (low nibble) and 8l + i + 4 (high nibble).
- * value = (d * (scale - 32)) * iq4k_values[nibble]. */
+/* IQ4_XS_R8: 8 rows, column of 1088 bytes: d[8] fp16, scales_h[16] (sh),
+ * scales_l[32] (sl), qs[1024]. Sub-block ib of row k: n = 8ib + k,
+ * scale = 4-bit field n of sl + 16 * 2-bit field n of sh, minus 32. qs byte
+ * 128ib + 32l + 4k + i holds row k's values 8l + i (low nibble) and
+ * 8l + i + 4 (high nibble). value = (d * (scale - 32)) * iq4k_values[nib]. */
 static void iq4_xs_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                       int64_t dst_stride)
 {
@@ -710,9 +713,10 @@ static void iq5_k_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_
     }
 }
 
-/* IQ4_KS_R4: meta = 4 float32 row scales d[k]. Column of 544 bytes: sc[32],
- * qs[512] (quad layout). Sub-block ib of row k: s = sc[4ib + k];
- * dl = d * ((s & 254) - 127), codebook iq4k_values + 16 * (s & 1). */
+/* IQ4_KS_R4: meta = 4 float32 row scales d[k]. Column of 544 bytes:
+ * scales[32], qs[512] (quad layout). Sub-block ib of row k:
+ * s = scales[4ib + k]; dl = d * ((s & 254) - 127), codebook
+ * iq4k_values + 16 * (s & 1). */
 static void iq4_ks_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                       int64_t dst_stride)
 {
@@ -764,7 +768,7 @@ static void iq5_ks_r4(const uint8_t *meta, const uint8_t *src, float *dst, int64
     }
 }
 
-/* Q8_K_R8: 8 rows, column of 2064 bytes: d[8] fp16, then 2048 signed bytes;
+/* Q8_K_R8: 8 rows, column of 2064 bytes: d[8] fp16, qs[2048] (signed); qs
  * byte 32j + 4k + i (j = 0..63) is row k's value 4j + i. value = d * q. */
 static void q8_k_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                     int64_t dst_stride)
@@ -781,8 +785,8 @@ static void q8_k_r8(const uint8_t *meta, const uint8_t *src, float *dst, int64_t
     }
 }
 
-/* Q8_K_R16: 16 rows, column of 4128 bytes: d[16] fp16, then 4096 unsigned
- * bytes; byte 64j + 4k + i is row k's value 4j + i, stored with +128.
+/* Q8_K_R16: 16 rows, column of 4128 bytes: d[16] fp16, qs[4096] (unsigned);
+ * qs byte 64j + 4k + i is row k's value 4j + i, stored with +128.
  * value = d * q + (-128 * d). */
 static void q8_k_r16(const uint8_t *meta, const uint8_t *src, float *dst, int64_t nblocks,
                      int64_t dst_stride)
