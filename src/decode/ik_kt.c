@@ -57,8 +57,11 @@ static void dec_iq2_kt(const uint8_t *meta, const uint8_t *src, float *dst, int6
     const float d = gg_rdf32(meta);
     const blk_iq2_kt *blk = (const blk_iq2_kt *)src;
     for (int64_t i = 0; i < n; i++, blk++) {
+        /* Unrolled whole (-O3: 1 000 instructions), these loops ran 2x slower. */
+#pragma GCC unroll 1
         for (int b = 0; b < 8; b++) {
             const float sl = d * (float)gg_iq4k_values[(blk->scales[b % 4] >> 4 * (b / 4)) & 15];
+#pragma GCC unroll 1
             for (int g = 0; g < 4; g++, dst += 8)
                 ikt_group(gg_rd16(blk->ql + 2 * (4 * b + g)) + 4096u, sl, dst, 8);
         }
