@@ -167,13 +167,12 @@ static void dec_iq2_ks(const uint8_t *meta, const uint8_t *src, float *dst, int6
         float dl[8];
         ikk_scales_iq2_ks(d, b, dl);
         const unsigned extra = gg_rd16(b->extra);
-        const uint8_t *qs = b->qs;
-        /* Unrolled whole (-O3), this loop ran 30 % slower. */
-#pragma GCC unroll 1
-        for (int i = 0; i < 256; i++) {
-            const int8_t *tab = gg_iq2nl_values + 4 * ((extra >> (i / 32)) & 1);
-            int q = (qs[32 * (i / 128) + i % 32] >> 2 * (i / 32 % 4)) & 3;
-            dst[i] = dl[i / 32] * (float)tab[q];
+        for (int ib = 0; ib < 8; ib++) {
+            const int8_t *tab = gg_iq2nl_values + 4 * ((extra >> ib) & 1);
+            const uint8_t *qs = b->qs + 32 * (ib / 4);
+            const int shift = 2 * (ib % 4);
+            for (int j = 0; j < 32; j++)
+                dst[32 * ib + j] = dl[ib] * (float)tab[(qs[j] >> shift) & 3];
         }
     }
 }
