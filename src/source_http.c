@@ -63,6 +63,7 @@ typedef struct http_source {
     char repo_commit[64];
     int offline;        /* opened from the disk cache: no network */
     _Atomic int logged_stale;
+    _Atomic int disk_fed;  /* the last blocks filled all came from the disk cache */
     _Atomic long long logged_io; /* when a failed read was last logged (s) */
     pthread_mutex_t lock; /* guards effective, streams, use */
     char *effective;    /* the URL the last answer came from */
@@ -201,6 +202,7 @@ static int fill_blocks(http_source *h, uint64_t b0, uint64_t b1, gg_page **pg, g
             last_missing = b;
         }
     }
+    atomic_store_explicit(&h->disk_fed, first_missing == b1, memory_order_relaxed);
     if (first_missing < b1) {
         /* One GET for the run, straight into the blocks' pages (a block in
          * the middle that came from the disk gets a scratch buffer). */
@@ -267,8 +269,9 @@ static void prefetch_job(void *obj, uint64_t b0, uint64_t b1)
     }
 }
 
-/* Follow sequential readers; ask for the blocks ahead of them. */
-static void read_ahead(http_source *h, uint64_t off, uint64_t n)
+/* Follow sequential readers; ask for the blocks ahead of them. Returns the
+ * stream this read continues (NULL: the header parser, or not yet a stream). */
+static const void *read_ahead(http_source *h, uint64_t off, uint64_t n)
 {
     uint64_t first = 0, end = 0;
     pthread_mutex_lock(&h->lock);
@@ -293,7 +296,7 @@ static void read_ahead(http_source *h, uint64_t off, uint64_t n)
         /* A new stream: no read-ahead until it reads on. */
         *lru = (stream){off, off + n, n, WINDOW_MIN, off + n, ++h->use, off == 0};
         pthread_mutex_unlock(&h->lock);
-        return;
+        return NULL;
     }
     s->used = ++h->use;
     s->bytes += n;
@@ -305,9 +308,13 @@ static void read_ahead(http_source *h, uint64_t off, uint64_t n)
      * stream earns read-ahead once it has read a block's worth. */
     if (s->header || s->bytes < h->bsize) {
         pthread_mutex_unlock(&h->lock);
-        return;
+        return NULL;
     }
-    if (s->next - s->start >= s->window && s->window < WINDOW_MAX)
+    /* The window grows to hide the network's latency; blocks coming from the
+     * disk cache need none, and a small window keeps a stream cycling
+     * through a few warm buffers (fresh memory is slow to touch on a VM). */
+    if (s->next - s->start >= s->window && s->window < WINDOW_MAX &&
+        !atomic_load_explicit(&h->disk_fed, memory_order_relaxed))
         s->window *= 2;
     /* Keep a window ahead of the reader asked for, in whole chunks (a
      * quarter of the window, at most CHUNK_MAX): as the reader moves on,
@@ -327,14 +334,19 @@ static void read_ahead(http_source *h, uint64_t off, uint64_t n)
         s->ahead_to = end;
     }
     pthread_mutex_unlock(&h->lock);
-    if (first >= end)
-        return;
     uint64_t cb = chunk / h->bsize ? chunk / h->bsize : 1;
-    for (uint64_t b = first / h->bsize; b * h->bsize < end; b += cb) {
+    for (uint64_t b = first / h->bsize; first < end && b * h->bsize < end; b += cb) {
         uint64_t b1 = b + cb, last = (end - 1) / h->bsize + 1;
         gg_net_submit(h->net, prefetch_job, h, b, b1 < last ? b1 : last);
     }
+    return s;
 }
+
+/* A stream lets go of its blocks as used once (cache.h): the cache then
+ * reuses their buffers for the blocks ahead instead of touching fresh memory,
+ * slow on a VM (a stream from a warm disk cache spent a third of its time
+ * there). A block read again by another reader stays. */
+static void let_go(http_source *h, gg_page *p, const void *reader) { gg_cache_release(h->cache, p, reader); }
 
 static int http_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
 {
@@ -347,7 +359,7 @@ static int http_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
         return gg_fail(e, GG_E_IO, "%s: read of [%" PRIu64 ", +%zu) past its %" PRIu64 " bytes", s->name, off, n,
                        s->size);
     uint64_t b0 = off / h->bsize, b1 = (off + n - 1) / h->bsize + 1;
-    read_ahead(h, off, n);
+    const void *reader = read_ahead(h, off, n);
     int rc = 0;
     for (uint64_t b = b0; b < b1 && rc == 0;) {
         /* Pin a run: ready blocks are copied as they come; blocks to fill
@@ -376,7 +388,7 @@ static int http_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
             uint64_t lo = b * h->bsize, a = off > lo ? off : lo;
             uint64_t z = off + n < lo + block_len(h, b) ? off + n : lo + block_len(h, b);
             memcpy((char *)buf + (a - off), (char *)gg_page_data(p) + (a - lo), z - a);
-            gg_cache_unpin(h->cache, p);
+            let_go(h, p, reader);
         }
         if (!nclaimed)
             continue;
@@ -389,7 +401,7 @@ static int http_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
             uint64_t z = off + n < lo + block_len(h, bb) ? off + n : lo + block_len(h, bb);
             if (rc == 0)
                 memcpy((char *)buf + (a - off), (char *)gg_page_data(keep[k]) + (a - lo), z - a);
-            gg_cache_unpin(h->cache, keep[k]);
+            let_go(h, keep[k], reader);
         }
     }
     return rc;

@@ -188,4 +188,28 @@ if mount_model "$M" "$U/big.gguf" -o direct_io,timeout=2,retries=1,cache_dir="$C
     unmount "$M"
 fi
 
+# --- a stream from a warm disk cache: passed blocks give their buffers to
+# the blocks ahead and the read-ahead window stays small (no latency to
+# hide), so memory stays near 16 MiB however big the model
+rm -rf "$C"
+# stream MOUNT: every tensor's raw in file order, one sequential read
+stream() { tail -n +2 "$1/tensors.tsv" | cut -f1 | while IFS= read -r t; do cat "$1/tensors/$t/raw"; done; }
+if mount_model "$M2" "$W/big.gguf"; then
+    want=$(stream "$M2" | sha256sum)
+    unmount "$M2"
+fi
+if mount_model "$M" "$U/big.gguf" -o timeout=2,retries=1,cache_dir="$C"; then
+    stream "$M" >/dev/null
+    unmount "$M"
+fi
+if mount_model "$M" "$U/big.gguf" -o timeout=2,retries=1,cache_dir="$C"; then
+    got=$(stream "$M" | sha256sum)
+    check "warm disk cache stream: the bytes of the local file" test "$got" = "$want"
+    check "warm disk cache stream: from the disk (hits $(stat_of "$M" net_disk_cache_hits), 1 request)" \
+        test "$(stat_of "$M" net_disk_cache_hits)" -ge 40 -a "$(stat_of "$M" http_requests)" = 1
+    held=$(stat_of "$M" net_mem_cache_bytes)
+    check "warm disk cache stream: at most 24 MiB of blocks held for a 40 MiB model ($held)" test "$held" -le $((24 * MiB))
+    unmount "$M"
+fi
+
 finish 73_remote_cache
