@@ -334,19 +334,15 @@ static const void *read_ahead(http_source *h, uint64_t off, uint64_t n)
         s->ahead_to = end;
     }
     pthread_mutex_unlock(&h->lock);
+    if (first >= end)
+        return s;
     uint64_t cb = chunk / h->bsize ? chunk / h->bsize : 1;
-    for (uint64_t b = first / h->bsize; first < end && b * h->bsize < end; b += cb) {
+    for (uint64_t b = first / h->bsize; b * h->bsize < end; b += cb) {
         uint64_t b1 = b + cb, last = (end - 1) / h->bsize + 1;
         gg_net_submit(h->net, prefetch_job, h, b, b1 < last ? b1 : last);
     }
     return s;
 }
-
-/* A stream lets go of its blocks as used once (cache.h): the cache then
- * reuses their buffers for the blocks ahead instead of touching fresh memory,
- * slow on a VM (a stream from a warm disk cache spent a third of its time
- * there). A block read again by another reader stays. */
-static void let_go(http_source *h, gg_page *p, const void *reader) { gg_cache_release(h->cache, p, reader); }
 
 static int http_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
 {
@@ -359,6 +355,10 @@ static int http_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
         return gg_fail(e, GG_E_IO, "%s: read of [%" PRIu64 ", +%zu) past its %" PRIu64 " bytes", s->name, off, n,
                        s->size);
     uint64_t b0 = off / h->bsize, b1 = (off + n - 1) / h->bsize + 1;
+    /* A stream lets go of its blocks as used once (cache.h): the cache then
+     * reuses their buffers for the blocks ahead instead of touching fresh
+     * memory, slow on a VM (a stream from a warm disk cache spent a third of
+     * its time there). A block another reader comes back for stays. */
     const void *reader = read_ahead(h, off, n);
     int rc = 0;
     for (uint64_t b = b0; b < b1 && rc == 0;) {
@@ -388,7 +388,7 @@ static int http_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
             uint64_t lo = b * h->bsize, a = off > lo ? off : lo;
             uint64_t z = off + n < lo + block_len(h, b) ? off + n : lo + block_len(h, b);
             memcpy((char *)buf + (a - off), (char *)gg_page_data(p) + (a - lo), z - a);
-            let_go(h, p, reader);
+            gg_cache_release(h->cache, p, reader);
         }
         if (!nclaimed)
             continue;
@@ -401,7 +401,7 @@ static int http_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
             uint64_t z = off + n < lo + block_len(h, bb) ? off + n : lo + block_len(h, bb);
             if (rc == 0)
                 memcpy((char *)buf + (a - off), (char *)gg_page_data(keep[k]) + (a - lo), z - a);
-            let_go(h, keep[k], reader);
+            gg_cache_release(h->cache, keep[k], reader);
         }
     }
     return rc;
