@@ -75,9 +75,9 @@ SIMD_OPT := -O3
 # The scalar kernels (src/decode/*.c) too. Three families are not
 # vectorized: SSE2 vectorization of their strided byte loads and 32-bit
 # multiplies made Q8_K_R16, Q8_K_R8, IQ2_KT, Q6_0 and IQ4_K 1.3-2x slower.
-SCALAR_OPT := -O3
+$(patsubst %.c,$(BUILD)/%.o,$(DECODE_SRC)): FILE_OPT := -O3
 $(BUILD)/src/decode/ik_interleaved.o $(BUILD)/src/decode/ik_k.o \
-$(BUILD)/src/decode/ik_kt.o: SCALAR_OPT := -O3 -fno-tree-vectorize
+$(BUILD)/src/decode/ik_kt.o: FILE_OPT := -O3 -fno-tree-vectorize
 $(BUILD)/src/decode/kquants_%.o: SIMD_OPT := -O2 -fno-tree-slp-vectorize
 define SIMD_RULE
 $$(BUILD)/src/decode/%_$(1).o: src/decode/%_simd.c
@@ -94,13 +94,10 @@ $(BUILD)/src/fuse.o $(BUILD)/src/main.o $(BUILD)/src/options.o: $(BUILD)/src/%.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FUSE_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/src/decode/%.o: src/decode/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SCALAR_OPT) -MMD -MP -c -o $@ $<
-
+# FILE_OPT: a file's own optimization flags (the scalar kernels, above).
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(FILE_OPT) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
