@@ -192,8 +192,8 @@ fi
 # the blocks ahead and the read-ahead window stays small (no latency to
 # hide), so memory stays near 16 MiB however big the model
 rm -rf "$C"
-# stream MOUNT: every tensor's raw in file order, one sequential read
-stream() { tail -n +2 "$1/tensors.tsv" | cut -f1 | while IFS= read -r t; do cat "$1/tensors/$t/raw"; done; }
+# stream MOUNT: every tensor's raw in file order (by its tree_name), one sequential read
+stream() { tail -n +2 "$1/tensors.tsv" | cut -f9 | while IFS= read -r t; do cat "$1/tensors/$t/raw"; done; }
 if mount_model "$M2" "$W/big.gguf"; then
     want=$(stream "$M2" | sha256sum)
     unmount "$M2"
