@@ -27,7 +27,6 @@
 
 #define ALIGN 32
 
-
 static void die(const char *what)
 {
     fprintf(stderr, "fsbench: %s: %s\n", what, errno ? strerror(errno) : "failed");

@@ -4,7 +4,8 @@
 #   bench_setup NAME      make $D (/tmp/gguffs-bench-NAME.XXXXXX) and $M
 #   bench_need_fuse NAME  no FUSE here: say so and exit 0 (a skipped bench)
 #   umnt                  unmount $M
-# A script with more to stop defines bench_cleanup (called first on exit).
+# A script with more to stop defines bench_cleanup (called on exit, after
+# the unmount).
 
 bench_need_fuse() {
     if ! [ -e /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
@@ -14,8 +15,8 @@ bench_need_fuse() {
 }
 
 bench_exit() {
-    command -v bench_cleanup >/dev/null && bench_cleanup
     grep -qs " $M fuse" /proc/mounts && { fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"; }
+    command -v bench_cleanup >/dev/null && bench_cleanup
     rm -rf "$D"
 }
 

@@ -35,7 +35,6 @@ bench_setup remote
 mkdir -p "$D/www"
 PROXY_PID=""
 bench_cleanup() {
-    grep -qs " $M fuse" /proc/mounts && { fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"; }
     if [ -n "$PROXY_PID" ]; then
         kill "$PROXY_PID" 2>/dev/null
         wait "$PROXY_PID" 2>/dev/null

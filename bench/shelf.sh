@@ -26,7 +26,6 @@ bench_need_fuse shelf.sh
 bench_setup shelf
 PID=""
 bench_cleanup() {
-    grep -qs " $M fuse" /proc/mounts && { fusermount3 -u "$M" 2>/dev/null || fusermount3 -uz "$M"; }
     [ -n "$PID" ] && kill "$PID" 2>/dev/null
 }
 

@@ -24,7 +24,6 @@
 #include "refset.h"
 #include "rng.h"
 
-
 #define MAXMAP 16
 static const char *map_from[MAXMAP], *map_to[MAXMAP];
 static int nmap;

@@ -18,7 +18,6 @@
 #include "gguffs/types.h"
 #include "rng.h"
 
-
 static int same(float a, float b)
 {
     if (isnan(a) && isnan(b))
