@@ -36,7 +36,8 @@ void gg_cli_usage(FILE *out)
             "  -o readahead=N          pages decoded ahead of sequential readers (default 16, 0 off)\n"
             "  -o read_ahead_kb=N      kernel read-ahead of the mount, as root (default 1024, 0: kernel's)\n"
             "  -o simd=ISA             force scalar, avx2, avx512 or neon decoding (also $GGUFFS_SIMD)\n"
-            "  -o types=ID:NAME[,...]  force the meaning of type ids, e.g. types=42:STQ1_0\n"
+            "  -o types=ID:NAME[,ID:NAME...]  force the meaning of type ids,\n"
+            "                          e.g. types=42:STQ1_0,43:STQ1_0\n"
             "  -o stq1_0_order=ORDER   stride16 (default) or consecutive\n"
             "  -o direct_io            tensor files bypass the kernel page cache\n"
             "  -o max_threads=N        FUSE worker threads (default 16)\n"
@@ -270,6 +271,10 @@ static int one_option(gg_cli *c, const char *opt)
         }
     } else if (IS("types")) {
         gg_err e;
+        if (!*val) {
+            fprintf(stderr, "gguffs: -o types= needs ID:NAME[,ID:NAME...] (e.g. types=42:STQ1_0)\n");
+            return -1;
+        }
         if (gg_parse_forced_types(&c->open, val, &e) != 0) {
             fprintf(stderr, "gguffs: -o types=%s: %s\n", val, e.msg);
             return -1;
@@ -359,16 +364,21 @@ static int one_option(gg_cli *c, const char *opt)
 #undef IS
 }
 
-/* Split "a,b\,c" at unescaped commas and handle each. */
+/* Split "a,b\\,c" at unescaped commas and handle each. An item that
+ * starts with a digit, after a types= of the same list, is one more ID:NAME
+ * of it ("types=42:STQ1_0,43:Q2_0", also as mount.fuse3 passes an fstab
+ * line): no other option starts with a digit. */
 static int options_arg(gg_cli *c, const char *arg, fuse_o *fo)
 {
     size_t n = strlen(arg);
-    char *one = malloc(n + 1);
+    char *one = malloc(n + 7);
     if (!one)
         return -1;
-    int rc = 0;
+    int rc = 0, types = 0;
     for (size_t i = 0; i <= n && rc == 0;) {
         size_t k = 0;
+        if (types && arg[i] >= '0' && arg[i] <= '9')
+            k = (size_t)sprintf(one, "types=");
         for (; i < n && arg[i] != ','; i++) {
             if (arg[i] == '\\' && i + 1 < n)
                 i++;
@@ -378,6 +388,12 @@ static int options_arg(gg_cli *c, const char *arg, fuse_o *fo)
         i++;
         if (!k)
             continue;
+        types |= !strncmp(one, "types=", 6);
+        if (one[0] >= '0' && one[0] <= '9') {
+            fprintf(stderr, "gguffs: -o %s: type ids are given as types=ID:NAME[,ID:NAME...]\n", one);
+            rc = -1;
+            break;
+        }
         int r = one_option(c, one);
         if (r < 0)
             rc = -1;
@@ -452,6 +468,10 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
     }
     if (rc == 1)
         fprintf(stderr, "gguffs: out of memory\n");
+    if (!rc && (c->json || c->full) && (c->mode == GG_MODE_MOUNT || c->mode == GG_MODE_VERIFY)) {
+        fprintf(stderr, "gguffs: --json and --full belong to --dump (gguffs --dump --json MODEL.gguf)\n");
+        rc = 2;
+    }
     if (!rc && c->mode == GG_MODE_MOUNT) {
         if (c->npos < (c->stores ? 1 : 2)) {
             gg_cli_usage(stderr);
@@ -464,9 +484,6 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
             rc = 2;
         } else if (fo.len) {
             fprintf(stderr, "gguffs %s: -o %s only applies to mounting\n", cmd, fo.s);
-            rc = 2;
-        } else if ((c->json || c->full) && c->mode != GG_MODE_DUMP) {
-            fprintf(stderr, "gguffs --verify: --json and --full belong to --dump\n");
             rc = 2;
         }
     }
