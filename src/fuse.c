@@ -403,7 +403,11 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
     catch_signals(se, o->net);
     if (o->net)
         gg_net_set_probe(o->net, session_gone, se);
-    if (fuse_session_mount(se, mountpoint) != 0) {
+    int mounted = fuse_session_mount(se, mountpoint);
+    /* Mounted (or not): another gguffs on this mount point may look now. */
+    if (o->mount_lock >= 0)
+        close(o->mount_lock);
+    if (mounted != 0) {
         gg_log("%s: cannot mount (is FUSE available? see messages above)", mountpoint);
         rc = GG_EXIT_MOUNT_FAILED;
         goto out_signals;

@@ -17,6 +17,7 @@ typedef struct gg_fuse_opts {
     int clone_fd;    /* one /dev/fuse descriptor per worker thread */
     gg_net *net;     /* remote models' client: stopped at once on unmount; may be NULL */
     gg_shelf *shelf; /* its background work starts once the daemon runs */
+    int mount_lock;  /* the mount point's lock (main.c), closed once mounted; -1: none */
 } gg_fuse_opts;
 
 /* Mount tree at mountpoint (absolute and canonical: it is never looked at

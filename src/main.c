@@ -3,11 +3,14 @@
  * over to the FUSE layer. */
 #define FUSE_USE_VERSION 312
 #include <errno.h>
+#include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -26,6 +29,23 @@ static void say_stale(const char *given, const char *path)
 {
     fprintf(stderr, "gguffs: %s is a stale FUSE mount (its daemon is gone: transport endpoint not "
                     "connected); clear it with: fusermount3 -u %s\n", given, path);
+}
+
+/* Is something mounted on mp already? GG_EXIT_MOUNT_BUSY after a message
+ * if so. Only the mount table is read (a FUSE mount whose daemon died still
+ * answers stat from the kernel's caches; statfs always asks). */
+static int mounted_on(const char *given, const char *mp)
+{
+    gg_mount_entry me;
+    if (gg_mountinfo_find(mp, &me) != 1)
+        return GG_EXIT_OK;
+    struct statfs sf;
+    if (statfs(mp, &sf) != 0 && errno == ENOTCONN)
+        say_stale(given, mp);
+    else
+        fprintf(stderr, "gguffs: %s is already a mount point (%s); unmount it first: fusermount3 -u %s\n",
+                given, me.fstype, mp);
+    return GG_EXIT_MOUNT_BUSY;
 }
 
 /* The mount point as an absolute, canonical path, checked before mounting:
@@ -58,21 +78,47 @@ static int resolve_mountpoint(const char *given, char **out)
         free(mp);
         return GG_EXIT_MOUNTPOINT;
     }
-    gg_mount_entry me;
-    if (gg_mountinfo_find(mp, &me) == 1) {
-        /* Something is mounted there. A FUSE mount whose daemon died still
-         * answers stat from the kernel's caches; statfs always asks. */
-        struct statfs sf;
-        if (statfs(mp, &sf) != 0 && errno == ENOTCONN)
-            say_stale(given, mp);
-        else
-            fprintf(stderr, "gguffs: %s is already a mount point (%s); unmount it first: fusermount3 -u %s\n",
-                    given, me.fstype, mp);
+    int rc = mounted_on(given, mp);
+    if (rc) {
         free(mp);
-        return GG_EXIT_MOUNT_BUSY;
+        return rc;
     }
     *out = mp;
     return GG_EXIT_OK;
+}
+
+#define LOCK_WAIT_MS 10000
+
+/* Several gguffs started at once on one mount point: exactly one mounts.
+ * Each holds an exclusive flock on the mount point's folder itself (not on
+ * a name in /tmp that anyone could take first) from the check that nothing
+ * is mounted there until its own mount is made (gg_fuse_run closes *lock
+ * then); who gets it second sees the first one's mount and exits 7. A
+ * folder that cannot be opened or locked (no read permission, a file
+ * system without flock) is mounted without the lock, as before. */
+static int claim_mountpoint(const char *given, const char *mp, int *lock)
+{
+    *lock = open(mp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (*lock < 0)
+        return mounted_on(given, mp);
+    for (int waited = 0; flock(*lock, LOCK_EX | LOCK_NB) != 0; waited += 10) {
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            break; /* (no flock here) */
+        if (waited >= LOCK_WAIT_MS) {
+            fprintf(stderr, "gguffs: mount point %s: another process has held a lock on it for %d s; not "
+                            "mounting\n", given, LOCK_WAIT_MS / 1000);
+            close(*lock);
+            *lock = -1;
+            return GG_EXIT_MOUNT_BUSY;
+        }
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    int rc = mounted_on(given, mp);
+    if (rc) {
+        close(*lock);
+        *lock = -1;
+    }
+    return rc;
 }
 
 /* fsname=<path> with the option separators escaped. */
@@ -104,8 +150,11 @@ static int run_mount(gg_cli *c)
     int single = 0;
     int rc = gg_mountset(c, c->npos - 1, &net, &shelf, &single);
     char *mp = NULL;
+    int lock = -1;
     if (!rc)
         rc = resolve_mountpoint(c->pos[c->npos - 1], &mp);
+    if (!rc)
+        rc = claim_mountpoint(c->pos[c->npos - 1], mp, &lock);
     if (!rc && c->logfile) {
         int e = gg_log_to_file(c->logfile);
         if (e < 0) {
@@ -138,6 +187,8 @@ static int run_mount(gg_cli *c)
         argv[argc] = NULL;
         c->fuse.net = net;
         c->fuse.shelf = shelf;
+        c->fuse.mount_lock = lock;
+        lock = -1; /* (gg_fuse_run closes it) */
         if (net)
             gg_tree_set_stats_hook(tree, (void (*)(void *, gg_buf *))gg_net_stats_text, net);
         rc = gg_fuse_run(tree, argc, argv, mp, &c->fuse);
@@ -150,6 +201,8 @@ static int run_mount(gg_cli *c)
     gg_net_free(net);
     free(fsn);
     free(mp);
+    if (lock >= 0)
+        close(lock);
     return rc;
 }
 

@@ -87,4 +87,32 @@ bad_usage "--json and --full belong to --dump" --json "$MODEL"
 bad_usage "--json and --full belong to --dump" --verify --json "$MODEL"
 bad_usage "--json and --full belong to --dump" --full "$MODEL" "$TMP/mp"
 
+# --- 9. two mounts started at once on one mount point: one wins, the other exits 7
+both_ok=0
+for try in 1 2 3 4 5 6 7 8; do
+    rm -f "$TMP/go"
+    pids=""
+    for k in 1 2; do
+        # Both wait for the same start signal (bounded), then mount.
+        (for _ in $(seq 1 200000); do [ -e "$TMP/go" ] && break; done
+         exec timeout 20 "$GGUFFS" "$MODEL" "$TMP/mp" 2> "$TMP/race$k.err") &
+        pids="$pids $!"
+    done
+    sleep 0.2
+    touch "$TMP/go"
+    rcs=""
+    for p in $pids; do
+        wait "$p"
+        rcs="$rcs $?"
+    done
+    n=$(grep -c " $TMP/mp fuse" /proc/mounts)
+    rcs=$(echo $rcs | tr ' ' '\n' | sort | xargs)
+    [ "$rcs" = "0 0" ] && both_ok=$((both_ok + 1))
+    check "race $try: one mount wins, the other exits 7 (exits: $rcs; $(cat "$TMP"/race*.err))" [ "$rcs" = "0 7" ]
+    check "race $try: one mount on the mount point (got $n)" [ "$n" = 1 ]
+    check "race $try: the loser says the mount point is busy" grep -qs "already a mount point" "$TMP/race1.err" "$TMP/race2.err"
+    for _ in 1 2 3 4; do force_unmount "$TMP/mp"; done
+done
+echo "races where both mounts succeeded: $both_ok of 8"
+
 finish 18_newuser_cli
