@@ -1,6 +1,7 @@
 /* mountset.c - what the command line asks to mount, as a shelf (shelf.h):
  *
- *   files and URLs     opened now (a bad one mounts nothing), each named by
+ *   files and URLs     opened now (a bad one mounts nothing; a relative
+ *                      path made absolute), each named by
  *                      its file name without .gguf and shard suffix; the
  *                      same file or split set named twice counts once
  *   hf://ORG/REPO/F    a URL, likewise
@@ -12,14 +13,40 @@
  * One file or URL alone is mounted at the root ("single"). */
 #include "mountset.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "gguffs/hf.h"
 #include "gguffs/net.h"
+
+/* A local model's path as the tree and the tools write it (tensors.tsv,
+ * info.json, model.safetensors, models.tsv, --dump): absolute, so that it
+ * still names the file after a cd, and otherwise as typed: symbolic links
+ * are kept, and the working folder is spelled as $PWD when that is it (the
+ * shell's spelling, links and all). NULL when out of memory. */
+static char *absolute(const char *p)
+{
+    if (p[0] == '/')
+        return strdup(p);
+    char buf[PATH_MAX];
+    const char *cwd = getenv("PWD");
+    struct stat a, b;
+    if (!cwd || cwd[0] != '/' || stat(cwd, &a) || stat(".", &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+        cwd = getcwd(buf, sizeof buf);
+    if (!cwd)
+        return strdup(p); /* (the working folder is gone: as given) */
+    while (p[0] == '.' && p[1] == '/')
+        for (p += 2; *p == '/'; p++)
+            ;
+    char *abs;
+    size_t n = strlen(cwd);
+    return asprintf(&abs, "%s%s%s", cwd, n && cwd[n - 1] == '/' ? "" : "/", p) < 0 ? NULL : abs;
+}
 
 static int need_net(gg_cli *c, gg_net **net)
 {
@@ -142,7 +169,9 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
             continue;
         }
         if (!gg_is_hf(p) && !gg_source_is_url(p)) {
-            rc = add_file(c, s, p, &opened, &nopened);
+            char *abs = absolute(p);
+            rc = abs ? add_file(c, s, abs, &opened, &nopened) : GG_EXIT_INTERNAL;
+            free(abs);
             continue;
         }
         if ((rc = need_net(c, net)))
@@ -191,7 +220,7 @@ int gg_mountset_one(gg_cli *c, gg_net **net, char **spec)
     const char *p = c->pos[0];
     *spec = NULL;
     if (!gg_is_hf(p) && !gg_source_is_url(p)) {
-        *spec = strdup(p);
+        *spec = absolute(p);
         return *spec ? 0 : GG_EXIT_INTERNAL;
     }
     int rc = need_net(c, net);

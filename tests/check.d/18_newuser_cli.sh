@@ -44,10 +44,12 @@ else
     fail "mount -o ro,$TYPES,allow_other refused: $(cat "$TMP/err")"
 fi
 "$GGUFFS" --dump -o "$TYPES" "$IDS" > "$TMP/dump" 2> "$TMP/err"
-check "--dump -o $TYPES: exit 0 ($(cat "$TMP/err"))" [ $? = 0 ]
+rc=$?
+check "--dump -o $TYPES: exit 0 (got $rc: $(cat "$TMP/err"))" [ $rc = 0 ]
 check "--dump -o $TYPES: both tensors F32" [ "$(grep -cE '^ +[01] F32 ' "$TMP/dump")" = 2 ]
 "$GGUFFS" --verify -o "$TYPES" "$IDS" > "$TMP/verify" 2> "$TMP/err"
-check "--verify -o $TYPES: exit 0 ($(cat "$TMP/err"))" [ $? = 0 ]
+rc=$?
+check "--verify -o $TYPES: exit 0 (got $rc: $(cat "$TMP/err"))" [ $rc = 0 ]
 check "--verify -o $TYPES: both ok" [ "$(grep -c '	F32	ok	0	0$' "$TMP/verify")" = 2 ]
 # mount(8) and fstab hand the options to the program as one -o a,b,c (mount.fuse3).
 mkdir -p "$M"
@@ -114,5 +116,44 @@ for try in 1 2 3 4 5 6 7 8; do
     for _ in 1 2 3 4; do force_unmount "$TMP/mp"; done
 done
 echo "races where both mounts succeeded: $both_ok of 8"
+
+# --- 12. paths as typed, but absolute: the README's dd recipe works after a cd
+mkdir -p "$TMP/d"
+cp "$MODEL" "$TMP/d/m.gguf"
+ln -s d "$TMP/dlink"
+(cd "$TMP/dlink" && PWD=$TMP/dlink exec "$GGUFFS" ./m.gguf "$M") 2> "$TMP/err"
+if wait_mounted "$M"; then
+    want=$TMP/dlink/m.gguf
+    check "tensors.tsv: file is absolute, as typed ($(sed -n 2p "$M/tensors.tsv" | cut -f8))" \
+        [ "$(tail -n +2 "$M/tensors.tsv" | cut -f8 | sort -u)" = "$want" ]
+    check "README's dd recipe from another folder gives raw" bash -c "cd / && tail -n +2 '$M/tensors.tsv' |
+        while IFS=\$'\\t' read -r name type id dims n off bytes file tree; do
+            dd if=\"\$file\" bs=1 skip=\"\$off\" count=\"\$bytes\" status=none | cmp -s - '$M/tensors/'\"\$tree\"/raw || exit 1
+        done"
+    check "info.json: file and source are absolute" $PY - "$M" "$want" <<'PY'
+import json, sys
+i = json.load(open(sys.argv[1] + "/tensors/output_norm.weight/info.json"))
+assert i["file"] == sys.argv[2] and i["source"] == {"file": sys.argv[2]}, i
+PY
+    check "model.safetensors: gguffs.source is absolute" $PY - "$M" "$want" <<'PY'
+import json, struct, sys
+f = open(sys.argv[1] + "/model.safetensors", "rb")
+h = json.loads(f.read(struct.unpack("<Q", f.read(8))[0]))
+assert h["__metadata__"]["gguffs.source"] == sys.argv[2], h["__metadata__"]
+PY
+    unmount "$M"
+else
+    fail "mount of a relative path failed: $(cat "$TMP/err")"
+fi
+(cd "$TMP/d" && mount_model "$M" m.gguf "$IDS") 2> "$TMP/err"
+check "several models: models.tsv's path is absolute" \
+    bash -c "tail -n +2 '$M/models.tsv' | cut -f7 | sort | xargs | grep -qxF '$TMP/d/m.gguf $IDS'"
+check "several models: tensors.tsv's file is absolute" \
+    [ "$(tail -n +2 "$M/m/tensors.tsv" | cut -f8 | sort -u)" = "$TMP/d/m.gguf" ]
+unmount "$M"
+check "--dump of a relative path names it absolute" \
+    bash -c "cd '$TMP/d' && '$GGUFFS' --dump m.gguf | head -n 1 | grep -q '^$TMP/d/m.gguf: GGUF version 3'"
+check "--dump --json of a relative path: file absolute" bash -c "cd '$TMP/d' && '$GGUFFS' --dump --json m.gguf |
+    $PY -c 'import json, sys; d = json.load(sys.stdin); assert d[\"file\"] == \"$TMP/d/m.gguf\" and d[\"tensors\"][0][\"file\"] == d[\"file\"], d[\"file\"]'"
 
 finish 18_newuser_cli
