@@ -137,25 +137,6 @@ void gg_tensor_info_json(const gg_model *m, const gg_tensor *ts, gg_buf *out)
     cJSON_Delete(o);
 }
 
-/* Tab-separated field: backslash, tab, newline and CR as \\ \t \n \r, any
- * other control byte (NUL too) as \xHH; other bytes as they are. */
-void gg_tsv_field(gg_buf *out, const char *s, size_t n)
-{
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != 0x7f && c != '\\')
-            continue;
-        gg_buf_put(out, s + run, i - run);
-        run = i + 1;
-        if (c == '\\' || c == '\t' || c == '\n' || c == '\r')
-            gg_buf_puts(out, c == '\\' ? "\\\\" : c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r");
-        else
-            gg_buf_printf(out, "\\x%02x", c);
-    }
-    gg_buf_put(out, s + run, n - run);
-}
-
 void gg_tensors_tsv(const gg_model *m, char *const *tree_names, gg_buf *out)
 {
     gg_buf_puts(out, "name\ttype\ttype_id\tdims\tn_elements\toffset\tbytes\tfile\ttree_name\n");

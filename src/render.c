@@ -124,16 +124,34 @@ static void scalar_text(cursor *c, uint32_t type, gg_buf *out)
 }
 
 /* Appends string bytes, escaping \ newline CR (array elements). */
-static void escaped_line(gg_buf *out, const char *s, uint64_t n)
+static void escaped_line(gg_buf *out, const char *s, size_t n)
 {
-    uint64_t run = 0;
-    for (uint64_t i = 0; i < n; i++) {
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
         const char *esc = s[i] == '\\' ? "\\\\" : s[i] == '\n' ? "\\n" : s[i] == '\r' ? "\\r" : NULL;
         if (!esc)
             continue;
         gg_buf_put(out, s + run, i - run);
         gg_buf_puts(out, esc);
         run = i + 1;
+    }
+    gg_buf_put(out, s + run, n - run);
+}
+
+/* (see render.h) */
+void gg_tsv_field(gg_buf *out, const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != 0x7f && c != '\\')
+            continue;
+        gg_buf_put(out, s + run, i - run);
+        run = i + 1;
+        if (c == '\\' || c == '\t' || c == '\n' || c == '\r')
+            gg_buf_puts(out, c == '\\' ? "\\\\" : c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r");
+        else
+            gg_buf_printf(out, "\\x%02x", c);
     }
     gg_buf_put(out, s + run, n - run);
 }
@@ -290,14 +308,18 @@ void gg_render_value_json(const gg_file *f, const gg_kv *kv, uint64_t max, gg_bu
     value_json_n(&c, kv->type, max, out);
 }
 
-void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out) { gg_render_kv_text_n(f, kv, UINT64_MAX, out); }
-
-void gg_render_kv_text_n(const gg_file *f, const gg_kv *kv, uint64_t max, gg_buf *out)
+/* A KV's text: a string escaped by str (NULL: as it is), string elements
+ * by elem, at most max elements. */
+static void kv_text(const gg_file *f, const gg_kv *kv, uint64_t max, void (*str)(gg_buf *, const char *, size_t),
+                    void (*elem)(gg_buf *, const char *, size_t), gg_buf *out)
 {
     cursor c = {f, kv->val};
     if (kv->type == GG_VT_STR) {
         uint64_t len = cur_count(&c);
-        gg_buf_put(out, f->hdr + c.pos, len);
+        if (str)
+            str(out, (const char *)f->hdr + c.pos, len);
+        else
+            gg_buf_put(out, f->hdr + c.pos, len);
         gg_buf_put(out, "\n", 1);
         return;
     }
@@ -317,7 +339,7 @@ void gg_render_kv_text_n(const gg_file *f, const gg_kv *kv, uint64_t max, gg_buf
     for (uint64_t i = 0; i < n && !out->oom; i++) {
         if (et == GG_VT_STR) {
             uint64_t len = cur_count(&c);
-            escaped_line(out, (const char *)f->hdr + c.pos, len);
+            elem(out, (const char *)f->hdr + c.pos, len);
             c.pos += len;
         } else if (et == GG_VT_ARR) {
             value_json(&c, et, out);
@@ -326,6 +348,16 @@ void gg_render_kv_text_n(const gg_file *f, const gg_kv *kv, uint64_t max, gg_buf
         }
         gg_buf_put(out, "\n", 1);
     }
+}
+
+void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out)
+{
+    kv_text(f, kv, UINT64_MAX, NULL, escaped_line, out);
+}
+
+void gg_render_kv_text_n(const gg_file *f, const gg_kv *kv, uint64_t max, gg_buf *out)
+{
+    kv_text(f, kv, max, gg_tsv_field, gg_tsv_field, out);
 }
 
 /* (see render.h) */

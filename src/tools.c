@@ -31,23 +31,15 @@ static int open_model(gg_model *m, const char *path, const gg_open_opts *o)
 #define SHORT_ARRAY 8 /* elements shown of a long array unless --full */
 
 /* Value of KV i on one line, arrays shortened to their first elements
- * unless full (only those are rendered). */
+ * unless full (only those are rendered); strings escaped as TSV fields
+ * (render.h), so a hostile file's control bytes never reach the terminal. */
 static void kv_value_text(const gg_file *f, const gg_kv *kv, int full, gg_buf *out)
 {
     gg_buf txt = {0};
     uint64_t max = full ? UINT64_MAX : SHORT_ARRAY;
     gg_render_kv_text_n(f, kv, max, &txt);
     if (kv->type != GG_VT_ARR) {
-        /* Strings: keep on one line by escaping like array elements. */
-        for (size_t i = 0; i + 1 < txt.len || (i < txt.len && kv->type != GG_VT_STR); i++) {
-            char c = txt.p[i];
-            if (c == '\n' && kv->type != GG_VT_STR)
-                break;
-            if (c == '\\' || c == '\n' || c == '\r')
-                gg_buf_puts(out, c == '\\' ? "\\\\" : c == '\n' ? "\\n" : "\\r");
-            else
-                gg_buf_put(out, &c, 1);
-        }
+        gg_buf_put(out, txt.p, txt.len ? txt.len - 1 : 0); /* (without its "\n") */
     } else {
         gg_buf_printf(out, "[%" PRIu64 " x %s]", kv->arr_n, gg_vtype_name(kv->arr_type));
         size_t line = 0;
@@ -66,6 +58,16 @@ static void kv_value_text(const gg_file *f, const gg_kv *kv, int full, gg_buf *o
     gg_buf_free(&txt);
 }
 
+/* Text from the file, escaped (gg_tsv_field), to stdout. */
+static void put_field(const char *s, size_t n)
+{
+    gg_buf b = {0};
+    gg_tsv_field(&b, s, n);
+    if (b.p)
+        fwrite(b.p, 1, b.len, stdout);
+    gg_buf_free(&b);
+}
+
 static void dims(const gg_tinfo *ti, int numpy, gg_buf *out)
 {
     for (uint32_t d = 0; d < ti->n_dims; d++)
@@ -80,9 +82,10 @@ static void dump_files(const gg_model *m)
         const gg_shard *sh = &m->shards[i];
         if (m->nshards > 1)
             printf("shard %" PRIu32 " of %" PRIu32 ": ", i + 1, m->nshards);
-        printf("%s: GGUF version %" PRIu32 ", %" PRIu64 " key/value pairs, %" PRIu64
+        put_field(sh->src->name, strlen(sh->src->name));
+        printf(": GGUF version %" PRIu32 ", %" PRIu64 " key/value pairs, %" PRIu64
                " tensors, alignment %" PRIu32 ", data at %" PRIu64 ", %" PRIu64 " bytes\n",
-               sh->src->name, sh->f.version, sh->f.n_kv, sh->f.n_tensors, sh->f.alignment, sh->f.data_offset,
+               sh->f.version, sh->f.n_kv, sh->f.n_tensors, sh->f.alignment, sh->f.data_offset,
                sh->src->size);
     }
     if (m->nshards > 1)
@@ -99,7 +102,7 @@ static void dump_text(const gg_model *m, int full)
         const gg_kv *kv = &f->kv[i];
         gg_buf line = {0};
         gg_buf_printf(&line, "%5" PRIu64 " %-5s ", i, gg_vtype_name(kv->type));
-        gg_buf_put(&line, gg_str_ptr(f, kv->key), kv->key.len);
+        gg_tsv_field(&line, gg_str_ptr(f, kv->key), kv->key.len);
         gg_buf_puts(&line, " = ");
         kv_value_text(f, kv, full, &line);
         if (line.p)
@@ -128,9 +131,14 @@ static void dump_text(const gg_model *m, int full)
             snprintf(ty, sizeof ty, "%s", t->type->name);
         else
             snprintf(ty, sizeof ty, "?%" PRIu32, t->info->type_id);
-        printf("%5" PRIu64 " %-10s %-22s %s%14" PRIu64 " %12" PRIu64 " %7s  %.*s%s%s\n", i, ty,
-               sh.p ? sh.p : "", file, t->abs_offset, t->nbytes, bpw, (int)t->name_len, t->name,
-               t->err ? "  # " : "", t->err ? t->err->msg : "");
+        printf("%5" PRIu64 " %-10s %-22s %s%14" PRIu64 " %12" PRIu64 " %7s  ", i, ty, sh.p ? sh.p : "", file,
+               t->abs_offset, t->nbytes, bpw);
+        put_field(t->name, t->name_len);
+        if (t->err) {
+            fputs("  # ", stdout);
+            put_field(t->err->msg, strlen(t->err->msg));
+        }
+        putchar('\n');
         total += t->nbytes;
         gg_buf_free(&sh);
     }
@@ -311,8 +319,13 @@ int gg_tool_verify(const char *path, const gg_tool_opts *o)
         bad_tensors += !ok;
         if (tty)
             fprintf(stderr, "\r%*s\r", 70, "");
-        printf("%.*s\t%s\t%s\t%" PRIu64 "\t%" PRIu64 "\n", (int)t->name_len, t->name,
-               t->type ? t->type->name : "unknown", err ? err : ok ? "ok" : "non-finite", nan, inf);
+        put_field(t->name, t->name_len);
+        printf("\t%s\t", t->type ? t->type->name : "unknown");
+        if (err)
+            put_field(err, strlen(err));
+        else
+            fputs(ok ? "ok" : "non-finite", stdout);
+        printf("\t%" PRIu64 "\t%" PRIu64 "\n", nan, inf);
         fflush(stdout);
     }
     if (tty)

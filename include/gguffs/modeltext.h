@@ -25,8 +25,4 @@ void gg_types_tsv(const gg_model *m, gg_buf *out);
 /* A tensor's stats (it decodes the whole tensor): 0, or -1 with *e set. */
 int gg_tensor_stats(gg_reader *r, const gg_model *m, const gg_tensor *ts, gg_buf *out, gg_err *e);
 
-/* A field of a tab-separated file: backslash, tab, newline and CR as \\ \t
- * \n \r, any other control byte (NUL too) as \xHH; other bytes as they are. */
-void gg_tsv_field(gg_buf *out, const char *s, size_t n);
-
 #endif

@@ -32,10 +32,17 @@ void gg_buf_puts(gg_buf *b, const char *s);
 void gg_buf_printf(gg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gg_buf_free(gg_buf *b);
 
-/* The text of metadata/<key> for KV kv; the _n form gives at most max
- * elements of an array (what --dump shows of it). */
+/* The text of metadata/<key> for KV kv. */
 void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out);
+/* What --dump shows of it: the same lines, at most max elements of an
+ * array, and a string (or string element) written as a TSV field
+ * (gg_tsv_field), so that no control byte reaches a terminal. */
 void gg_render_kv_text_n(const gg_file *f, const gg_kv *kv, uint64_t max, gg_buf *out);
+
+/* A field of a tab-separated file, and any text shown that comes from a
+ * file (names, values): backslash, tab, newline and CR as \\ \t \n \r,
+ * any other control byte (NUL too) as \xHH; other bytes as they are. */
+void gg_tsv_field(gg_buf *out, const char *s, size_t n);
 
 /* The value of KV kv as JSON, as metadata.json writes it (an array cut to
  * its first max elements). */

@@ -156,4 +156,44 @@ check "--dump of a relative path names it absolute" \
 check "--dump --json of a relative path: file absolute" bash -c "cd '$TMP/d' && '$GGUFFS' --dump --json m.gguf |
     $PY -c 'import json, sys; d = json.load(sys.stdin); assert d[\"file\"] == \"$TMP/d/m.gguf\" and d[\"tensors\"][0][\"file\"] == d[\"file\"], d[\"file\"]'"
 
+# --- 13. --dump and --verify escape a hostile file's control bytes as tensors.tsv does
+$PY - "$TMP/hostile.gguf" <<'PY'
+import struct, sys
+sys.path.insert(0, "tests")
+import gguf_tool as g
+f32 = lambda *v: struct.pack("<%df" % len(v), *v)
+g.write(sys.argv[1],
+        kvs=[("general.architecture", g.STR, "llama"), (b"key\x1b[31m\nforged", g.U32, 1),
+             ("evil.str", g.STR, b"red\x1b[31m\x07bell\ttab\nline\x00nul"),
+             ("evil.arr", g.ARR, (g.STR, [b"ok", b"\x1b]0;title\x07", b"two\nlines"]))],
+        tensors=[(b"t\n    9 F32        (1)  forged", [1], 0, f32(1)), (b"esc\x1b[2J", [1], 0, f32(2)),
+                 (b"plain", [1], 250, f32(3))])
+PY
+"$GGUFFS" --dump "$TMP/hostile.gguf" > "$TMP/dump" 2> "$TMP/err"
+rc=$?
+check "--dump of a hostile file: exit 0 (got $rc: $(cat "$TMP/err"))" [ $rc = 0 ]
+check "--dump: no control byte but newlines" bash -c "! tr -d '\\n' < '$TMP/dump' | LC_ALL=C grep -q '[[:cntrl:]]'"
+check "--dump: a name's newline forges no row (3 tensor rows)" [ "$(grep -cE '^ +[0-9]+ (F32|\?250) ' "$TMP/dump")" = 3 ]
+check "--dump: names, keys and values escaped as in tensors.tsv" bash -c "
+    grep -qF 't\\n    9 F32        (1)  forged' '$TMP/dump' && grep -qF 'esc\\x1b[2J' '$TMP/dump' &&
+    grep -qF 'key\\x1b[31m\\nforged = 1' '$TMP/dump' &&
+    grep -qF 'evil.str = red\\x1b[31m\\x07bell\\ttab\\nline\\x00nul' '$TMP/dump' &&
+    grep -qF 'evil.arr = [3 x str] ok, \\x1b]0;title\\x07, two\\nlines' '$TMP/dump'"
+check "--dump: the same escapes as tensors.tsv's name column" $PY - "$GGUFFS" "$TMP/hostile.gguf" <<'PY'
+import subprocess, sys
+out = subprocess.run([sys.argv[1], "--dump", sys.argv[2]], capture_output=True, check=True).stdout
+def tsv(b):  # README: \\ \t \n \r, other control bytes \xHH
+    return b"".join({0x5c: b"\\\\", 9: b"\\t", 10: b"\\n", 13: b"\\r"}.get(c, b"\\x%02x" % c if c < 32 or c == 127 else bytes([c])) for c in b)
+for name in (b"t\n    9 F32        (1)  forged", b"esc\x1b[2J"):
+    assert b"  " + tsv(name) + b"\n" in out, (name, tsv(name))
+PY
+"$GGUFFS" --verify "$TMP/hostile.gguf" > "$TMP/verify" 2> "$TMP/err"
+check "--verify of a hostile file: one row per tensor" [ "$(wc -l < "$TMP/verify")" = 4 ]
+check "--verify: no control byte but tabs and newlines" bash -c "! tr -d '\\n\\t' < '$TMP/verify' | LC_ALL=C grep -q '[[:cntrl:]]'"
+check "--verify: names escaped as in tensors.tsv" bash -c "grep -qxF 'esc\\x1b[2J	F32	ok	0	0' '$TMP/verify' &&
+    grep -qxF 't\\n    9 F32        (1)  forged	F32	ok	0	0' '$TMP/verify'"
+mount_model "$M" "$TMP/hostile.gguf"
+check "--verify's names are tensors.tsv's" bash -c "diff <(tail -n +2 '$TMP/verify' | cut -f1) <(tail -n +2 '$M/tensors.tsv' | cut -f1)"
+unmount "$M"
+
 finish 18_newuser_cli
