@@ -198,7 +198,7 @@ gg_composite *gg_export_safetensors(const gg_model *m, gg_view_kind dtype, gg_er
         goto oom;
     for (uint64_t i = 0; i < m->nt; i++) {
         const gg_tensor *t = &m->t[i];
-        if (t->type && !t->err) {
+        if (gg_tensor_decodable(t)) {
             inc[n++] = i;
             continue;
         }

@@ -115,7 +115,7 @@ void gg_tensor_info_json(const gg_model *m, const gg_tensor *ts, gg_buf *out)
         }
     }
     add_u64(o, "f32_bytes", ti->nelems * 4);
-    cJSON_AddBoolToObject(o, "f32_readable", ts->type && !ts->err);
+    cJSON_AddBoolToObject(o, "f32_readable", gg_tensor_decodable(ts));
     if (ts->err)
         cJSON_AddStringToObject(o, "error", ts->err->msg);
     if (ts->resolution)

@@ -163,15 +163,20 @@ static int build(gg_mtree *t)
     set_children(t, tens_dir, td0);
     if (unique_children(t, tens_dir))
         return -1;
+    /* A tensor that cannot be decoded has only raw and info.json: files
+     * that could only fail (EIO) would break cp -r and tar of a mount. */
     static const struct {
         const char *name;
         gg_content c;
-    } files[] = {{"raw", GG_C_RAW},         {"f32", GG_C_F32}, {"f32.npy", GG_C_F32_NPY},     {"f16", GG_C_F16},
-                 {"f16.npy", GG_C_F16_NPY}, {"bf16", GG_C_BF16}, {"info.json", GG_C_INFO_JSON}, {"stats", GG_C_STATS}};
+        int decoded;
+    } files[] = {{"raw", GG_C_RAW, 0},         {"f32", GG_C_F32, 1},   {"f32.npy", GG_C_F32_NPY, 1},
+                 {"f16", GG_C_F16, 1},         {"f16.npy", GG_C_F16_NPY, 1}, {"bf16", GG_C_BF16, 1},
+                 {"info.json", GG_C_INFO_JSON, 0}, {"stats", GG_C_STATS, 1}};
     for (uint64_t i = 0; i < m->nt; i++) {
         uint32_t d = td0 + (uint32_t)i, f0 = t->n;
         for (size_t k = 0; k < sizeof files / sizeof files[0]; k++)
-            if (add_node(t, strdup(files[k].name), d, files[k].c, i))
+            if ((!files[k].decoded || gg_tensor_decodable(&m->t[i])) &&
+                add_node(t, strdup(files[k].name), d, files[k].c, i))
                 return -1;
         set_children(t, d, f0);
     }

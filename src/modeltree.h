@@ -4,6 +4,7 @@
  *   metadata/<key>  metadata.json  tensors.tsv  types.tsv  summary  summary.json
  *   model.safetensors
  *   tensors/<name>/{raw, f32, f32.npy, f16, f16.npy, bf16, info.json, stats}
+ *                   (raw and info.json only, for a tensor that cannot be decoded)
  *   blocks/<N>/<rest of name> -> ../../tensors/blk.N.<rest of name>
  *
  * Nodes are numbered from 0 (the model's root folder); children of a folder

@@ -39,6 +39,10 @@ typedef struct gg_tensor {
     char *resolution;    /* how the type was chosen when the id is ambiguous; NULL otherwise */
 } gg_tensor;
 
+/* Can its values be decoded? If not, the tree lists only its raw and
+ * info.json (which says why), and model.safetensors leaves it out. */
+static inline int gg_tensor_decodable(const gg_tensor *t) { return t->type && !t->err; }
+
 /* One file of a model (split models made by gguf-split have several). */
 typedef struct gg_shard {
     gg_source *src; /* src->name is the path or URL */

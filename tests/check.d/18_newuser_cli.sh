@@ -196,4 +196,39 @@ mount_model "$M" "$TMP/hostile.gguf"
 check "--verify's names are tensors.tsv's" bash -c "diff <(tail -n +2 '$TMP/verify' | cut -f1) <(tail -n +2 '$M/tensors.tsv' | cut -f1)"
 unmount "$M"
 
+# --- 15. undecodable tensors list no file that can only fail: cp -r and tar of a mount work
+$PY - "$TMP/undec.gguf" <<'PY'
+import struct, sys
+sys.path.insert(0, "tests")
+import gguf_tool as g
+f32 = lambda *v: struct.pack("<%df" % len(v), *v)
+g.write(sys.argv[1], kvs=[("general.architecture", g.STR, "llama")],
+        tensors=[("blk.0.ok", [2], 0, f32(1, 2)), ("blk.0.odd", [32], 250, bytes(40)), ("out", [1], 0, f32(3))])
+PY
+mount_model "$M" "$TMP/undec.gguf"
+check "undecodable: its folder has raw and info.json only" [ "$(ls "$M/tensors/blk.0.odd" | xargs)" = "info.json raw" ]
+check "undecodable: a decodable tensor keeps every file" \
+    [ "$(ls "$M/tensors/blk.0.ok" | xargs)" = "bf16 f16 f16.npy f32 f32.npy info.json raw stats" ]
+check "undecodable: info.json says why f32 is missing" $PY -c "
+import json; i = json.load(open('$M/tensors/blk.0.odd/info.json'))
+assert i['f32_readable'] is False and i['error'] == 'unsupported type 250', i"
+check "undecodable: cp -r of the mount works" cp -r "$M" "$TMP/copy"
+check "undecodable: the copy has every tensor's raw" cmp -s "$TMP/copy/tensors/blk.0.odd/raw" "$M/tensors/blk.0.odd/raw"
+check "undecodable: tar of the mount works" tar -cf "$TMP/m.tar" -C "$M" .
+check "undecodable: every file listed reads whole" bash -c "find '$M' -type f -print0 | xargs -0 cat > /dev/null"
+check "undecodable: blocks/0 links resolve" bash -c "[ \"\$(ls '$M/blocks/0' | xargs)\" = 'odd ok' ] && [ -f '$M/blocks/0/odd/raw' ] && [ -f '$M/blocks/0/ok/f32' ]"
+check "undecodable: model.safetensors leaves it out, names it skipped, every key has its f32" $PY - "$M" <<'PY'
+import json, struct, sys
+m = sys.argv[1]
+st = open(m + "/model.safetensors", "rb").read()
+n = struct.unpack("<Q", st[:8])[0]
+h = json.loads(st[8:8 + n])
+assert h["__metadata__"]["gguffs.skipped"] == "blk.0.odd", h["__metadata__"]
+assert sorted(k for k in h if k != "__metadata__") == ["blk.0.ok", "out"], list(h)
+for k in ("blk.0.ok", "out"):
+    a, b = h[k]["data_offsets"]
+    assert st[8 + n + a:8 + n + b] == open(f"{m}/tensors/{k}/f32", "rb").read(), k
+PY
+unmount "$M"
+
 finish 18_newuser_cli

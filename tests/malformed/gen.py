@@ -19,16 +19,18 @@ checks (NAME is the escaped name as it appears in the tree; \\xNN escapes allowe
   keys=A,B,..       metadata/ lists exactly these
   raw:NAME=N        raw is N bytes and equals the file's bytes at info.json's offset
   f32:NAME=ok       f32 reads whole and equals the decoded raw bytes (F32/F16/BF16/Q8_0)
-  f32:NAME=EIO      f32 reads fail with EIO
-  stats:NAME=ok|EIO
+  f32:NAME=absent   no f32 (the tensor cannot be decoded: its folder has only
+                    raw and info.json)
+  stats:NAME=ok|absent
   info:NAME~TEXT    info.json's "error" (or "resolution") contains TEXT
   type:NAME=TYPE    info.json's type (null: unknown)
   meta:KEY~TEXT     metadata/KEY contains TEXT
   lines:KEY=N       metadata/KEY has N lines
   toolarge:PATH     PATH (under the mount) fails with EFBIG: its text would be
                     too big to make (a hostile header's amplification)
-Every mounted file also gets its whole tree read (only f32/stats may fail,
-with EIO) and metadata.json / info.json parsed as JSON.
+Every mounted file also gets its whole tree read (every file listed reads
+whole; a tensor folder lists f32, its views and stats exactly when info.json
+says f32 is readable) and metadata.json / info.json parsed as JSON.
 """
 import os
 import struct
@@ -221,7 +223,7 @@ def build_cases():
     # ---- tensor placement ----
     over = g.build(tensors=[("first", [32, 2], Q8_0, Q8_DATA, 0), ("second", [8], F32T, F32_DATA[:32], 32)])
     case("tensors-overlap", over, 0, "isolated", checks=(
-        "type:first=null;raw:first=32;f32:first=EIO;stats:first=EIO;info:first~Q8_0 rejected: needs 68 bytes;"
+        "type:first=null;raw:first=32;f32:first=absent;stats:first=absent;info:first~Q8_0 rejected: needs 68 bytes;"
         "f32:second=ok;raw:second=32"))
     same = g.build(tensors=[("x", [8, 2], F32T, F32_DATA, 0), ("y", [16], F32T, F32_DATA, 0)])
     case("tensors-same-offset", same, 0, "fine", checks="f32:x=ok;f32:y=ok;raw:x=64;raw:y=64")
@@ -302,7 +304,7 @@ def build_cases():
     case("meta-rows-past-eof", g.build(tensors=[("t", [0, 1 << 62], 134, f32s(1))]), 5, "refused",
          "tensor 0 \"t\": data [96, 9223372036854775904) ends past end of file (128)")
     case("bytes-too-many", g.build(tensors=[("t", [1 << 40, 1 << 20], F32T, f32s(1)), ("ok", [1], F32T, f32s(2))]),
-         0, "isolated", checks="type:t=null;raw:t=32;f32:t=EIO;info:t~F32 rejected: needs;f32:ok=ok")
+         0, "isolated", checks="type:t=null;raw:t=32;f32:t=absent;info:t~F32 rejected: needs;f32:ok=ok")
 
     # ---- versions and byte order ----
     case("big-endian", b"GGUF" + struct.pack(">I", 3) + struct.pack(">QQ", 0, 0), 5, "refused",
@@ -321,16 +323,16 @@ def build_cases():
     # ---- types ----
     ut = g.build(tensors=[("unk", [8], 9999, F32_DATA[:32]), ("ok", [8, 2], F32T, F32_DATA)])
     case("unknown-type-id", ut, 0, "isolated", checks=(
-        "type:unk=null;raw:unk=32;f32:unk=EIO;stats:unk=EIO;info:unk~unsupported type 9999;f32:ok=ok"))
+        "type:unk=null;raw:unk=32;f32:unk=absent;stats:unk=absent;info:unk~unsupported type 9999;f32:ok=ok"))
     nd = g.build(tensors=[("act", [32, 2], 97, Q8_DATA), ("ok", [16], F16T, F16_DATA)])
     case("type-without-decoder", nd, 0, "isolated", checks=(
-        "type:act=Q8_0_X4;raw:act=68;f32:act=EIO;info:act~no decoder for Q8_0_X4;f32:ok=ok"))
+        "type:act=Q8_0_X4;raw:act=68;f32:act=absent;info:act~no decoder for Q8_0_X4;f32:ok=ok"))
     bad_row = g.build(tensors=[("odd", [33], Q8_0, Q8_DATA[:34]), ("ok", [8], F32T, F32_DATA[:32])])
     case("row-not-whole-blocks", bad_row, 0, "isolated", checks=(
-        "type:odd=null;raw:odd=64;f32:odd=EIO;info:odd~row length is not a multiple of the block size;f32:ok=ok"))
+        "type:odd=null;raw:odd=64;f32:odd=absent;info:odd~row length is not a multiple of the block size;f32:ok=ok"))
     case("interleaved-rows-not-multiple", g.build(tensors=[("r8", [32, 3], 202, bytes(54)),
                                                            ("ok", [8], F32T, F32_DATA[:32])]),
-         0, "isolated", checks="type:r8=null;f32:r8=EIO;info:r8~row count is not a multiple;f32:ok=ok")
+         0, "isolated", checks="type:r8=null;f32:r8=absent;info:r8~row count is not a multiple;f32:ok=ok")
 
     # ---- split models ----
     sp = g.build(kvs=[("split.no", U16, 0), ("split.count", U16, 2)], tensors=[("a", [8], F32T, F32_DATA[:32])])
