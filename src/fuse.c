@@ -341,7 +341,8 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 }
 
 /* SIGTERM, SIGINT, SIGHUP: stop every network transfer at once (a read
- * waiting on a server must not hold the unmount up), then end the loop. */
+ * waiting on a server must not hold the unmount up), then end the loop.
+ * SIGUSR1, SIGUSR2: ignored. */
 static struct fuse_session *signal_session;
 static gg_net *signal_net;
 
@@ -370,6 +371,10 @@ static void catch_signals(struct fuse_session *se, gg_net *net)
         if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
             sigaction(sigs[i], &sa, NULL);
     }
+    /* SIGUSR1 and SIGUSR2 have no use here; by default they would kill the
+     * daemon and leave a stale mount behind. */
+    signal(SIGUSR1, SIG_IGN);
+    signal(SIGUSR2, SIG_IGN);
 }
 
 static const struct fuse_lowlevel_ops ops = {
@@ -455,6 +460,8 @@ out_signals:
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
+    signal(SIGUSR1, SIG_DFL);
+    signal(SIGUSR2, SIG_DFL);
     fuse_remove_signal_handlers(se);
 out_session:
     fuse_session_destroy(se);

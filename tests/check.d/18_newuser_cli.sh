@@ -231,4 +231,26 @@ for k in ("blk.0.ok", "out"):
 PY
 unmount "$M"
 
+# --- sharp edge: SIGUSR1 and SIGUSR2 are ignored (they used to kill the daemon, leaving a stale mount)
+env --default-signal=INT "$GGUFFS" -f "$MODEL" "$TMP/mp" 2> "$TMP/fg.log" &
+pid=$!
+PIDS="$PIDS $pid"
+if wait_mounted "$TMP/mp"; then
+    for sig in USR1 USR2; do
+        kill -s $sig "$pid"
+        sleep 0.2
+        check "SIG$sig: the daemon lives on" kill -0 "$pid"
+        check "SIG$sig: the mount still answers" timeout 10 test -f "$TMP/mp/metadata.json"
+    done
+    kill -TERM "$pid"
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    wait "$pid"
+    rc=$?
+    check "after SIGUSR1/2, SIGTERM unmounts: exit 0 (got $rc; $(cat "$TMP/fg.log"))" [ $rc = 0 ]
+    check "after SIGUSR1/2, SIGTERM unmounts: nothing left" bash -c "! grep -qs ' $TMP/mp fuse' /proc/mounts"
+else
+    fail "SIGUSR test: did not mount: $(cat "$TMP/fg.log")"
+fi
+force_unmount "$TMP/mp"
+
 finish 18_newuser_cli
