@@ -1196,8 +1196,12 @@ void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
             gg_buf_put(out, "\t", 1);
             if (have) {
                 gg_tsv_field(out, sum.arch[0] ? sum.arch : "-", strlen(sum.arch[0] ? sum.arch : "-"));
-                gg_buf_printf(out, "\t%s\t%s\t%.2f\t%" PRIu64 "\t", p, sum.main_type[0] ? sum.main_type : "-",
-                              sum.bpw, sum.file_bytes);
+                gg_buf_printf(out, "\t%s\t%s\t", p, sum.main_type[0] ? sum.main_type : "-");
+                if (sum.params) /* (bits per weight of no parameters: "-") */
+                    gg_buf_printf(out, "%.2f", sum.bpw);
+                else
+                    gg_buf_puts(out, "-");
+                gg_buf_printf(out, "\t%" PRIu64 "\t", sum.file_bytes);
             } else { /* (cannot be opened just now: its figures are not known) */
                 gg_buf_printf(out, "-\t-\t-\t-\t%" PRIu64 "\t", en->size);
             }

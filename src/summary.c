@@ -65,6 +65,22 @@ static void str_of(const gg_file *f, const gg_kv *kv, char *out, size_t cap)
     out[n] = 0;
 }
 
+/* Does the model keep a KV cache? Not when its attention is not causal:
+ * "<arch>.attention.causal" says so, and BERT and its kin (encoders that
+ * llama.cpp runs without a cache) need not say it. */
+static int causal(const gg_file *f, const char *arch)
+{
+    static const char *const encoders[] = {"bert",     "modern-bert",  "nomic-bert",   "nomic-bert-moe",
+                                           "neo-bert", "jina-bert-v2", "jina-bert-v3", "eurobert"};
+    const gg_kv *c = find(f, arch, "attention.causal");
+    if (c && c->type == GG_VT_BOOL)
+        return f->hdr[c->val] != 0;
+    for (size_t i = 0; i < sizeof encoders / sizeof encoders[0]; i++)
+        if (!strcmp(arch, encoders[i]))
+            return 0;
+    return 1;
+}
+
 /* Tensors and bytes per type, most bytes first. */
 typedef struct mix {
     const char *type;
@@ -136,7 +152,10 @@ void gg_model_summary(const gg_model *m, gg_summary *s)
     s->vocab = tok && tok->type == GG_VT_ARR ? tok->arr_n : 0;
     str_of(f, find(f, NULL, "tokenizer.ggml.model"), s->tokenizer, sizeof s->tokenizer);
     s->chat_template = find(f, NULL, "tokenizer.chat_template") != NULL;
-    if (a && s->layers) {
+    if (a && !causal(f, a)) {
+        s->kv_known = 1; /* none */
+        s->no_kv_cache = 1;
+    } else if (a && s->layers) {
         /* KV heads default to heads (no grouping); per-layer arrays are read per layer. */
         const gg_kv *hk = find(f, a, "attention.head_count"), *kk = find(f, a, "attention.head_count_kv");
         const gg_kv *kl = find(f, a, "attention.key_length"), *vl = find(f, a, "attention.value_length");
@@ -204,7 +223,10 @@ void gg_summary_text(const gg_model *m, gg_buf *out)
     gg_buf_printf(out, "architecture    %s\n", s.arch[0] ? s.arch : "-");
     gg_buf_printf(out, "parameters      %s (%" PRIu64 ")\n", p, s.params);
     gg_buf_printf(out, "file size       %s (%" PRIu64 " bytes)\n", b, s.file_bytes);
-    gg_buf_printf(out, "bits per weight %.2f\n", s.bpw);
+    if (s.params)
+        gg_buf_printf(out, "bits per weight %.2f\n", s.bpw);
+    else
+        gg_buf_puts(out, "bits per weight -\n"); /* (no parameters) */
     gg_buf_printf(out, "main type       %s\n", s.main_type[0] ? s.main_type : "-");
 #define NUM(label, v) ((v) ? gg_buf_printf(out, "%-15s %" PRIu64 "\n", label, (uint64_t)(v)) : (void)0)
     NUM("context length", s.context);
@@ -218,7 +240,9 @@ void gg_summary_text(const gg_model *m, gg_buf *out)
     if (s.vocab || s.tokenizer[0])
         gg_buf_printf(out, "vocabulary      %" PRIu64 " tokens (%s)\n", s.vocab, s.tokenizer[0] ? s.tokenizer : "-");
     gg_buf_printf(out, "chat template   %s\n", s.chat_template ? "yes" : "no");
-    if (s.kv_known) {
+    if (s.no_kv_cache) {
+        gg_buf_puts(out, "kv cache        none (an encoder: its attention is not causal)\n");
+    } else if (s.kv_known) {
         bytes_text(s.kv_bytes_per_1k, kv, sizeof kv);
         gg_buf_printf(out, "kv cache        %s per 1000 tokens at f16\n", kv);
     }
@@ -227,7 +251,8 @@ void gg_summary_text(const gg_model *m, gg_buf *out)
     gg_buf_puts(out, "types\n");
     for (size_t i = 0; i < n; i++) {
         bytes_text(v[i].bytes, b, sizeof b);
-        gg_buf_printf(out, "  %-10s %6" PRIu64 " tensors %12s %5.1f%%\n", v[i].type, v[i].tensors, b,
+        gg_buf_printf(out, "  %-10s %6" PRIu64 " %-7s %12s %5.1f%%\n", v[i].type, v[i].tensors,
+                      v[i].tensors == 1 ? "tensor" : "tensors", b,
                       s.tensor_bytes ? 100.0 * (double)v[i].bytes / (double)s.tensor_bytes : 0.0);
     }
     free(v);
@@ -259,9 +284,15 @@ void gg_summary_json(const gg_model *m, gg_buf *out)
         gg_buf_puts(out, "null");
     gg_buf_printf(out, ",\n  \"parameters\": %" PRIu64 ",\n  \"parameters_text\": \"%s\"", s.params, p);
     gg_buf_printf(out, ",\n  \"file_bytes\": %" PRIu64 ",\n  \"tensor_bytes\": %" PRIu64, s.file_bytes, s.tensor_bytes);
-    gg_buf_printf(out, ",\n  \"bits_per_weight\": %.4f", s.bpw);
+    if (s.params)
+        gg_buf_printf(out, ",\n  \"bits_per_weight\": %.4f", s.bpw);
+    else
+        gg_buf_puts(out, ",\n  \"bits_per_weight\": null");
     gg_buf_puts(out, ",\n  \"main_type\": ");
-    gg_json_string(out, s.main_type, strlen(s.main_type));
+    if (s.main_type[0])
+        gg_json_string(out, s.main_type, strlen(s.main_type));
+    else
+        gg_buf_puts(out, "null");
     json_num(out, "context_length", s.context, s.context);
     json_num(out, "layers", s.layers, s.layers);
     json_num(out, "embedding_length", s.embedding, s.embedding);

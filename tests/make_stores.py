@@ -371,8 +371,8 @@ def figures(files, manifest=None):
     f = dict(name=kv["general.name"][1].decode() if "general.name" in kv else None, architecture=arch,
              parameters=params, file_bytes=sum(os.path.getsize(p) for p in files), tensor_bytes=tbytes,
              mix=mix)
-    f["bits_per_weight"] = tbytes * 8 / params
-    f["main_type"] = sorted(mix.items(), key=lambda x: (-x[1][1], x[0]))[0][0]
+    f["bits_per_weight"] = tbytes * 8 / params if params else None  # none without parameters
+    f["main_type"] = sorted(mix.items(), key=lambda x: (-x[1][1], x[0]))[0][0] if mix else None
     a = (arch + ".") if arch else "\0"
     f["context_length"] = first(a + "context_length")
     f["layers"] = first(a + "block_count")
@@ -388,8 +388,14 @@ def figures(files, manifest=None):
     f["chat_template"] = "tokenizer.chat_template" in kv
     # KV cache as llama.cpp sizes it: per layer n_head_kv(l) * (k + v) at
     # f16, k and v from key_length / value_length, else n_embd / n_head(0).
+    # An encoder (attention not causal: the key says so, or BERT's kin) keeps none.
     kvb = None
-    if f["layers"] and num(a + "attention.head_count") is not None:
+    causal = num(a + "attention.causal")
+    encoders = ("bert", "modern-bert", "nomic-bert", "nomic-bert-moe", "neo-bert", "jina-bert-v2", "jina-bert-v3",
+                "eurobert")
+    if arch and (not causal if causal is not None else arch in encoders):
+        kvb = 0
+    elif f["layers"] and num(a + "attention.head_count") is not None:
         heads = num(a + "attention.head_count")
         heads = heads if isinstance(heads, list) else [heads] * f["layers"]
         kvh = num(a + "attention.head_count_kv")
@@ -423,6 +429,11 @@ def params_text(n):
     return "%s %s" % (t, units[k][1])
 
 
+def bpw_text(b):
+    """Bits per weight as summary and models.tsv write it: "-" without parameters."""
+    return "-" if b is None else "%.2f" % b
+
+
 def check_summary(d, files, manifest=None):
     """Compare a model folder's summary.json, summary, types.tsv and blocks/
     with figures(files). Prints what differs; returns the number of problems."""
@@ -434,7 +445,8 @@ def check_summary(d, files, manifest=None):
               "tokenizer_model", "chat_template", "kv_cache_bytes_per_1000_tokens_f16"):
         if j.get(k, "(missing)") != f[k]:
             bad.append("summary.json %s: %r, expected %r" % (k, j.get(k, "(missing)"), f[k]))
-    if abs(j["bits_per_weight"] - f["bits_per_weight"]) > 5e-5:
+    if (j["bits_per_weight"] is None) != (f["bits_per_weight"] is None) or (
+            f["bits_per_weight"] is not None and abs(j["bits_per_weight"] - f["bits_per_weight"]) > 5e-5):
         bad.append("summary.json bits_per_weight: %r, expected %r" % (j["bits_per_weight"], f["bits_per_weight"]))
     ptxt = params_text(f["parameters"])
     if j["parameters_text"] != ptxt:
@@ -461,7 +473,7 @@ def check_summary(d, files, manifest=None):
     # the text for people
     t = open(os.path.join(d, "summary")).read()
     want = ["parameters      %s (%d)" % (ptxt, f["parameters"]),
-            "bits per weight %.2f" % f["bits_per_weight"], "main type       %s" % f["main_type"],
+            "bits per weight %s" % bpw_text(f["bits_per_weight"]), "main type       %s" % (f["main_type"] or "-"),
             "architecture    %s" % (f["architecture"] or "-"), "name            %s" % (f["name"] or "-"),
             "chat template   %s" % ("yes" if f["chat_template"] else "no"),
             "(%d bytes)" % f["file_bytes"]]
@@ -474,12 +486,14 @@ def check_summary(d, files, manifest=None):
     if f["vocabulary_size"]:
         want.append("vocabulary      %d tokens (%s)" % (f["vocabulary_size"], f["tokenizer_model"] or "-"))
     for ty, (c, b) in f["mix"].items():
-        want.append("  %-10s %6d tensors" % (ty, c))
+        want.append("  %-10s %6d %-7s " % (ty, c, "tensor" if c == 1 else "tensors"))
     for w in want:
         if w not in t:
             bad.append("summary lacks %r" % w)
     if (f["kv_cache_bytes_per_1000_tokens_f16"] is None) == ("kv cache" in t):
         bad.append("summary: kv cache line present: %s" % ("kv cache" in t))
+    if (f["kv_cache_bytes_per_1000_tokens_f16"] == 0) != ("kv cache        none" in t):
+        bad.append("summary: kv cache none: %s" % ("kv cache        none" in t))
     if not f["experts"] and "experts" in t:
         bad.append("summary: experts line for a model without experts")
     # blocks/<N>/: one folder per layer, links to its tensors

@@ -8,7 +8,10 @@
  * per 1 000 tokens at f16 is 1000 * 2 bytes * sum over layers of
  * kv_heads * (key_length + value_length), both lengths defaulting to
  * embedding / heads of layer 0 as llama.cpp has them (per-layer arrays of
- * KV heads are followed); it is left out when those keys are not there. */
+ * KV heads are followed); it is left out when those keys are not there, and
+ * is none for an encoder ("<arch>.attention.causal" false, or BERT and its
+ * kin: bert, modern-bert, nomic-bert(-moe), neo-bert, jina-bert-v2/v3,
+ * eurobert). Bits per weight of a model without parameters is not given. */
 #ifndef GGUFFS_SUMMARY_H
 #define GGUFFS_SUMMARY_H
 
@@ -22,7 +25,7 @@ typedef struct gg_summary {
     char name[256];       /* general.name, "" if none */
     uint64_t params;      /* sum of n_elements */
     uint64_t tensor_bytes, file_bytes;
-    double bpw;           /* tensor_bytes * 8 / params */
+    double bpw;           /* tensor_bytes * 8 / params; 0 when params is 0 */
     char main_type[32];
     uint64_t context, layers, embedding, heads, kv_heads; /* 0: unknown */
     uint64_t experts, experts_used;
@@ -30,6 +33,7 @@ typedef struct gg_summary {
     char tokenizer[64];   /* tokenizer.ggml.model */
     int chat_template;    /* tokenizer.chat_template is there */
     int kv_known;
+    int no_kv_cache;      /* an encoder: none (kv_known, kv_bytes_per_1k 0) */
     uint64_t kv_bytes_per_1k;
 } gg_summary;
 

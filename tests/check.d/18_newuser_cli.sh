@@ -253,4 +253,48 @@ else
 fi
 force_unmount "$TMP/mp"
 
+# --- sharp edges of summary: no KV cache for encoders, no bits per weight without parameters, "1 tensor"
+mkdir -p "$TMP/sum"
+gzip -dc "$DATA/real/ggml-vocab-bert-bge.gguf.gz" > "$TMP/sum/bert-vocab.gguf"
+$PY - "$TMP/sum" <<'PY'
+import struct, sys
+sys.path.insert(0, "tests")
+import gguf_tool as g
+d = sys.argv[1]
+f32 = lambda *v: struct.pack("<%df" % len(v), *v)
+def model(name, arch, extra, tensors):
+    kv = [("general.architecture", g.STR, arch), (arch + ".block_count", g.U32, 2),
+          (arch + ".embedding_length", g.U32, 64), (arch + ".attention.head_count", g.U32, 4)] + extra
+    g.write(f"{d}/{name}.gguf", kvs=kv, tensors=tensors)
+one = [("w", [2], 0, f32(1, 2))]
+model("nomic", "nomic-bert", [], one)                                    # an encoder by name
+model("noncausal", "llama", [("llama.attention.causal", g.BOOL, False)], one)  # by its key
+model("causal", "llama", [("llama.attention.causal", g.BOOL, True)], one + [("v", [32], 8, bytes(34))])
+model("plain", "llama", [], [("w", [2], 0, f32(1, 2)), ("x", [2], 0, f32(3, 4)), ("q", [32], 8, bytes(34))])
+PY
+mount_model "$M" "$TMP/sum"
+for _ in $(seq 1 100); do [ "$(wc -l < "$M/models.tsv")" = 6 ] && break; sleep 0.05; done
+S=$M/bert-vocab/summary
+check "encoder (bert): no KV cache" grep -qxF "kv cache        none (an encoder: its attention is not causal)" "$S"
+check "0 parameters: bits per weight not given" grep -qx "bits per weight -" "$S"
+check "0 parameters: summary.json has null bits per weight and main type, 0 KV cache bytes" $PY -c "
+import json; j = json.load(open('$M/bert-vocab/summary.json'))
+assert j['bits_per_weight'] is None and j['main_type'] is None and j['kv_cache_bytes_per_1000_tokens_f16'] == 0, j"
+check "0 parameters: models.tsv bits_per_weight '-'" bash -c "grep '^bert-vocab	' '$M/models.tsv' | cut -f5 | grep -qx -- -"
+check "nomic-bert without a causal key: no KV cache" grep -q "^kv cache        none" "$M/nomic/summary"
+check "llama with attention.causal = false: no KV cache" grep -q "^kv cache        none" "$M/noncausal/summary"
+check "llama with attention.causal = true: a KV cache" grep -qE "^kv cache        [0-9.]+ KiB per 1000 tokens" "$M/causal/summary"
+check "llama: a KV cache" grep -qE "^kv cache        [0-9.]+ KiB per 1000 tokens" "$M/plain/summary"
+check "one tensor of a type: '1 tensor'" grep -qE "^  Q8_0 +1 tensor +[0-9]" "$M/plain/summary"
+check "two tensors of a type: '2 tensors'" grep -qE "^  F32 +2 tensors +[0-9]" "$M/plain/summary"
+check "no '1 tensors' anywhere" bash -c "! grep -h ' 1 tensors' '$M'/*/summary"
+check "summaries agree with make_stores.py's figures" $PY - "$M" "$TMP/sum" <<'PY'
+import sys
+sys.path.insert(0, "tests")
+import make_stores as ms
+m, d = sys.argv[1], sys.argv[2]
+sys.exit(sum(ms.check_summary(f"{m}/{n}", [f"{d}/{n}.gguf"]) for n in ("bert-vocab", "nomic", "noncausal", "causal", "plain")))
+PY
+unmount "$M"
+
 finish 18_newuser_cli

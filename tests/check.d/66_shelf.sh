@@ -82,7 +82,7 @@ for r in rows[1:]:
     man = "tests/data/mainline/manifest.tsv" if "mainline" in files[0] else None
     f = ms.figures(files, man)
     want = [f["architecture"] or "-", ms.params_text(f["parameters"]), f["main_type"],
-            "%.2f" % f["bits_per_weight"], str(f["file_bytes"])]
+            ms.bpw_text(f["bits_per_weight"]), str(f["file_bytes"])]
     if r[1:6] != want:
         print("models.tsv %s: %r, expected %r" % (r[0], r[1:6], want))
         bad += 1
