@@ -11,8 +11,13 @@ awk '/^## Quick tour/ { on = 1 } on && /^```sh$/ { inb = 1; next } inb && /^```$
     | sed "s|/tmp/model|$TMP/model|g" > "$TMP/tour.sh"
 MOUNTS="$MOUNTS $TMP/model"
 check "README tour extracted" [ "$(wc -l < "$TMP/tour.sh")" -gt 20 ]
-PATH=/usr/bin:$PATH bash -e "$TMP/tour.sh" > "$TMP/tour.out" 2>&1
-check "README tour runs" [ $? = 0 ]
+# As a user whose python3 on PATH has no numpy (a virtual environment) runs it.
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n' > "$TMP/bin/python3"
+chmod +x "$TMP/bin/python3"
+check "the shim python3 has no numpy" sh -c "! PATH='$TMP/bin':\$PATH python3 -c 'import numpy' 2>/dev/null"
+PATH=$TMP/bin:$PATH bash -e "$TMP/tour.sh" > "$TMP/tour.out" 2>&1
+check "README tour runs, with a python3 on PATH that has no numpy" [ $? = 0 ]
 for want in "llama" "blk.0.attn_q.weight" "Q8_0 19584" "(128, 128) float32" 'user.gguf.shape="16,128"' \
     "count                     2048" "npy (128, 128) float32" "safetensors F32 (16, 128) True" "same tensors" "norm identical" "attn_q differs" "max |f16 - q8_0| =" \
     "$(printf 'tiny-q8_0\tllama\t18.56 K\tQ8_0\t8.66')" "parameters      18.56 K (18560)" "  Q8_0            2 tensors"; do
