@@ -67,6 +67,15 @@ else
     fail "fstab line with $TYPES failed: $(cat "$TMP/err")"
 fi
 force_unmount "$M"
+# The examples of --help and of the man page, as written.
+help_ex=$("$GGUFFS" --help | grep -o 'e\.g\. types=[^ ]*' | cut -c6-)
+man_ex=$(grep -o 'e\.g\. \\fBtypes=[^\\]*' "$TOP/man/gguffs.1" | sed 's/.*fB//')
+for ex in "$help_ex" "$man_ex"; do
+    "$GGUFFS" --dump -o "$ex" "$DATA/forks/stq1_0-id42.gguf" > "$TMP/dump" 2> "$TMP/err"
+    rc=$?
+    check "the documented example -o '$ex' works (exit $rc: $(cat "$TMP/err"))" [ $rc = 0 -a -n "$ex" ]
+    check "the documented example -o '$ex': it has two pairs" [ "$(echo "$ex" | tr ',' '\n' | grep -c ':')" = 2 ]
+done
 # Wrong pairs are refused naming them.
 bad_usage() { # bad_usage TEXT gguffs-args...: exit 2 with TEXT on stderr
     local want=$1
