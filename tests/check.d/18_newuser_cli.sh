@@ -99,6 +99,15 @@ bad_usage "--json and --full belong to --dump" --verify --json "$MODEL"
 bad_usage "--json and --full belong to --dump" --full "$MODEL" "$TMP/mp"
 
 # --- 9. two mounts started at once on one mount point: one wins, the other exits 7
+# A model of 30000 tensors: building its tree takes long enough after the
+# mount point check that the two mounts overlap every time (main: 8 of 8).
+$PY - "$TMP/many.gguf" <<'PY'
+import struct, sys
+sys.path.insert(0, "tests")
+import gguf_tool as g
+g.write(sys.argv[1], kvs=[("general.architecture", g.STR, "llama")],
+        tensors=[("blk.%d.t%d" % (i // 100, i % 100), [1], 0, struct.pack("<f", i)) for i in range(30000)])
+PY
 both_ok=0
 for try in 1 2 3 4 5 6 7 8; do
     rm -f "$TMP/go"
@@ -106,7 +115,7 @@ for try in 1 2 3 4 5 6 7 8; do
     for k in 1 2; do
         # Both wait for the same start signal (bounded), then mount.
         (for _ in $(seq 1 200000); do [ -e "$TMP/go" ] && break; done
-         exec timeout 20 "$GGUFFS" "$MODEL" "$TMP/mp" 2> "$TMP/race$k.err") &
+         exec timeout 20 "$GGUFFS" "$TMP/many.gguf" "$TMP/mp" 2> "$TMP/race$k.err") &
         pids="$pids $!"
     done
     sleep 0.2
