@@ -364,7 +364,7 @@ static int one_option(gg_cli *c, const char *opt)
 #undef IS
 }
 
-/* Split "a,b\\,c" at unescaped commas and handle each. An item that
+/* Split "a,b\,c" at unescaped commas and handle each. An item that
  * starts with a digit, after a types= of the same list, is one more ID:NAME
  * of it ("types=42:STQ1_0,43:Q2_0", also as mount.fuse3 passes an fstab
  * line): no other option starts with a digit. */
