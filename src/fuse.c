@@ -218,7 +218,9 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
     if (a.live) {
         fi->direct_io = 1; /* new numbers at every read: never from the page cache */
     } else {
-        fi->keep_cache = 1;
+        /* (a model changed in place: the kernel drops its pages of the
+         * file now, so that reads reach us and fail) */
+        fi->keep_cache = !gg_tree_open_stale(of);
         if (a.tensor_data) {
             if (c->o->direct_io)
                 fi->direct_io = 1;

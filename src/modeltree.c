@@ -324,12 +324,37 @@ static uint64_t text_bound(const gg_mtree *t, const gg_node *n)
     }
 }
 
-/* The model changed under us: its decoded pages go (once). */
+/* The model changed under us: its decoded pages go (once), and every
+ * shard counts as changed, so that all its tensors' reads fail alike. */
 static void forget_model(gg_mtree *t)
 {
-    if (!atomic_exchange(&t->forgotten, 1))
-        gg_reader_forget(t->reader, t->uid_base, t->uid_base + (uint32_t)t->m->nt);
+    if (atomic_exchange(&t->forgotten, 1))
+        return;
+    for (uint32_t i = 0; i < t->m->nshards; i++)
+        if (t->m->shards[i].src)
+            atomic_store(&t->m->shards[i].src->stale, 1);
+    gg_reader_forget(t->reader, t->uid_base, t->uid_base + (uint32_t)t->m->nt);
 }
+
+int gg_mtree_check(gg_mtree *t, gg_err *err)
+{
+    gg_err local;
+    gg_err *e = err ? err : &local;
+    if (atomic_load(&t->forgotten))
+        return gg_fail(e, GG_E_STALE, "%s: changed since it was mounted", t->m->path);
+    for (uint32_t i = 0; i < t->m->nshards; i++) {
+        if (t->m->shards[i].src && gg_source_check(t->m->shards[i].src, e)) {
+            if (e->code == GG_E_STALE)
+                forget_model(t);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Files whose bytes are the tensors' (and stats, made from them): they fail
+ * once the model changed. */
+static int reads_tensors(const gg_node *n) { return gg_node_is_data(n) || n->content == GG_C_STATS; }
 
 static int tensors_tsv(gg_mtree *t, gg_buf *out)
 {
@@ -536,6 +561,9 @@ int gg_mtree_open(gg_mtree *t, uint32_t node, gg_open_file **of, gg_err *e)
     if (!o)
         return gg_fail(e, GG_E_NOMEM, "out of memory");
     gg_readahead_init(&o->ra);
+    /* A model changed in place: what the kernel cached of its tensors'
+     * files must not be served (their reads fail). */
+    o->stale = reads_tensors(n) && gg_mtree_check(t, NULL) != 0;
     *of = o;
     return 0;
 }

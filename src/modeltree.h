@@ -78,6 +78,7 @@ typedef struct gg_mtree {
 struct gg_open_file {
     gg_readahead ra;
     void *held;
+    int stale;        /* its model had changed when it was opened */
 };
 
 gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
@@ -95,6 +96,11 @@ static inline int gg_node_is_data(const gg_node *n)
 
 /* Child of dir named name, or UINT32_MAX. */
 uint32_t gg_mtree_find(const gg_mtree *t, uint32_t dir, const char *name);
+
+/* Is the model still the file it was made of (every shard)? 0, or -1 with
+ * GG_E_STALE for good: its decoded pages are dropped, and the reads of its
+ * tensors' files fail from then on (every shard's alike). */
+int gg_mtree_check(gg_mtree *t, gg_err *e);
 
 int gg_mtree_getattr(gg_mtree *t, uint32_t node, gg_attr *a, gg_err *e);
 int gg_mtree_open(gg_mtree *t, uint32_t node, gg_open_file **of, gg_err *e);

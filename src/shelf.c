@@ -72,6 +72,7 @@ struct gg_entry {
     _Atomic uint64_t last_use;  /* the shelf's use clock at its last gg_entry_tree */
     _Atomic int has_tree;       /* en->tree != NULL, for the trimmer's scan */
     uint64_t tag;               /* the tree's word (mu) */
+    _Atomic int changed_told;   /* the tree heard that its file changed */
     char *first_id;             /* the model its tree was first made of, so */
     uint64_t first_size;        /* that a model closed while idle is opened */
     struct timespec first_mtime; /* again only if it is the same file (mu) */
@@ -80,6 +81,7 @@ struct gg_entry {
 typedef struct note {
     uint32_t dir;
     char *name;
+    uint32_t model;   /* not 0: this model's file changed (the changed hook) */
 } note;
 
 typedef struct src_dir {
@@ -100,6 +102,8 @@ struct gg_shelf {
     size_t nnotes, capnotes;
     void (*notify)(void *arg, uint32_t dir, const char *name);
     void *notify_arg;
+    void (*changed)(void *arg, uint32_t id);
+    void *changed_arg;
     /* the worker */
     pthread_t worker;
     int started, check, live;
@@ -225,7 +229,17 @@ static void queue_note(gg_shelf *s, uint32_t dir, const char *name)
     char *nm = name ? strdup(name) : NULL;
     if (name && !nm)
         return;
-    s->notes[s->nnotes++] = (note){dir, nm};
+    s->notes[s->nnotes++] = (note){dir, nm, 0};
+}
+
+/* Model id's file changed, or may have: the tree checks and tells the
+ * kernel (lock held for writing). */
+static void queue_model_note(gg_shelf *s, uint32_t id)
+{
+    size_t before = s->nnotes;
+    queue_note(s, 0, NULL);
+    if (s->nnotes > before)
+        s->notes[before].model = id;
 }
 
 /* Forget the queued notes (before anyone listens). */
@@ -519,6 +533,8 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
                 seen[en->id - 1] = 1;
             continue;
         }
+        if (en && en->state == E_VISIBLE && en->dev == f[i].dev && en->ino == f[i].ino)
+            queue_model_note(s, en->id); /* changed in place: its pages must go */
         if (en) /* replaced: the old one goes, readers keep its bytes */
             hide(s, en, E_REMOVED);
         gg_entry *ne = new_entry(s, src, f[i].key, f[i].comps, f[i].ncomps, f[i].spec);
@@ -696,6 +712,17 @@ void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry
     return t;
 }
 
+void *gg_entry_tree_if_open(gg_shelf *s, gg_entry *en)
+{
+    (void)s;
+    pthread_mutex_lock(&en->mu);
+    void *t = en->tree;
+    if (t)
+        atomic_fetch_add(&en->users, 1);
+    pthread_mutex_unlock(&en->mu);
+    return t;
+}
+
 /* Close en's tree and model if nobody uses them (not en's lock, nor the
  * shelf's, held). Returns 1 if it did. */
 static int close_idle(gg_shelf *s, gg_entry *en)
@@ -830,7 +857,9 @@ static void deliver_notes(gg_shelf *s)
     s->nnotes = s->capnotes = 0;
     pthread_rwlock_unlock(&s->lock);
     for (size_t i = 0; i < n; i++) {
-        if (s->notify)
+        if (v[i].model && s->changed)
+            s->changed(s->changed_arg, v[i].model);
+        else if (!v[i].model && s->notify)
             s->notify(s->notify_arg, v[i].dir, v[i].name);
         free(v[i].name);
     }
@@ -882,6 +911,32 @@ static int watch_tree(int fd, const char *path, dev_t skip, int depth, const wan
     return n;
 }
 
+/* Models named on the command line have no folder watched: their files are
+ * looked at (an fstat per shard) every RESCAN_MS, so that one changed in
+ * place is seen even while no read reaches the daemon (the kernel serving
+ * its cached pages). */
+static void check_named(gg_shelf *s)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    uint32_t n = s->nent;
+    pthread_rwlock_unlock(&s->lock);
+    for (uint32_t k = 0; k < n; k++) {
+        gg_entry *en = gg_shelf_entry(s, k + 1);
+        if (!en || en->src >= 0 || strstr(en->spec, "://") || atomic_load(&en->changed_told))
+            continue;
+        int stale = 0;
+        pthread_mutex_lock(&en->mu);
+        for (uint32_t i = 0; en->model && i < en->model->nshards && !stale; i++) {
+            gg_err e;
+            gg_source *src = en->model->shards[i].src;
+            stale = src && !src->remote && gg_source_check(src, &e) != 0 && e.code == GG_E_STALE;
+        }
+        pthread_mutex_unlock(&en->mu);
+        if (stale)
+            gg_shelf_model_changed(s, en->id);
+    }
+}
+
 static int pending_entries(gg_shelf *s)
 {
     int any = 0;
@@ -905,10 +960,15 @@ static void *worker(void *arg)
             gg_log("cannot watch the model folders with inotify (%s): rescanning every %d ms instead",
                    strerror(errno), RESCAN_MS);
     }
-    struct timespec last_event = {0}, last_scan = now_ts();
+    struct timespec last_event = {0}, last_scan = now_ts(), last_named = last_scan;
     int dirty = 0;
     while (!atomic_load(&s->stop)) {
         deliver_notes(s);
+        if (s->live && ms_between(last_named, now_ts()) >= RESCAN_MS) {
+            last_named = now_ts();
+            check_named(s);
+            deliver_notes(s);
+        }
         int busy = check_one(s);
         int pend = s->live && pending_entries(s);
         struct pollfd p[2] = {{s->wake[0], POLLIN, 0}, {ifd, POLLIN, 0}};
@@ -1115,6 +1175,23 @@ void gg_shelf_set_notify(gg_shelf *s, void (*fn)(void *arg, uint32_t dir, const 
 {
     s->notify_arg = arg;
     s->notify = fn;
+}
+
+void gg_shelf_set_changed(gg_shelf *s, void (*fn)(void *arg, uint32_t id), void *arg)
+{
+    s->changed_arg = arg;
+    s->changed = fn;
+}
+
+void gg_shelf_model_changed(gg_shelf *s, uint32_t id)
+{
+    gg_entry *en = gg_shelf_entry(s, id);
+    if (!en || atomic_exchange(&en->changed_told, 1))
+        return;
+    pthread_rwlock_wrlock(&s->lock);
+    queue_model_note(s, id);
+    pthread_rwlock_unlock(&s->lock);
+    wake(s);
 }
 
 /* The full name of a visible entry as the tree shows it. */

@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gguffs/log.h"
+
 typedef struct file_source {
     gg_source s;
     int fd;
@@ -42,7 +44,9 @@ static int file_check(gg_source *s, gg_err *e)
      * bytes (only its size and modification time are checked then). */
     if (st.st_ino != f->ino || st.st_dev != f->dev || (uint64_t)st.st_size != s->size ||
         !same_time(st.st_mtim, s->mtime) || (st.st_nlink > 0 && !same_time(st.st_ctim, f->ctime))) {
-        atomic_store(&s->stale, 1);
+        if (!atomic_exchange(&s->stale, 1))
+            gg_log("%s: changed since it was mounted (size %" PRIu64 " -> %" PRIu64 ", or its times): its reads "
+                   "fail with ESTALE until it is mounted again", s->name, s->size, (uint64_t)st.st_size);
         return gg_fail(e, GG_E_STALE,
                        "%s: changed since it was mounted (size %" PRIu64 " -> %" PRIu64
                        ", or its times): its reads fail until it is mounted again",

@@ -130,6 +130,33 @@ static void shelf_note(void *arg, uint32_t dir, const char *name)
         t->inval_inode(t->inval_arg, ino_of(0, dir));
 }
 
+/* Model id's file changed, or may have (on the shelf's thread): if it did,
+ * the kernel drops every page and attribute it cached of the model's files,
+ * so that all of them fail alike from now on (files held open, mappings:
+ * their next reads reach gguffs and give ESTALE; files opened again drop
+ * their pages at the open, see gg_tree_open_stale). */
+static void model_changed(void *arg, uint32_t id)
+{
+    gg_tree *t = arg;
+    gg_entry *en = gg_shelf_entry(t->shelf, id);
+    gg_mtree *mt = en ? gg_entry_tree_if_open(t->shelf, en) : NULL;
+    if (!mt)
+        return; /* (not open: nothing of it is cached, and it opens again only if unchanged) */
+    if (gg_mtree_check(mt, NULL) && t->inval_inode) {
+        for (uint32_t k = 1; k < mt->n; k++)
+            if (!gg_node_is_dir(&mt->nodes[k]) && mt->nodes[k].content != GG_C_LINK)
+                t->inval_inode(t->inval_arg, ino_of(id, k));
+    }
+    gg_entry_put(t->shelf, en);
+}
+
+/* A request found the model held stale: the shelf's thread tells the kernel. */
+static void note_stale(gg_tree *t, gg_entry *held, const gg_err *e)
+{
+    if (held && e && e->code == GG_E_STALE)
+        gg_shelf_model_changed(t->shelf, gg_entry_id(held));
+}
+
 gg_tree *gg_tree_new_shelf(gg_shelf *s, int single, gg_reader *reader, const gg_tree_opts *o, gg_err *e)
 {
     gg_tree *t = calloc(1, sizeof *t);
@@ -143,6 +170,7 @@ gg_tree *gg_tree_new_shelf(gg_shelf *s, int single, gg_reader *reader, const gg_
     if (o)
         t->o = *o;
     gg_shelf_set_notify(s, shelf_note, t);
+    gg_shelf_set_changed(s, model_changed, t);
     gg_entry *held;
     if (single && !mtree_of(t, 1, &held, e)) {
         free(t);
@@ -405,12 +433,17 @@ int gg_tree_open(gg_tree *t, gg_ino ino, gg_open_file **of, gg_err *e)
     if (model_node(t, ino, &mt, &node, &held, e))
         return mt || slot_of(ino) ? -1 : gg_fail(e, GG_E_ISDIR, "a folder");
     int rc = gg_mtree_open(mt, node, of, e);
-    if (rc == 0 && *of)
+    if (rc == 0 && *of) {
         (*of)->held = held; /* its read-ahead state refers to the model: kept open until closed */
-    else
+        if ((*of)->stale)
+            gg_shelf_model_changed(t->shelf, gg_entry_id(held));
+    } else {
         done_with(t, held);
+    }
     return rc;
 }
+
+int gg_tree_open_stale(const gg_open_file *of) { return of && of->stale; }
 
 void gg_tree_close(gg_tree *t, gg_open_file *of)
 {
@@ -449,10 +482,13 @@ ssize_t gg_tree_read_ref(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, si
     if (model_node(t, ino, &mt, &node, &held, e))
         return mt || slot_of(ino) ? -1 : gg_fail(e, GG_E_ISDIR, "a folder");
     ssize_t got = gg_mtree_read_ref(mt, node, of, buf, size, off, ref, e);
-    if (got > 0)
+    if (got > 0) {
         ref->held = held; /* the bytes may lie in the tree's texts */
-    else
+    } else {
+        if (got < 0)
+            note_stale(t, held, e);
         done_with(t, held);
+    }
     return got;
 }
 

@@ -51,6 +51,18 @@ check() { # check "description" command...
     if "$@"; then ok; else fail "$what"; fi
 }
 
+# wait_until SECONDS command...: poll every 0.1 s until it succeeds.
+wait_until() {
+    local n=$(($1 * 10))
+    shift
+    while [ $n -gt 0 ]; do
+        "$@" 2>/dev/null && return 0
+        sleep 0.1
+        n=$((n - 1))
+    done
+    return 1
+}
+
 # mount_model MOUNTDIR MODEL... [-- gguffs options]: mounts (daemonized) and
 # waits until the tree answers.
 mount_model() {

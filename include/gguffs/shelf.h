@@ -12,7 +12,8 @@
  * folder: models added, removed or replaced appear and disappear (the
  * notify hook says which names changed, for the kernel's caches); a file
  * still being written is not shown until it has been quiet for a moment
- * and opens whole.
+ * and opens whole. A model whose file changed in place is told to the
+ * changed hook (its reads fail from then on).
  *
  * Folders are numbered from 0 (the root) and models have ids from 1; both
  * stay valid (never reused) for the life of the shelf, also once removed,
@@ -94,6 +95,8 @@ struct timespec gg_entry_mtime(const gg_entry *en);
  * caller uses it until gg_entry_put(), and no longer: */
 void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry *en, gg_model *m, gg_err *e),
                     void *arg, void (*unmake)(void *tree), gg_err *e);
+/* The same, only if the tree is made already (NULL otherwise). */
+void *gg_entry_tree_if_open(gg_shelf *s, gg_entry *en);
 void gg_entry_put(gg_shelf *s, gg_entry *en);
 /* A word of the tree's, kept with the entry across closes (make() may use
  * it: it runs under the entry's lock). */
@@ -111,6 +114,15 @@ void gg_shelf_open_stats(gg_shelf *s, uint64_t *models, uint64_t *bytes, uint64_
 /* The hook that hears of names added to or removed from folder dir, and of
  * models.tsv / .errors changing (dir UINT32_MAX). */
 void gg_shelf_set_notify(gg_shelf *s, void (*fn)(void *arg, uint32_t dir, const char *name), void *arg);
+
+/* The hook that hears that model id's file changed, or may have: seen by a
+ * read (gg_shelf_model_changed), by a rescan of its folder, or by the look
+ * at named files every 2 s. Called from the shelf's thread with no lock
+ * held, never from the caller of gg_shelf_model_changed (a FUSE request:
+ * the kernel's caches must not be told from one). */
+void gg_shelf_set_changed(gg_shelf *s, void (*fn)(void *arg, uint32_t id), void *arg);
+/* Model id was found changed (ESTALE): tell the hook, once. */
+void gg_shelf_model_changed(gg_shelf *s, uint32_t id);
 
 /* models.tsv and .errors; their text changes only when the shelf does. */
 void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out);

@@ -85,6 +85,9 @@ gg_ino gg_tree_parent(gg_tree *t, gg_ino ino);
 typedef struct gg_open_file gg_open_file;
 int gg_tree_open(gg_tree *t, gg_ino ino, gg_open_file **of, gg_err *e);
 void gg_tree_close(gg_tree *t, gg_open_file *of);
+/* Its model had changed when it was opened (its reads fail with ESTALE):
+ * what the kernel cached of the file must go, not be served. */
+int gg_tree_open_stale(const gg_open_file *of);
 
 /* Bytes [off, off+size) of a file, described in ref without copying where
  * they already are in memory (cached pages, texts), else in buf (size bytes

@@ -23,18 +23,6 @@ S=$TMP/st
 MS="$PY tests/make_stores.py"
 $MS build "$S" || { echo "FAIL: make_stores build"; exit 1; }
 
-# wait_until SECONDS command...: poll every 0.1 s until it succeeds.
-wait_until() {
-    local n=$(($1 * 10))
-    shift
-    while [ $n -gt 0 ]; do
-        "$@" 2>/dev/null && return 0
-        sleep 0.1
-        n=$((n - 1))
-    done
-    return 1
-}
-
 # models M: column 1 of M/models.tsv (without its header), one per line.
 models() { tail -n +2 "$1/models.tsv" | cut -f1; }
 nl2sp() { tr '\n' ' '; }
