@@ -28,7 +28,8 @@
 #include "gguffs/summary.h"
 #include "stores.h"
 
-#define QUIET_MS 1000      /* a new file must not change for this long to be shown */
+#define QUIET_MS 1000      /* where leases cannot tell if a new file is being written: it must
+                              not change for this long to be shown */
 #define DEBOUNCE_MS 150    /* events closer than this make one rescan */
 #define RESCAN_MS 2000     /* without inotify (or while files are pending): rescan this often */
 
@@ -68,6 +69,10 @@ struct gg_entry {
     int have_sum;     /* (mu) */
     gg_summary sum;
     char *error;      /* why it is not shown (lock) */
+    int writing;      /* its file is open for writing: 1, 0, -1 cannot tell (lock) */
+    int incomplete;   /* a split set with a shard missing (lock) */
+    uint32_t replaces;    /* the visible entry whose place it takes once checked (lock) */
+    uint32_t replaced_by; /* the pending entry that will take its place (lock) */
     _Atomic int users;          /* callers between gg_entry_tree and gg_entry_put */
     _Atomic uint64_t last_use;  /* the shelf's use clock at its last gg_entry_tree */
     _Atomic int has_tree;       /* en->tree != NULL, for the trimmer's scan */
@@ -104,9 +109,13 @@ struct gg_shelf {
     void *notify_arg;
     void (*changed)(void *arg, uint32_t id);
     void *changed_arg;
+    int lease_why;    /* leases cannot tell: why (an errno), at lease_path (lock) */
+    char *lease_path;
+    int lease_told;   /* that is logged (lock) */
     /* the worker */
     pthread_t worker;
     int started, check, live;
+    int running;      /* the worker runs: it may log (lock) */
     dev_t skip_dev;   /* the mount's own device: not scanned, not watched */
     _Atomic int stop;
     int wake[2];      /* a pipe: wakes the worker (new notes, stop) */
@@ -341,6 +350,47 @@ static void hide(gg_shelf *s, gg_entry *en, int state)
     queue_note(s, UINT32_MAX, NULL);
 }
 
+static int same_comps(const gg_entry *a, const gg_entry *b)
+{
+    if (a->ncomps != b->ncomps)
+        return 0;
+    for (int i = 0; i < a->ncomps; i++)
+        if (strcmp(a->comps[i], b->comps[i]))
+            return 0;
+    return 1;
+}
+
+/* Show en, checked, in the place of the model it replaces (lock held for
+ * writing): the name switches from the old model to the new one at once,
+ * never missing (a new node under the same name, so that the kernel asks
+ * again; readers of the old one keep its inodes). */
+static int take_place(gg_shelf *s, gg_entry *en)
+{
+    gg_entry *old = en->replaces ? s->ent[en->replaces - 1] : NULL;
+    en->replaces = 0;
+    if (!old || old->replaced_by != en->id)
+        return show(s, en);
+    old->replaced_by = 0;
+    uint32_t k = old->node, dir = s->nodes[k].parent, pos, nk;
+    if (old->state != E_VISIBLE || !same_comps(old, en) || find_kid(s, dir, s->nodes[k].name, &pos) != k ||
+        new_node(s, s->nodes[k].name, dir, GG_SN_MODEL, &nk)) {
+        if (old->state != E_REMOVED)
+            hide(s, old, E_REMOVED);
+        return show(s, en);
+    }
+    s->nodes[dir].kids[pos] = nk;
+    s->nodes[dir].mtime = now_ts();
+    s->nodes[k].kind = GG_SN_NONE;
+    s->nodes[nk].entry = en->id;
+    s->nodes[nk].mtime = en->mtime;
+    en->node = nk;
+    en->state = E_VISIBLE;
+    old->state = E_REMOVED;
+    queue_note(s, dir, s->nodes[nk].name);
+    queue_note(s, UINT32_MAX, NULL);
+    return 0;
+}
+
 /* ---- entries ---- */
 
 static gg_entry *new_entry(gg_shelf *s, int src, const char *key, char **comps, int ncomps, const char *spec)
@@ -469,13 +519,49 @@ static int take_new_name(gg_shelf *s, gg_entry *en, gg_found *f)
     return visible;
 }
 
+/* en, and the entry it is to replace, are still in the folder. */
+static void see(char *seen, const gg_entry *en)
+{
+    if (!seen)
+        return;
+    seen[en->id - 1] = 1;
+    if (en->replaces)
+        seen[en->replaces - 1] = 1;
+}
+
+/* Is f's file being written (lock held)? Said once in the log when leases
+ * cannot tell: the quiet rule decides then. */
+static int writing_now(gg_shelf *s, const gg_found *f)
+{
+    int why;
+    int w = gg_store_writing(f->spec, &why);
+    if (w < 0 && !s->lease_why && (s->lease_path = strdup(f->spec)))
+        s->lease_why = why;
+    return w;
+}
+
+/* What the scans found to say, said once the daemon logs where the user
+ * asked (by the worker: a mount's first scan runs before -o logfile is
+ * opened) (lock held for writing). */
+static void log_found(gg_shelf *s)
+{
+    if (!s->running)
+        return;
+    if (s->lease_why && !s->lease_told) {
+        s->lease_told = 1;
+        gg_log("%s: no read lease (%s), so it cannot be told whether a process has a file open for writing: "
+               "new files are shown once they are quiet for a second", s->lease_path, strerror(s->lease_why));
+    }
+}
+
 static int entry_by_key(const void *a, const void *b)
 {
     return strcmp((*(gg_entry *const *)a)->key, (*(gg_entry *const *)b)->key);
 }
 
 /* Scan folder src and bring the entries up to date. initial: models found
- * are shown at once (opened lazily); later, new ones wait to be checked. */
+ * are shown at once (opened lazily); later, new ones wait to be checked.
+ * Files open for writing wait until they are closed. */
 static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
 {
     gg_found *f;
@@ -491,7 +577,7 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
     gg_entry **byk = malloc((s->nent + 1) * sizeof *byk);
     size_t nbyk = 0;
     for (uint32_t k = 0; byk && k < s->nent; k++)
-        if (s->ent[k]->src == src && s->ent[k]->state != E_REMOVED)
+        if (s->ent[k]->src == src && s->ent[k]->state != E_REMOVED && !s->ent[k]->replaced_by)
             byk[nbyk++] = s->ent[k];
     if (byk)
         qsort(byk, nbyk, sizeof *byk, entry_by_key);
@@ -514,13 +600,14 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
         } else {
             for (uint32_t k = 0; k < s->nent && !en; k++) {
                 gg_entry *c = s->ent[k];
-                if (c->src == src && c->state != E_REMOVED && !strcmp(c->key, f[i].key))
+                if (c->src == src && c->state != E_REMOVED && !c->replaced_by && !strcmp(c->key, f[i].key))
                     en = c;
             }
         }
         if (en && same_file(en, &f[i])) {
-            if (seen)
-                seen[en->id - 1] = 1;
+            see(seen, en);
+            if (en->state == E_PENDING)
+                en->writing = writing_now(s, &f[i]);
             if (!same_name(en, &f[i]) && renamed && take_new_name(s, en, &f[i]))
                 renamed[nrenamed++] = en;
             continue;
@@ -529,14 +616,23 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
             /* Still changing (a download): not shown yet. */
             remember(en, &f[i]);
             en->changed = now;
-            if (seen)
-                seen[en->id - 1] = 1;
+            en->writing = writing_now(s, &f[i]);
+            en->incomplete = f[i].incomplete;
+            see(seen, en);
             continue;
         }
-        if (en && en->state == E_VISIBLE && en->dev == f[i].dev && en->ino == f[i].ino)
-            queue_model_note(s, en->id); /* changed in place: its pages must go */
-        if (en) /* replaced: the old one goes, readers keep its bytes */
+        gg_entry *old = NULL;
+        if (en && en->state == E_VISIBLE) {
+            /* Replaced (renamed over, a tag pulled anew) or changed in
+             * place: shown until the new file is checked, which then takes
+             * its place at once; readers of the old one keep its bytes, or
+             * get ESTALE for good if it was changed in place. */
+            old = en;
+            if (en->dev == f[i].dev && en->ino == f[i].ino)
+                queue_model_note(s, en->id);
+        } else if (en) {
             hide(s, en, E_REMOVED);
+        }
         gg_entry *ne = new_entry(s, src, f[i].key, f[i].comps, f[i].ncomps, f[i].spec);
         if (!ne)
             continue;
@@ -547,7 +643,16 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
         }
         remember(ne, &f[i]);
         ne->changed = initial ? (struct timespec){0} : now;
-        if (initial)
+        ne->writing = writing_now(s, &f[i]);
+        ne->incomplete = f[i].incomplete;
+        if (old) {
+            ne->replaces = old->id;
+            old->replaced_by = ne->id;
+            see(seen, old);
+        }
+        /* Shown at once when mounting, unless it cannot open (a shard is
+         * missing: the check lists it in .errors) or is being written. */
+        if (initial && ne->writing <= 0 && !ne->incomplete)
             show(s, ne);
         else
             ne->state = E_PENDING;
@@ -555,12 +660,10 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
     /* What is gone from the folder goes from the mount. */
     for (uint32_t k = 0; seen && k < s->nent; k++) {
         gg_entry *c = s->ent[k];
-        if (c->src == src && c->state != E_REMOVED && !seen[k]) {
-            if (c->state == E_ERROR)
-                queue_note(s, UINT32_MAX, NULL);
-            hide(s, c, E_REMOVED);
-        }
+        if (c->src == src && c->state != E_REMOVED && !seen[k])
+            hide(s, c, E_REMOVED); /* (.errors is told too) */
     }
+    log_found(s);
     /* Renamed ones under their new names, now that the old ones are free. */
     for (size_t k = 0; k < nrenamed; k++)
         if (renamed[k]->state == E_PENDING && show(s, renamed[k]))
@@ -639,6 +742,14 @@ static void failed(gg_shelf *s, gg_entry *en, const gg_err *err)
         en->error = strdup(err->msg);
         hide(s, en, E_ERROR);
         gg_log("%s: left out: %s", en->spec, err->msg);
+        /* It was to replace a model: the name now holds this bad file. */
+        gg_entry *old = en->replaces ? s->ent[en->replaces - 1] : NULL;
+        if (old && old->replaced_by == en->id) {
+            old->replaced_by = 0;
+            if (old->state != E_REMOVED)
+                hide(s, old, E_REMOVED);
+        }
+        en->replaces = 0;
     }
     pthread_rwlock_unlock(&s->lock);
     wake(s);
@@ -812,12 +923,16 @@ static int check_one(gg_shelf *s)
         gg_entry *c = s->ent[k];
         if (c->checked || (c->state != E_VISIBLE && c->state != E_PENDING))
             continue;
-        if ((c->state == E_PENDING || c->tries) && ms_between(c->changed, now) < QUIET_MS)
-            continue; /* still being written, or to be tried again in a moment */
+        int quiet = ms_between(c->changed, now) >= QUIET_MS;
+        if (c->state == E_PENDING && c->writing > 0)
+            continue; /* a process has it open for writing: a download */
+        if (!quiet && (c->tries || (c->state == E_PENDING && c->writing < 0)))
+            continue; /* to be tried again in a moment, or (no lease to tell) maybe still being written */
         if (c->state == E_VISIBLE && (!s->check || strstr(c->spec, "://")))
             continue; /* (remote models: their headers are fetched when looked at) */
         en = c;
     }
+    int incomplete = en && en->incomplete; /* (its failure is the file's: a shard is missing) */
     pthread_rwlock_unlock(&s->lock);
     if (!en)
         return 0;
@@ -833,7 +948,7 @@ static int check_one(gg_shelf *s)
         free(en->model);
         en->model = NULL;
     }
-    if (rc && transient(&err) && failed_for_now(s, en, &err) == 0)
+    if (rc && transient(&err) && !incomplete && failed_for_now(s, en, &err) == 0)
         rc = 0, had = -1; /* (tried again later) */
     pthread_mutex_unlock(&en->mu);
     if (had == -1)
@@ -841,7 +956,7 @@ static int check_one(gg_shelf *s)
     pthread_rwlock_wrlock(&s->lock);
     int pending = en->state == E_PENDING;
     if (rc == 0 && pending)
-        show(s, en);
+        take_place(s, en);
     pthread_rwlock_unlock(&s->lock);
     if (rc)
         failed(s, en, &err);
@@ -962,6 +1077,10 @@ static void *worker(void *arg)
     }
     struct timespec last_event = {0}, last_scan = now_ts(), last_named = last_scan;
     int dirty = 0;
+    pthread_rwlock_wrlock(&s->lock);
+    s->running = 1;
+    log_found(s); /* (what the first scans found) */
+    pthread_rwlock_unlock(&s->lock);
     while (!atomic_load(&s->stop)) {
         deliver_notes(s);
         if (s->live && ms_between(last_named, now_ts()) >= RESCAN_MS) {
@@ -1074,6 +1193,7 @@ void gg_shelf_free(gg_shelf *s)
     for (int i = 0; i < s->ndirs; i++)
         free(s->dirs[i].path);
     free(s->dirs);
+    free(s->lease_path);
     pthread_rwlock_destroy(&s->lock);
     free(s);
 }

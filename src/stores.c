@@ -4,10 +4,12 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_DEPTH 16
 #define MAX_MANIFEST (4u << 20)
@@ -83,8 +85,10 @@ static void whole_set(gg_found *f, const char *path, size_t at)
     for (int k = 2; k <= count && k <= 99999; k++) {
         struct stat st;
         snprintf(p, sizeof p, "%.*s-%05d-of-%.5s.gguf", (int)at, path, k, path + at + 10);
-        if (stat(p, &st) != 0)
+        if (stat(p, &st) != 0) {
+            f->incomplete = 1; /* (listed in .errors by the check, never shown) */
             continue;
+        }
         f->size += (uint64_t)st.st_size;
         if (st.st_mtim.tv_sec > f->mtime.tv_sec ||
             (st.st_mtim.tv_sec == f->mtime.tv_sec && st.st_mtim.tv_nsec > f->mtime.tv_nsec))
@@ -376,4 +380,49 @@ int gg_store_scan(const char *dir, gg_store kind, dev_t skip, gg_found **found, 
     *found = l.v;
     *n = l.n;
     return 0;
+}
+
+/* ---- is a file being written? ---- */
+
+static int lease_says(const char *path, int *why)
+{
+    /* O_NONBLOCK: where someone holds a write lease, the open fails rather
+     * than wait for it to be broken (they have it open for writing). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        *why = errno;
+        return errno == EWOULDBLOCK ? 1 : -1;
+    }
+    int rc = 0;
+    if (fcntl(fd, F_SETLEASE, F_RDLCK) == 0)
+        fcntl(fd, F_SETLEASE, F_UNLCK);
+    else if (errno == EAGAIN)
+        rc = 1;
+    else
+        *why = errno, rc = -1;
+    close(fd);
+    return rc;
+}
+
+int gg_store_writing(const char *spec, int *why)
+{
+    *why = 0;
+    int rc = lease_says(spec, why);
+    size_t n = strlen(spec);
+    int part = 0;
+    long cut = gg_shard_suffix(spec, n, &part);
+    if (cut < 0 || part != 1 || rc > 0)
+        return rc;
+    int count = atoi(spec + cut + 10); /* "-00001-of-00003.gguf" */
+    for (int k = 2; k <= count && k <= 99999 && rc <= 0; k++) {
+        char p[8192];
+        struct stat st;
+        snprintf(p, sizeof p, "%.*s-%05d-of-%.5s.gguf", (int)cut, spec, k, spec + cut + 10);
+        if (stat(p, &st) != 0)
+            continue;
+        int w = 0, r = lease_says(p, &w);
+        if (r != 0 && (r > 0 || rc == 0))
+            rc = r, *why = w;
+    }
+    return rc;
 }

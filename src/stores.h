@@ -32,6 +32,7 @@ typedef struct gg_found {
     ino_t ino;
     uint64_t size;
     struct timespec mtime;
+    int incomplete; /* a split set with a shard missing: it cannot open */
 } gg_found;
 
 gg_store gg_store_detect(const char *dir);
@@ -43,5 +44,13 @@ gg_store gg_store_detect(const char *dir);
  * looked into. */
 int gg_store_scan(const char *dir, gg_store kind, dev_t skip, gg_found **found, size_t *n, gg_err *e);
 void gg_found_free(gg_found *f, size_t n);
+
+/* Does a process have the model's file (every shard of a split set) open
+ * for writing? 1 yes, 0 no, -1 cannot tell (*why: the errno of the read
+ * lease that would say: EACCES for a file neither ours nor ours to lease,
+ * EINVAL where the file system has no leases). A read lease
+ * (F_SETLEASE F_RDLCK) is refused with EAGAIN exactly while some process
+ * has the file open for writing; it is released at once. */
+int gg_store_writing(const char *spec, int *why);
 
 #endif

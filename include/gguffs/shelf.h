@@ -11,9 +11,12 @@
  * closes it again unless it is in use. With `live`, inotify watches the
  * folder: models added, removed or replaced appear and disappear (the
  * notify hook says which names changed, for the kernel's caches); a file
- * still being written is not shown until it has been quiet for a moment
- * and opens whole. A model whose file changed in place is told to the
- * changed hook (its reads fail from then on).
+ * that a process has open for writing is not shown (nor, where a read
+ * lease cannot tell, one that changed in the last second), nor one that
+ * cannot open (a split set missing a shard: listed in the errors); a model
+ * replaced under its name stays shown until the new file is checked, then
+ * the name switches to it at once. A model whose file changed in place is
+ * told to the changed hook (its reads fail from then on).
  *
  * Folders are numbered from 0 (the root) and models have ids from 1; both
  * stay valid (never reused) for the life of the shelf, also once removed,

@@ -3,7 +3,14 @@
 #   5  a model changed in place: every one of its tensor files fails alike
 #      with ESTALE (pages the kernel cached too, files held open too: its
 #      caches are told), with one log line; a model named on the command
-#      line, and one of a folder.
+#      line, and one of a folder;
+#   6  a model replaced by a rename switches from the old to the new one
+#      with no moment without its name;
+#   7  a file that a process has open for writing (preallocated, written out
+#      of order, stalled) is not shown, at mount or later, until it is closed;
+#      where leases cannot tell (no CAP_LEASE, not the owner), the quiet rule
+#      and a log line saying so;
+#  11  a split set missing a shard is never listed, only in .errors.
 # Every wait is a bounded poll; no timing thresholds.
 . "$(dirname "$0")/../lib.sh"
 cd "$TOP"
@@ -78,6 +85,125 @@ mount_model "$M" -o logfile="$TMP/f5.log" "$TMP/f5"
 check "5: a folder's model rewritten in place: a file held open fails" stale_check "$M/s" "$TMP/f5/s.gguf" noread
 check "5: logged once" [ "$(stale_lines "$TMP/f5.log")" = 1 ]
 check "5: the new file is shown under the name" wait_until 20 cat "$M/s/tensors/Q4_K/f32" > /dev/null
+unmount "$M"
+
+# ---- 6. replaced by a rename: no gap ----
+L=$TMP/live
+mkdir -p "$L"
+$MS model "$L/a.gguf" llama 71 && $MS model "$TMP/b.gguf" moe 72
+mount_model "$M" "$L"
+check "6: mv over a model: the name switches to the new one, never missing" timeout 60 $PY - "$M" "$L" "$TMP/b.gguf" <<'PY'
+import os, sys, time
+m, live, new = sys.argv[1:]
+def arch():
+    with open(m + "/a/metadata/general.architecture") as f:
+        return f.read().strip()
+a0 = arch()
+os.rename(new, live + "/a.gguf")
+t0, gaps, polls = time.time(), 0, 0
+while time.time() - t0 < 20:
+    polls += 1
+    try:
+        listed = "a" in os.listdir(m)
+        now = arch()
+    except OSError:
+        listed = False
+    gaps += not listed
+    if listed and now != a0:
+        break
+else:
+    print("FAIL: still the old model after 20 s")
+    sys.exit(1)
+if gaps:
+    print("FAIL: missing in %d of %d looks" % (gaps, polls))
+sys.exit(gaps > 0)
+PY
+check "6: the new one's summary" $MS summary "$M/a" "$L/a.gguf"
+check "6: listed once" [ "$(models "$M" | nl2sp)" = "a " ]
+
+# ---- 7. open for writing: not shown ----
+# A download that preallocates and writes out of order, then stalls with the
+# file open: not shown while it stalls (3 s, past the quiet second), shown
+# once closed.
+$MS model "$TMP/dl.gguf" llama 74
+check "7: a stalled preallocated download is not shown while open" timeout 60 $PY - "$M" "$TMP/dl.gguf" "$L/dl.gguf" <<'PY'
+import os, sys, time
+m, src, dst = sys.argv[1:]
+data = open(src, "rb").read()
+f = open(dst, "wb")
+f.truncate(len(data))
+f.write(data[:len(data) // 3])
+f.seek(len(data) - 100)
+f.write(data[-100:])
+f.flush()
+t0, bad = time.time(), 0
+while time.time() - t0 < 3 and not bad:
+    bad = os.path.exists(m + "/dl") or "\ndl\t" in open(m + "/models.tsv").read()
+    time.sleep(0.1)
+if bad:
+    print("FAIL: shown %.1f s after it stalled" % (time.time() - t0))
+f.seek(0)
+f.write(data)
+f.close()
+sys.exit(bad)
+PY
+check "7: shown once closed" wait_until 20 [ -e "$M/dl/summary" ]
+check "7: whole" $MS summary "$M/dl" "$L/dl.gguf"
+unmount "$M"
+# Open for writing at mount time.
+rm "$L/dl.gguf"
+$PY - "$TMP/dl.gguf" "$L/dl.gguf" "$TMP/go" <<'PY' &
+import os, sys, time
+src, dst, go = sys.argv[1:]
+data = open(src, "rb").read()
+with open(dst, "wb") as f:
+    f.truncate(len(data))  # its header whole, the rest zeros but the end
+    f.write(data[:len(data) // 2])
+    f.seek(len(data) - 100)
+    f.write(data[-100:])
+    f.flush()
+    open(go + ".ready", "w").close()
+    for _ in range(300):  # (30 s at most)
+        if os.path.exists(go):
+            break
+        time.sleep(0.1)
+    f.seek(0)
+    f.write(data)
+PY
+writer=$!
+wait_until 20 [ -e "$TMP/go.ready" ]
+mount_model "$M" "$L"
+check "7: open for writing at mount: not listed" [ "$(models "$M" | nl2sp)" = "a " ]
+check "7: not there" [ ! -e "$M/dl" ]
+sleep 1.5
+check "7: nor a quiet second later" [ ! -e "$M/dl" ]
+touch "$TMP/go"
+wait $writer
+check "7: shown once the writer closed it" wait_until 20 [ -e "$M/dl/summary" ]
+unmount "$M"
+# Without leases (no CAP_LEASE, files of another user): the quiet rule, said.
+N=$TMP/nolease
+chmod 755 "$TMP" # (for the other user)
+mkdir -p "$N" && $MS model "$N/a.gguf" llama 75 && chown -R 65534:65534 "$N"
+mkdir -p "$M"
+MOUNTS="$MOUNTS $M"
+setpriv --bounding-set -lease "$GGUFFS" -o logfile="$TMP/nolease.log" "$N" "$M"
+check "7: without leases: mounted" wait_until 10 grep -qs " $M fuse" /proc/mounts
+check "7: without leases: the log says the quiet rule decides" \
+    wait_until 10 grep -q "no read lease.*quiet for a second" "$TMP/nolease.log"
+setpriv --reuid=65534 --regid=65534 --clear-groups cp "$TMP/dl.gguf" "$N/b.gguf"
+check "7: without leases: a file written shows (once quiet)" wait_until 20 [ -e "$M/b/summary" ]
+unmount "$M"
+
+# ---- 11. a split set missing a shard: never listed ----
+P=$TMP/split
+mkdir -p "$P" && $MS split "$P/two" 2 68 && rm "$P/two-00002-of-00002.gguf" && cp "$DATA/tour/tiny-f16.gguf" "$P/"
+mount_model "$M" "$P"
+check "11: not listed right after mounting" [ "$(ls "$M" | nl2sp)" = "models.tsv tiny-f16 " ]
+check "11: not there" [ ! -e "$M/two" ]
+check "11: in .errors, naming the missing shard" \
+    wait_until 20 grep -q "^$P/two-00001-of-00002.gguf	-	$P/two-00002-of-00002.gguf: missing shard 2 of 2" "$M/.errors"
+check "11: still not listed" [ "$(models "$M" | nl2sp)" = "tiny-f16 " ]
 unmount "$M"
 
 finish 67_shelf_edges
