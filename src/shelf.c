@@ -71,6 +71,8 @@ struct gg_entry {
     char *error;      /* why it is not shown (lock) */
     int writing;      /* its file is open for writing: 1, 0, -1 cannot tell (lock) */
     int incomplete;   /* a split set with a shard missing (lock) */
+    int scan_error;   /* what the scan found is a fault, not a model (lock) */
+    int logged;       /* that fault is logged (lock) */
     uint32_t replaces;    /* the visible entry whose place it takes once checked (lock) */
     uint32_t replaced_by; /* the pending entry that will take its place (lock) */
     _Atomic int users;          /* callers between gg_entry_tree and gg_entry_put */
@@ -552,6 +554,24 @@ static void log_found(gg_shelf *s)
         gg_log("%s: no read lease (%s), so it cannot be told whether a process has a file open for writing: "
                "new files are shown once they are quiet for a second", s->lease_path, strerror(s->lease_why));
     }
+    for (uint32_t k = 0; k < s->nent; k++) {
+        gg_entry *en = s->ent[k];
+        if (en->scan_error && !en->logged && en->state == E_ERROR && en->error) {
+            en->logged = 1;
+            gg_log("%s: left out: %s", en->spec, en->error);
+        }
+    }
+}
+
+/* A place of the folder that holds no model but a fault (a broken Ollama
+ * manifest): listed in .errors and logged, once (lock held). */
+static void found_error(gg_shelf *s, gg_entry *en, const gg_found *f)
+{
+    en->scan_error = 1;
+    en->error = strdup(f->error);
+    en->state = E_ERROR;
+    en->checked = 1;
+    queue_note(s, UINT32_MAX, NULL);
 }
 
 static int entry_by_key(const void *a, const void *b)
@@ -604,15 +624,15 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
                     en = c;
             }
         }
-        if (en && same_file(en, &f[i])) {
+        if (en && same_file(en, &f[i]) && en->scan_error == (f[i].error != NULL)) {
             see(seen, en);
             if (en->state == E_PENDING)
                 en->writing = writing_now(s, &f[i]);
-            if (!same_name(en, &f[i]) && renamed && take_new_name(s, en, &f[i]))
+            if (!f[i].error && !same_name(en, &f[i]) && renamed && take_new_name(s, en, &f[i]))
                 renamed[nrenamed++] = en;
             continue;
         }
-        if (en && en->state == E_PENDING) {
+        if (en && en->state == E_PENDING && !f[i].error) {
             /* Still changing (a download): not shown yet. */
             remember(en, &f[i]);
             en->changed = now;
@@ -622,7 +642,7 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
             continue;
         }
         gg_entry *old = NULL;
-        if (en && en->state == E_VISIBLE) {
+        if (en && en->state == E_VISIBLE && !f[i].error) {
             /* Replaced (renamed over, a tag pulled anew) or changed in
              * place: shown until the new file is checked, which then takes
              * its place at once; readers of the old one keep its bytes, or
@@ -643,6 +663,10 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
         }
         remember(ne, &f[i]);
         ne->changed = initial ? (struct timespec){0} : now;
+        if (f[i].error) {
+            found_error(s, ne, &f[i]);
+            continue;
+        }
         ne->writing = writing_now(s, &f[i]);
         ne->incomplete = f[i].incomplete;
         if (old) {

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@ static void found_clear(gg_found *f)
         free(f->comps[i]);
     free(f->comps);
     free(f->spec);
+    free(f->error);
 }
 
 void gg_found_free(gg_found *f, size_t n)
@@ -37,27 +39,46 @@ void gg_found_free(gg_found *f, size_t n)
     free(f);
 }
 
-/* Add a model: key, name components (count, then strings), the file. */
-static void add(list *l, const char *key, const char *spec, int ncomps, const char *const *comps)
+/* A new, zeroed entry of the list, or NULL (out of memory). */
+static gg_found *grow(list *l)
 {
-    struct stat st;
-    if (l->oom || stat(spec, &st) != 0 || !S_ISREG(st.st_mode))
-        return;
+    if (l->oom)
+        return NULL;
     if (l->n == l->cap) {
         size_t nc = l->cap ? l->cap * 2 : 64;
         gg_found *p = realloc(l->v, nc * sizeof *p);
         if (!p) {
             l->oom = 1;
-            return;
+            return NULL;
         }
         l->v = p;
         l->cap = nc;
     }
     gg_found *f = &l->v[l->n];
     memset(f, 0, sizeof *f);
+    return f;
+}
+
+static void set_stat(gg_found *f, const struct stat *st)
+{
+    f->dev = st->st_dev;
+    f->ino = st->st_ino;
+    f->size = (uint64_t)st->st_size;
+    f->mtime = st->st_mtim;
+}
+
+/* Add a model: key, name components (count, then strings), the file. */
+static void add(list *l, const char *key, const char *spec, int ncomps, const char *const *comps)
+{
+    struct stat st;
+    if (l->oom || stat(spec, &st) != 0 || !S_ISREG(st.st_mode))
+        return;
+    gg_found *f = grow(l);
+    if (!f)
+        return;
     f->key = strdup(key);
     f->spec = strdup(spec);
-    f->comps = calloc((size_t)ncomps, sizeof *f->comps);
+    f->comps = calloc((size_t)(ncomps ? ncomps : 1), sizeof *f->comps);
     int ok = f->key && f->spec && f->comps;
     for (int i = 0; ok && i < ncomps; i++)
         ok = (f->comps[i] = strdup(comps[i])) != NULL;
@@ -67,13 +88,38 @@ static void add(list *l, const char *key, const char *spec, int ncomps, const ch
         l->oom = 1;
         return;
     }
-    f->dev = st.st_dev;
-    f->ino = st.st_ino;
-    f->size = (uint64_t)st.st_size;
-    f->mtime = st.st_mtim;
+    set_stat(f, &st);
     l->n++;
 }
 
+/* Add what is wrong with the place key (the file path, e.g. a manifest):
+ * no model, its message for .errors. */
+static void add_error(list *l, const char *key, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add_error(list *l, const char *key, const char *path, const char *fmt, ...)
+{
+    struct stat st;
+    if (l->oom || stat(path, &st) != 0)
+        return;
+    gg_found *f = grow(l);
+    if (!f)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&f->error, fmt, ap) < 0)
+        f->error = NULL;
+    va_end(ap);
+    f->key = strdup(key);
+    f->spec = strdup(path);
+    f->comps = calloc(1, sizeof *f->comps);
+    if (!f->error || !f->key || !f->spec || !f->comps) {
+        found_clear(f);
+        l->oom = 1;
+        return;
+    }
+    set_stat(f, &st);
+    l->n++;
+}
 
 /* A split set is known by all its files, so that a shard added or changed
  * (the rest of a download) changes it: its size is that of the shards
@@ -183,8 +229,25 @@ static char *read_small(const char *path, size_t max)
     return buf;
 }
 
-/* A layer's blob of this mediaType, or "" */
-static void layer_blob(cJSON *m, const char *media, const char *blobs, char *out, size_t cap)
+/* s as printable text (a hostile manifest's bytes go to .errors and the
+ * log): other bytes as \xHH, cut to fit cap. */
+static void printable(const char *s, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (; *s && o + 5 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c < 0x7f && c != '\\')
+            out[o++] = (char)c;
+        else
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+    }
+    out[o] = 0;
+}
+
+/* The blob of the layer of this mediaType: 1 with its path in out, 0 if the
+ * manifest has none, -1 with the digest (printable) in out if it cannot
+ * name a blob: only "sha256:" and 64 hex digits do (never a path). */
+static int layer_blob(cJSON *m, const char *media, const char *blobs, char *out, size_t cap)
 {
     out[0] = 0;
     cJSON *layers = cJSON_GetObjectItemCaseSensitive(m, "layers"), *it;
@@ -192,32 +255,38 @@ static void layer_blob(cJSON *m, const char *media, const char *blobs, char *out
     {
         const cJSON *mt = cJSON_GetObjectItemCaseSensitive(it, "mediaType");
         const cJSON *dg = cJSON_GetObjectItemCaseSensitive(it, "digest");
-        if (!cJSON_IsString(mt) || !cJSON_IsString(dg) || strcmp(mt->valuestring, media))
+        if (!cJSON_IsString(mt) || strcmp(mt->valuestring, media))
             continue;
-        const char *d = dg->valuestring;
-        /* "sha256:HEX" -> blobs/sha256-HEX; nothing else may name a file */
-        if (strncmp(d, "sha256:", 7) || strspn(d + 7, "0123456789abcdef") != strlen(d + 7))
-            continue;
+        const char *d = cJSON_IsString(dg) ? dg->valuestring : "";
+        if (strncmp(d, "sha256:", 7) || strlen(d + 7) != 64 || strspn(d + 7, "0123456789abcdef") != 64) {
+            printable(d, out, cap);
+            return -1;
+        }
         snprintf(out, cap, "%s/sha256-%s", blobs, d + 7);
-        return;
+        return 1;
     }
+    return 0;
+}
+
+/* The layer's blob, as a model named comps, or what is wrong with it. */
+static void ollama_layer(list *l, cJSON *m, const char *path, const char *blobs, const char *media,
+                         const char *what, const char *key, int ncomps, const char *const *comps)
+{
+    char blob[4400];
+    struct stat st;
+    int k = layer_blob(m, media, blobs, blob, sizeof blob);
+    if (k < 0)
+        add_error(l, key, path, "%s: the %s layer's digest \"%s\" is not sha256: and 64 hex digits", path, what,
+                  blob);
+    else if (k > 0 && stat(blob, &st) != 0)
+        add_error(l, key, path, "%s: the %s layer's blob %s is missing (%s; a pull that did not finish?)", path,
+                  what, blob, strerror(errno));
+    else if (k > 0)
+        add(l, key, blob, ncomps, comps);
 }
 
 static void ollama_manifest(list *l, const char *dir, const char *mroot, const char *rel)
 {
-    char path[8192], blobs[4200], model[8400], proj[8400];
-    snprintf(path, sizeof path, "%s/%s/%s", dir, mroot, rel);
-    snprintf(blobs, sizeof blobs, "%s/blobs", dir);
-    char *text = read_small(path, MAX_MANIFEST);
-    cJSON *m = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    if (!m)
-        return;
-    layer_blob(m, "application/vnd.ollama.image.model", blobs, model, sizeof model);
-    layer_blob(m, "application/vnd.ollama.image.projector", blobs, proj, sizeof proj);
-    cJSON_Delete(m);
-    if (!model[0])
-        return;
     /* rel is HOST/NS/MODEL/TAG */
     char parts[4096];
     snprintf(parts, sizeof parts, "%s", rel);
@@ -227,21 +296,42 @@ static void ollama_manifest(list *l, const char *dir, const char *mroot, const c
         c[k++] = s;
     if (k != 4 || p)
         return;
-    char name[4096], pname[4200], key[8300];
-    if (!strcmp(c[0], "registry.ollama.ai"))
-        snprintf(name, sizeof name, "%s%s%s:%s", strcmp(c[1], "library") ? c[1] : "",
-                 strcmp(c[1], "library") ? "/" : "", c[2], c[3]);
-    else
-        snprintf(name, sizeof name, "%s/%s/%s:%s", c[0], c[1], c[2], c[3]);
-    const char *comps[1] = {name};
+    char path[8192], blobs[4200], key[8300], tagged[2200], ptagged[2300];
+    snprintf(path, sizeof path, "%s/%s/%s", dir, mroot, rel);
+    snprintf(blobs, sizeof blobs, "%s/blobs", dir);
     snprintf(key, sizeof key, "%s/%s", mroot, rel);
-    add(l, key, model, 1, comps);
-    if (proj[0]) {
-        snprintf(pname, sizeof pname, "%s.projector", name);
-        comps[0] = pname;
-        snprintf(key, sizeof key, "%s/%s#projector", mroot, rel);
-        add(l, key, proj, 1, comps);
+    char *text = read_small(path, MAX_MANIFEST);
+    if (!text)
+        return; /* (gone meanwhile) */
+    const char *end = NULL;
+    cJSON *m = cJSON_ParseWithOpts(text, &end, 0);
+    if (!m || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(m, "layers"))) {
+        if (!m)
+            add_error(l, key, path, "%s: offset %zu: not valid JSON", path, end ? (size_t)(end - text) : (size_t)0);
+        else
+            add_error(l, key, path, "%s: offset 0: not an Ollama manifest (no \"layers\" array)", path);
+        cJSON_Delete(m);
+        free(text);
+        return;
     }
+    free(text);
+    /* The name, nested as folders: MODEL:TAG in the library, NS/MODEL:TAG
+     * in another namespace, HOST/NS/MODEL:TAG from another registry. */
+    snprintf(tagged, sizeof tagged, "%s:%s", c[2], c[3]);
+    const char *comps[3];
+    int nc = 0;
+    if (strcmp(c[0], "registry.ollama.ai"))
+        comps[nc++] = c[0];
+    if (nc || strcmp(c[1], "library"))
+        comps[nc++] = c[1];
+    comps[nc++] = tagged;
+    ollama_layer(l, m, path, blobs, "application/vnd.ollama.image.model", "model", key, nc, comps);
+    snprintf(ptagged, sizeof ptagged, "%s.projector", tagged);
+    comps[nc - 1] = ptagged;
+    char pkey[8400];
+    snprintf(pkey, sizeof pkey, "%s#projector", key);
+    ollama_layer(l, m, path, blobs, "application/vnd.ollama.image.projector", "projector", pkey, nc, comps);
+    cJSON_Delete(m);
 }
 
 static void ollama_walk(list *l, const char *dir, const char *mroot, const char *rel, int depth)

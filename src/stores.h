@@ -8,8 +8,11 @@
  *           mediaType application/vnd.ollama.image.model is the blob
  *           blobs/sha256-HEX, shown as MODEL:TAG (NS library of
  *           registry.ollama.ai), NS/MODEL:TAG (another namespace) or
- *           HOST/NS/MODEL:TAG (another registry), as one name; a projector
- *           layer is shown beside it as NAME.projector
+ *           HOST/NS/MODEL:TAG (another registry), nested like the HF
+ *           cache's names; a projector layer is shown beside it as
+ *           MODEL:TAG.projector. A manifest that is not JSON, names a digest
+ *           that is not sha256 hex, or a blob that is missing is found as
+ *           an error (its path is the manifest's)
  *   hf      models--ORG--NAME/snapshots/REV/PATH.gguf (symbolic links into
  *           blobs/, or files), as ORG/NAME/PATH for the revision refs/main
  *           points at and ORG/NAME@REV/PATH for the others */
@@ -33,6 +36,8 @@ typedef struct gg_found {
     uint64_t size;
     struct timespec mtime;
     int incomplete; /* a split set with a shard missing: it cannot open */
+    char *error;    /* not a model but why this place holds none (spec: the
+                     * file at fault, e.g. an Ollama manifest), or NULL */
 } gg_found;
 
 gg_store gg_store_detect(const char *dir);

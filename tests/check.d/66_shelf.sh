@@ -91,14 +91,17 @@ blob() { # blob MANIFEST [MEDIATYPE]: the blob path the manifest's layer names
 print(sys.argv[2] + '/blobs/' + next(l['digest'] for l in m['layers'] if l['mediaType'] == sys.argv[3]).replace(':', '-'))" \
         "$O/manifests/$1" "$O" "application/vnd.ollama.image.${2:-model}"
 }
-OLLAMA_NAMES='gemma3:1b hf.co%2Fbartowski%2FTiny-GGUF:Q4_0 huihui_ai%2Fqwen3-abliterated:30b llama3:8b llama3:latest llava:7b llava:7b.projector '
+OLLAMA_NAMES='gemma3:1b hf.co/bartowski/Tiny-GGUF:Q4_0 huihui_ai/qwen3-abliterated:30b llama3:8b llama3:latest llava:7b llava:7b.projector '
 mount_model "$M" "$O"
 check "ollama: names (library, other namespace, other registry, projector, manifests-v2)" \
-    [ "$(ls -U "$M" | nl2sp)" = "models.tsv $OLLAMA_NAMES" ]
+    [ "$(ls -U "$M" | nl2sp)" = "models.tsv gemma3:1b hf.co huihui_ai llama3:8b llama3:latest llava:7b llava:7b.projector " ]
+check "ollama: a namespace and a registry are folders" \
+    [ "$(ls -U "$M/huihui_ai" "$M/hf.co" "$M/hf.co/bartowski" | nl2sp)" = "$M/huihui_ai: qwen3-abliterated:30b  $M/hf.co: bartowski  $M/hf.co/bartowski: Tiny-GGUF:Q4_0 " ]
 check "ollama: models.tsv names" [ "$(models "$M" | nl2sp)" = "$OLLAMA_NAMES" ]
-check "ollama: nothing in .errors (broken manifests and partial blobs skipped)" [ "$(wc -l < "$M/.errors")" = 1 ]
+check "ollama: .errors: the manifest that is not JSON (one without a model layer, a partial blob: nothing)" \
+    [ "$(tail -n +2 "$M/.errors" | cut -f1 | nl2sp)" = "$O/manifests/registry.ollama.ai/library/broken/latest " ]
 check "ollama: llama3:8b is its model blob" summary_ok "$M/llama3:8b" "$(blob registry.ollama.ai/library/llama3/8b)"
-check "ollama: a namespace's model" summary_ok "$M/huihui_ai%2Fqwen3-abliterated:30b" \
+check "ollama: a namespace's model" summary_ok "$M/huihui_ai/qwen3-abliterated:30b" \
     "$(blob registry.ollama.ai/huihui_ai/qwen3-abliterated/30b)"
 check "ollama: the projector beside its model" summary_ok "$M/llava:7b.projector" \
     "$(blob registry.ollama.ai/library/llava/7b projector)"
@@ -422,7 +425,7 @@ check "ollama live: a removed one goes, with its projector" wait_until 20 [ ! -e
 check "ollama live: a tag pulled anew is its new blob" \
     wait_until 20 grep -q '^architecture    qwen3moe' "$M/llama3:8b/summary"
 check "ollama live: names" [ "$(models "$M" | nl2sp)" = \
-    'gemma3:1b hf.co%2Fbartowski%2FTiny-GGUF:Q4_0 huihui_ai%2Fqwen3-abliterated:30b llama3:8b llama3:latest moe:latest ' ]
+    'gemma3:1b hf.co/bartowski/Tiny-GGUF:Q4_0 huihui_ai/qwen3-abliterated:30b llama3:8b llama3:latest moe:latest ' ]
 unmount "$M"
 
 # ---- opened models stay within -o model_memory ----

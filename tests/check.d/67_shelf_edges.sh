@@ -10,7 +10,9 @@
 #      of order, stalled) is not shown, at mount or later, until it is closed;
 #      where leases cannot tell (no CAP_LEASE, not the owner), the quiet rule
 #      and a log line saying so;
-#  11  a split set missing a shard is never listed, only in .errors.
+#  11  a split set missing a shard is never listed, only in .errors;
+#  14  Ollama names nested as folders; manifests that are not JSON, name a
+#      digest that is not sha256 hex or a blob that is missing are in .errors.
 # Every wait is a bounded poll; no timing thresholds.
 . "$(dirname "$0")/../lib.sh"
 cd "$TOP"
@@ -204,6 +206,51 @@ check "11: not there" [ ! -e "$M/two" ]
 check "11: in .errors, naming the missing shard" \
     wait_until 20 grep -q "^$P/two-00001-of-00002.gguf	-	$P/two-00002-of-00002.gguf: missing shard 2 of 2" "$M/.errors"
 check "11: still not listed" [ "$(models "$M" | nl2sp)" = "tiny-f16 " ]
+unmount "$M"
+
+# ---- 14. Ollama: nested names, broken manifests in .errors ----
+S=$TMP/st
+$MS build "$S"
+O=$S/ollama
+$PY - "$O" <<'PY'
+import json, os, sys
+o = sys.argv[1]
+d = o + "/manifests/registry.ollama.ai/"
+good = json.load(open(d + "library/llama3/8b"))
+def put(rel, layers):
+    m = dict(good, layers=layers)
+    os.makedirs(os.path.dirname(d + rel), exist_ok=True)
+    json.dump(m, open(d + rel, "w"))
+model = "application/vnd.ollama.image.model"
+put("someone/missing/v1", [{"mediaType": model, "digest": "sha256:" + "e" * 64, "size": 1}])
+put("someone/escape/v1", [{"mediaType": model, "digest": "sha256:../../x", "size": 1}])
+PY
+mount_model "$M" "$O"
+check "14: a namespace is a folder" [ "$(ls "$M/huihui_ai" | nl2sp)" = "qwen3-abliterated:30b " ]
+check "14: another registry: HOST/NS/MODEL:TAG" [ -e "$M/hf.co/bartowski/Tiny-GGUF:Q4_0/summary" ]
+check "14: models.tsv names nested" [ "$(models "$M" | nl2sp)" = \
+    "gemma3:1b hf.co/bartowski/Tiny-GGUF:Q4_0 huihui_ai/qwen3-abliterated:30b llama3:8b llama3:latest llava:7b llava:7b.projector " ]
+check "14: the namespace's model" $MS summary "$M/huihui_ai/qwen3-abliterated:30b" \
+    "$O/blobs/$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))['layers'][0]['digest'].replace(':', '-'))" \
+        "$O/manifests/registry.ollama.ai/huihui_ai/qwen3-abliterated/30b")"
+R=$O/manifests/registry.ollama.ai
+check "14: .errors: a manifest that is not JSON, with its offset" \
+    grep -qE "^$R/library/broken/latest	[0-9]+	$R/library/broken/latest: offset [0-9]+: not valid JSON$" "$M/.errors"
+check "14: .errors: a digest that is not sha256 hex" \
+    grep -qF "$R/someone/escape/v1	-	$R/someone/escape/v1: the model layer's digest \"sha256:../../x\" is not sha256: and 64 hex digits" "$M/.errors"
+check "14: .errors: a missing blob" \
+    grep -qF "$R/someone/missing/v1	-	$R/someone/missing/v1: the model layer's blob $O/blobs/sha256-$(printf 'e%.0s' $(seq 64)) is missing" "$M/.errors"
+check "14: nothing else in .errors" [ "$(wc -l < "$M/.errors")" = 4 ]
+check "14: none of them listed" sh -c "! ls -R '$M' | grep -q -e someone -e broken"
+$PY - "$O" <<'PY'
+import sys
+sys.path.insert(0, "tests")
+import make_stores as ms
+o = sys.argv[1]
+open(o + "/blobs/sha256-" + "e" * 64, "wb").write(ms.model_bytes("noarch", 77))
+PY
+check "14: the blob arrives: shown, gone from .errors" wait_until 20 [ -e "$M/someone/missing:v1/summary" ]
+check "14: and gone from .errors" sh -c "! grep -q someone/missing '$M/.errors'"
 unmount "$M"
 
 finish 67_shelf_edges
