@@ -2,6 +2,7 @@
  * (--dump, --verify) or open the models, check the mount point and hand
  * over to the FUSE layer. */
 #define FUSE_USE_VERSION 312
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
@@ -83,6 +84,18 @@ static int resolve_mountpoint(const char *given, char **out)
         free(mp);
         return rc;
     }
+    /* Mounted over, what the folder holds is hidden until the unmount:
+     * said, as sshfs users expect, but not refused. */
+    DIR *d = opendir(mp);
+    for (struct dirent *de; d && (de = readdir(d));) {
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+            fprintf(stderr, "gguffs: warning: mount point %s is not empty: what it holds is hidden while mounted\n",
+                    given);
+            break;
+        }
+    }
+    if (d)
+        closedir(d);
     *out = mp;
     return GG_EXIT_OK;
 }

@@ -8,11 +8,17 @@
  *   hf://ORG/REPO      every GGUF of the repository, named by its path in
  *                      the repository, opened on first look
  *   folders            every model below, by their paths (a model store is
- *                      recognised), opened on first look, kept current
- *   --ollama, --hf-cache, --lmstudio   the tools' own folders
+ *                      recognised), opened on first look, kept current; a
+ *                      folder among several sources in a folder of its own,
+ *                      named as it is (~2 if taken); a file that a folder
+ *                      shows too is shown once, in the folder. A folder named
+ *                      *.gguf that holds no model is refused (a file was
+ *                      meant, surely)
+ *   --ollama, --hf-cache, --lmstudio   the tools' own folders, at the root
  * One file or URL alone is mounted at the root ("single"). */
 #include "mountset.h"
 
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,12 +106,24 @@ static int add_file(gg_cli *c, gg_shelf *s, const char *spec, gg_model ***opened
     return 0;
 }
 
-static int add_dir(gg_shelf *s, const char *dir, gg_store kind)
+/* A folder's models: at the root, or (own) in a folder named after it. */
+static int add_dir(gg_shelf *s, const char *dir, gg_store kind, int own)
 {
     gg_err e;
-    if (gg_shelf_add_dir(s, dir, kind, &e)) {
+    char *abs = own ? realpath(dir, NULL) : NULL;
+    size_t found = 0;
+    int rc = gg_shelf_add_dir(s, dir, kind, abs ? basename(abs) : NULL, &found, &e);
+    free(abs);
+    if (rc) {
         fprintf(stderr, "gguffs: %s\n", e.msg);
         return gg_exit_for(e.code);
+    }
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (!found && n > 5 && !memcmp(dir + n - 5, ".gguf", 5)) {
+        fprintf(stderr, "gguffs: %s: is a directory, not a GGUF file, and holds no GGUF model\n", dir);
+        return GG_EXIT_NOT_REGULAR;
     }
     return 0;
 }
@@ -146,6 +164,7 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
     gg_model **opened = NULL; /* (the shelf owns them; this list only finds repeats) */
     int nopened = 0, lazy = 0, rc = 0;
     static const gg_store stores[] = {GG_STORE_OLLAMA, GG_STORE_HF, GG_STORE_PLAIN};
+    int sources = npos + !!(c->stores & 1) + !!(c->stores & 2) + !!(c->stores & 4);
     for (int k = 0; k < 3 && !rc; k++) {
         if (!(c->stores & (1 << k)))
             continue;
@@ -155,7 +174,7 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
             rc = GG_EXIT_USAGE;
             break;
         }
-        rc = add_dir(s, dir, stores[k]);
+        rc = add_dir(s, dir, stores[k], 0);
         free(dir);
         lazy = 1;
     }
@@ -164,7 +183,7 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
         const char *p = c->pos[i];
         struct stat st;
         if (!gg_is_hf(p) && !gg_source_is_url(p) && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-            rc = add_dir(s, p, GG_STORE_AUTO);
+            rc = add_dir(s, p, GG_STORE_AUTO, sources > 1);
             lazy = 1;
             continue;
         }
@@ -206,6 +225,8 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
         gg_hf_free(ms, count);
     }
     free(opened);
+    if (!rc)
+        gg_shelf_drop_repeats(s);
     if (rc) {
         gg_shelf_free(s);
         return rc;

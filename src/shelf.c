@@ -43,6 +43,7 @@ typedef struct snode {
     uint32_t *kids;   /* children, in name order */
     uint32_t nkids, capkids;
     struct timespec mtime;
+    int pinned;       /* a folder argument's own folder: kept when empty */
 } snode;
 
 struct gg_entry {
@@ -94,6 +95,7 @@ typedef struct note {
 typedef struct src_dir {
     char *path;
     gg_store kind;
+    uint32_t node;    /* the folder its models go in: 0 (the root) or its own */
 } src_dir;
 
 struct gg_shelf {
@@ -264,7 +266,7 @@ static void drop_notes(gg_shelf *s)
 /* Show entry en: make its folders and its node (a name taken gets ~N). */
 static int show(gg_shelf *s, gg_entry *en)
 {
-    uint32_t dir = 0;
+    uint32_t dir = en->src >= 0 ? s->dirs[en->src].node : 0;
     for (int i = 0; i + 1 < en->ncomps; i++) {
         char *nm = gg_name_escape(en->comps[i], strlen(en->comps[i]));
         if (!nm)
@@ -343,7 +345,7 @@ static void hide(gg_shelf *s, gg_entry *en, int state)
             drop_kid(s, dir, k);
             s->nodes[k].kind = GG_SN_NONE;
             queue_note(s, dir, s->nodes[k].name);
-            if (dir == 0 || s->nodes[dir].nkids)
+            if (dir == 0 || s->nodes[dir].nkids || s->nodes[dir].pinned)
                 break;
             k = dir;
         }
@@ -701,7 +703,34 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
     return 0;
 }
 
-int gg_shelf_add_dir(gg_shelf *s, const char *dir, gg_store kind, gg_err *e)
+/* A folder of the root for a folder argument's models, named as (a name
+ * taken gets ~2), kept while empty (lock held for writing). */
+static int pinned_folder(gg_shelf *s, const char *as, uint32_t *out)
+{
+    char *nm = gg_name_escape(as, strlen(as));
+    if (!nm)
+        return -1;
+    const snode *root = &s->nodes[0];
+    const char **taken = malloc((root->nkids + 4) * sizeof *taken);
+    int rc = !taken;
+    if (taken) {
+        uint32_t nt = 0;
+        for (uint32_t i = 0; i < root->nkids; i++)
+            taken[nt++] = s->nodes[root->kids[i]].name;
+        taken[nt++] = "models.tsv";
+        taken[nt++] = ".errors";
+        taken[nt++] = ".stats";
+        char **p = &nm;
+        rc = gg_names_unique(&p, 1, taken, nt) || new_node(s, nm, 0, GG_SN_DIR, out) || add_kid(s, 0, *out);
+        free(taken);
+    }
+    free(nm);
+    if (!rc)
+        s->nodes[*out].pinned = 1;
+    return rc ? -1 : 0;
+}
+
+int gg_shelf_add_dir(gg_shelf *s, const char *dir, gg_store kind, const char *as, size_t *found, gg_err *e)
 {
     src_dir *p = realloc(s->dirs, (size_t)(s->ndirs + 1) * sizeof *p);
     if (!p)
@@ -710,13 +739,51 @@ int gg_shelf_add_dir(gg_shelf *s, const char *dir, gg_store kind, gg_err *e)
     char *abs = realpath(dir, NULL);
     if (!abs)
         return gg_fail_errno(e, errno, "%s", dir);
-    s->dirs[s->ndirs] = (src_dir){abs, kind == GG_STORE_AUTO ? gg_store_detect(abs) : kind};
+    uint32_t node = 0;
+    pthread_rwlock_wrlock(&s->lock);
+    int rc = as ? pinned_folder(s, as, &node) : 0;
+    pthread_rwlock_unlock(&s->lock);
+    if (rc) {
+        free(abs);
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    }
+    s->dirs[s->ndirs] = (src_dir){abs, kind == GG_STORE_AUTO ? gg_store_detect(abs) : kind, node};
     int src = s->ndirs++;
-    int rc = rescan(s, src, 1, e);
+    rc = rescan(s, src, 1, e);
     pthread_rwlock_wrlock(&s->lock);
     drop_notes(s); /* nobody to tell yet */
+    if (found) {
+        *found = 0;
+        for (uint32_t k = 0; k < s->nent; k++)
+            *found += s->ent[k]->src == src && s->ent[k]->state != E_REMOVED;
+    }
     pthread_rwlock_unlock(&s->lock);
     return rc;
+}
+
+void gg_shelf_drop_repeats(gg_shelf *s)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    for (uint32_t k = 0; k < s->nent; k++) {
+        gg_entry *en = s->ent[k];
+        struct stat st;
+        if (en->src >= 0 || en->state != E_VISIBLE || !en->model || !en->model->nshards ||
+            !en->model->shards[0].src || en->model->shards[0].src->remote ||
+            stat(en->model->shards[0].src->name, &st) != 0)
+            continue;
+        for (uint32_t j = 0; j < s->nent; j++) {
+            const gg_entry *c = s->ent[j];
+            if (c->src >= 0 && c->state != E_REMOVED && c->dev == st.st_dev && c->ino == st.st_ino) {
+                hide(s, en, E_REMOVED);
+                gg_model_close(en->model);
+                free(en->model);
+                en->model = NULL;
+                break;
+            }
+        }
+    }
+    drop_notes(s); /* nobody to tell yet */
+    pthread_rwlock_unlock(&s->lock);
 }
 
 /* ---- opening ---- */

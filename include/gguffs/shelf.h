@@ -50,8 +50,15 @@ int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *open
 /* Every model under dir. kind AUTO recognises an Ollama store (manifests/
  * and blobs/) and a Hugging Face cache (models--ORG--NAME/); otherwise the
  * folder is plain: every *.gguf file, named by its path without .gguf (a
- * split set once, by its name without the -NNNNN-of-NNNNN part). */
-int gg_shelf_add_dir(gg_shelf *s, const char *dir, gg_store kind, gg_err *e);
+ * split set once, by its name without the -NNNNN-of-NNNNN part). With as,
+ * they go in a folder of the root named as (~2 if taken), shown also while
+ * empty; else at the root. *found (if not NULL): what the folder holds
+ * (models, and faults listed in the errors). */
+int gg_shelf_add_dir(gg_shelf *s, const char *dir, gg_store kind, const char *as, size_t *found, gg_err *e);
+
+/* Models given by gg_shelf_add that a folder also shows (the same file) go:
+ * each is shown once, in its folder. Call once every model is added. */
+void gg_shelf_drop_repeats(gg_shelf *s);
 
 /* The mount's own device (call before gg_shelf_start): a mount point
  * inside a folder it shows is neither scanned nor watched, else every

@@ -12,7 +12,11 @@
 #      and a log line saying so;
 #  11  a split set missing a shard is never listed, only in .errors;
 #  14  Ollama names nested as folders; manifests that are not JSON, name a
-#      digest that is not sha256 hex or a blob that is missing are in .errors.
+#      digest that is not sha256 hex or a blob that is missing are in .errors;
+#  16  several folders each in a folder of their own (same names: ~2); a file
+#      that a folder named too is shown once;
+#  and: a mount point that is not empty is said; a directory named x.gguf is
+#  a folder of models, refused when it holds none.
 # Every wait is a bounded poll; no timing thresholds.
 . "$(dirname "$0")/../lib.sh"
 cd "$TOP"
@@ -251,6 +255,48 @@ open(o + "/blobs/sha256-" + "e" * 64, "wb").write(ms.model_bytes("noarch", 77))
 PY
 check "14: the blob arrives: shown, gone from .errors" wait_until 20 [ -e "$M/someone/missing:v1/summary" ]
 check "14: and gone from .errors" sh -c "! grep -q someone/missing '$M/.errors'"
+unmount "$M"
+
+# ---- 16. several sources ----
+D=$TMP/src
+mkdir -p "$D/d1" "$D/d2" "$D/a/models" "$D/b/models"
+cp "$DATA/tour/tiny-q8_0.gguf" "$D/d1/m.gguf"
+cp "$DATA/tour/tiny-f16.gguf" "$D/d2/m.gguf"
+cp "$DATA/tour/tiny-q8_0.gguf" "$D/a/models/x.gguf"
+cp "$DATA/tour/tiny-f16.gguf" "$D/b/models/x.gguf"
+mount_model "$M" "$D/d1" "$D/d2"
+check "16: two folders, each in its own folder" [ "$(models "$M" | nl2sp)" = "d1/m d2/m " ]
+check "16: each its own models" $MS summary "$M/d2/m" "$D/d2/m.gguf"
+unmount "$M"
+mount_model "$M" "$D/a/models" "$D/b/models"
+check "16: folders of one name: the later gets ~2" [ "$(models "$M" | nl2sp)" = "models/x models~2/x " ]
+unmount "$M"
+mount_model "$M" "$D/d1" "$D/d1/m.gguf"
+check "16: a folder and a file in it: shown once" [ "$(models "$M" | nl2sp)" = "d1/m " ]
+unmount "$M"
+mount_model "$M" "$D/d1/m.gguf" "$D/d1" "$D/d2/"
+check "16: the file first: still once, in its folder" [ "$(models "$M" | nl2sp)" = "d1/m d2/m " ]
+unmount "$M"
+
+# ---- a mount point that is not empty; a directory named x.gguf ----
+mkdir -p "$TMP/full" && touch "$TMP/full/mine"
+MOUNTS="$MOUNTS $TMP/full"
+"$GGUFFS" "$DATA/tour/tiny-f16.gguf" "$TMP/full" 2> "$TMP/full.err"
+check "non-empty mount point: still mounts" wait_until 10 [ -e "$TMP/full/summary" ]
+check "non-empty mount point: said ($(cat "$TMP/full.err"))" \
+    grep -q "warning: mount point $TMP/full is not empty: what it holds is hidden while mounted" "$TMP/full.err"
+unmount "$TMP/full"
+mkdir -p "$TMP/x.gguf"
+"$GGUFFS" "$TMP/x.gguf" "$M" 2> "$TMP/x.err"
+rc=$?
+check "x.gguf, a directory holding no model: exit 4 (got $rc)" [ $rc = 4 ]
+check "x.gguf: said ($(cat "$TMP/x.err"))" \
+    grep -q "$TMP/x.gguf: is a directory, not a GGUF file, and holds no GGUF model" "$TMP/x.err"
+check "x.gguf: nothing mounted" sh -c "! grep -qs ' $M fuse' /proc/mounts"
+grep -qs " $M fuse" /proc/mounts && unmount "$M"
+cp "$DATA/tour/tiny-f16.gguf" "$TMP/x.gguf/"
+mount_model "$M" "$TMP/x.gguf"
+check "x.gguf holding a model: a folder of models" [ "$(models "$M" | nl2sp)" = "tiny-f16 " ]
 unmount "$M"
 
 finish 67_shelf_edges
