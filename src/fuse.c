@@ -22,6 +22,7 @@
 
 #include "gguffs/log.h"
 #include "gguffs/mountinfo.h"
+#include "gguffs/scope.h"
 #include "gguffs/tlbuf.h"
 
 #define FOREVER 86400.0 /* seconds: nothing here ever changes */
@@ -239,14 +240,37 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 /* Reply buffer of the calling FUSE thread, reused across requests. */
 static gg_tlbuf reply_buf = GG_TLBUF_INIT;
 
-/* Replies go out from where the bytes are (cached pages, texts) when they
- * can: the kernel copies once, into the page cache or the reader. */
 static void on_interrupt(fuse_req_t req, void *stop)
 {
     (void)req;
     atomic_store((_Atomic int *)stop, 1);
 }
 
+/* Has the reading thread a signal waiting (Ctrl-C), or is it gone? The
+ * kernel interrupts a read its reader waits on (FUSE_INTERRUPT), but not a
+ * read-ahead request of the page cache: its reader waits on the pages that
+ * request fills, killable only, with the signal pending until the request
+ * is answered. /proc shows the signal. */
+static int reader_gave_up(void *arg)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)(intptr_t)arg);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return errno == ENOENT;
+    unsigned long long pnd = 0, shd = 0, blk = 0, ign = 0;
+    while (fgets(line, sizeof line, f)) {
+        sscanf(line, "SigPnd: %llx", &pnd);
+        sscanf(line, "ShdPnd: %llx", &shd);
+        sscanf(line, "SigBlk: %llx", &blk);
+        sscanf(line, "SigIgn: %llx", &ign);
+    }
+    fclose(f);
+    return ((pnd | shd) & ~blk & ~ign) != 0;
+}
+
+/* Replies go out from where the bytes are (cached pages, texts) when they
+ * can: the kernel copies once, into the page cache or the reader. */
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
     ctx *c = ctx_of(req);
@@ -257,20 +281,27 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
     }
     gg_err e;
     gg_ref ref;
-    /* A reader interrupted by a signal (Ctrl-C) stops this thread's network
-     * requests: it need not wait for a hung server's timeouts. */
+    /* With remote models, the read is answered within -o timeout, whatever
+     * it waits for, and stops early once its reader gave up: interrupted
+     * (FUSE interrupt), or signalled while it waits on a read-ahead. */
     _Atomic int stop = 0;
+    gg_scope scope;
     if (c->o->net) {
+        pid_t pid = fuse_req_ctx(req)->pid;
+        gg_scope_init(&scope, (int64_t)gg_net_options(c->o->net)->timeout_s * 1000, &stop,
+                      pid > 0 ? reader_gave_up : NULL, (void *)(intptr_t)pid);
         fuse_req_interrupt_func(req, on_interrupt, &stop);
-        gg_net_thread_stop_flag(&stop);
+        gg_scope_set(&scope);
     }
     ssize_t got = gg_tree_read_ref(c->tree, ino, (gg_open_file *)(uintptr_t)fi->fh, buf, size, (uint64_t)off, &ref, &e);
+    int gave_up = 0;
     if (c->o->net) {
-        gg_net_thread_stop_flag(NULL);
+        gg_scope_set(NULL);
         fuse_req_interrupt_func(req, NULL, NULL); /* (waits for a call in progress: stop is ours) */
+        gave_up = atomic_load(&stop) || atomic_load(&scope.given_up);
     }
     if (got < 0) {
-        if (atomic_load(&stop))
+        if (gave_up)
             fuse_reply_err(req, EINTR);
         else
             reply_error(req, &e);

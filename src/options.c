@@ -50,7 +50,7 @@ void gg_cli_usage(FILE *out)
             "  --hf-cache              the Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub)\n"
             "  --lmstudio              LM Studio's models (~/.lmstudio/models)\n"
             "remote models (https://..., hf://ORG/REPO[@REV][/FILE.gguf]):\n"
-            "  -o timeout=SECONDS      connect and no-progress timeout (default 30)\n"
+            "  -o timeout=SECONDS      the longest a remote read waits, retries included (default 30)\n"
             "  -o retries=N            tries after the first for transient failures (default 5)\n"
             "  -o cafile=PATH          CA certificates to trust (also $CURL_CA_BUNDLE)\n"
             "  -o header='NAME: VALUE' an HTTP header for the models' own host (repeatable)\n"
