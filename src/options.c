@@ -57,6 +57,7 @@ void gg_cli_usage(FILE *out)
             "  -o net_cache=SIZE       downloaded blocks kept in memory (default 256M)\n"
             "  -o cache_dir=DIR        keep downloaded blocks on disk (default: off)\n"
             "  -o cache_dir_size=SIZE  bound of cache_dir (default 10G)\n"
+            "  -o unvalidated          mount URLs whose server sends no ETag and no Last-Modified\n"
             "  -o OPT                  any other option is passed to libfuse (e.g. allow_other)\n"
             "\n"
             "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot open model, 4 model is not\n"
@@ -217,15 +218,17 @@ static int one_option(gg_cli *c, const char *opt)
     const char *val = eq ? eq + 1 : NULL;
 #define IS(s) (nl == strlen(s) && memcmp(opt, s, nl) == 0)
     unsigned long long v;
-    if (IS("direct_io") || IS("clone_fd")) {
+    if (IS("direct_io") || IS("clone_fd") || IS("unvalidated")) {
         if (val) {
             fprintf(stderr, "gguffs: -o %s takes no value\n", opt);
             return -1;
         }
         if (IS("direct_io"))
             c->fuse.direct_io = 1;
-        else
+        else if (IS("clone_fd"))
             c->fuse.clone_fd = 1;
+        else
+            c->net.unvalidated = 1;
         return 0;
     }
     if (!val) {

@@ -75,6 +75,7 @@ typedef struct http_source {
     char linked_etag[160];
     char repo_commit[64];
     int offline;        /* opened from the disk cache: no network */
+    int unvalidated;    /* no ETag, no Last-Modified: only the size is checked (-o unvalidated) */
     _Atomic int logged_stale;
     _Atomic int disk_fed;  /* the last blocks filled all came from the disk cache */
     _Atomic long long logged_io; /* when a failed read was last logged (s) */
@@ -483,6 +484,10 @@ static void http_describe(gg_source *s, gg_buf *out)
         gg_buf_puts(out, ", \"repo_commit\": ");
         gg_json_string(out, h->repo_commit, strlen(h->repo_commit));
     }
+    if (h->unvalidated)
+        gg_buf_puts(out, ", \"validated\": false, \"validation\": \"none: the server sends no ETag and no "
+                         "Last-Modified (-o unvalidated); only the size is checked, so a new version of the "
+                         "same size is not seen; not kept in the disk cache\"");
 }
 
 static void http_close(gg_source *s)
@@ -518,6 +523,12 @@ static int set_identity(http_source *h, const gg_http_get *g)
     return h->okey ? 0 : -1;
 }
 
+/* Can a change of the object on the server be seen? */
+static int has_validator(const http_source *h)
+{
+    return h->etag[0] || h->weak_etag[0] || h->last_modified[0] || h->linked_etag[0];
+}
+
 /* The meta line kept in the disk cache for offline opens. */
 static void save_meta(http_source *h)
 {
@@ -549,7 +560,7 @@ static int load_meta(http_source *h)
         snprintf(g.linked_etag, sizeof g.linked_etag, "%s", f[4]);
         snprintf(g.repo_commit, sizeof g.repo_commit, "%s", f[5]);
         h->s.mtime.tv_sec = (time_t)strtoll(f[6], NULL, 10);
-        ok = set_identity(h, &g) == 0;
+        ok = set_identity(h, &g) == 0 && has_validator(h);
     }
     gg_buf_free(&m);
     return ok ? 0 : -1;
@@ -594,7 +605,16 @@ gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e)
         g.final_url = NULL;
         if (set_identity(h, &g) != 0 || (g.got != block_len(h, 0) && h->s.size != 0)) {
             rc = gg_fail(&ge, GG_E_IO, "%s: the first answer was incomplete", h->s.name);
+        } else if (!has_validator(h) && !gg_net_options(net)->unvalidated) {
+            rc = gg_fail(&ge, GG_E_UNSUPPORTED, "%s: the server sends no ETag and no Last-Modified: a new version "
+                         "of the file on the server could not be told from the one mounted, and the bytes of "
+                         "both would be mixed; -o unvalidated mounts it anyway (without the disk cache)",
+                         h->s.name);
         } else {
+            if (!has_validator(h)) {
+                h->unvalidated = 1;
+                h->disk = NULL; /* (its blocks could not be told from another version's) */
+            }
             save_meta(h);
             if (h->s.size) {
                 int st;
@@ -625,6 +645,8 @@ gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e)
         http_close(&h->s);
         return NULL;
     }
+    if (!h->s.mtime.tv_sec) /* (no Last-Modified: when it was mounted, not 1970) */
+        clock_gettime(CLOCK_REALTIME, &h->s.mtime);
     return &h->s;
 }
 

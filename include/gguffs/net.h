@@ -53,6 +53,8 @@ typedef struct gg_net_opts {
     const char *cache_dir;    /* persistent block cache; NULL: none */
     uint64_t cache_dir_bytes; /* its bound (default 10G) */
     int prefetch_threads;     /* range requests in flight for read-ahead (default 4) */
+    int unvalidated;          /* open objects without ETag and Last-Modified too (only their size is
+                               * checked; never in the disk cache); else they are refused */
 } gg_net_opts;
 
 void gg_net_default_opts(gg_net_opts *o);

@@ -141,4 +141,31 @@ else
     fail "mount through the second proxy"
 fi
 
+# ---- 2. a server without ETag and Last-Modified (the proxy drops both)
+net_proxy P3 "$HTTP_PORT"
+net_rules "$P3" '{"rules": [{"action": "drop_header", "name": ["ETag", "Last-Modified"], "times": -1}]}'
+U3=http://127.0.0.1:$P3/data.gguf
+"$GGUFFS" "$U3" "$M" -o timeout=5 2>"$TMP/err"
+rc=$?
+check "no ETag, no Last-Modified: refused at mount, exit 3 ($rc), naming -o unvalidated: $(cat "$TMP/err")" \
+    sh -c "[ $rc = 3 ] && grep -q -- '-o unvalidated' '$TMP/err'"
+grep -qs " $M fuse" /proc/mounts && unmount "$M"
+C=$TMP/cache
+t0=$(date +%s)
+if mount_model "$M" "$U3" -o timeout=5,unvalidated,cache_dir="$C"; then
+    out=$(timeout 60 "$PY" "$RC" "$M" "$W/data.gguf" --all | tr ' ' '\n' | sort | uniq -c | tr -s ' \n' ' ')
+    check "-o unvalidated: every tensor reads right ($out)" test "$out" = " 8 ok "
+    check "-o unvalidated: nothing kept in cache_dir ($(find "$C" -type f | wc -l) files)" test "$(find "$C" -type f | wc -l)" = 0
+    check "-o unvalidated: info.json says the source is not validated, and what that means" "$PY" -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["source"]
+sys.exit(not (s["validated"] is False and "no ETag" in s["validation"] and "disk cache" in s["validation"]))' \
+        "$M/tensors/blk.0.f32/info.json"
+    check "no Last-Modified: files show the mount time, not 1970 ($(stat -c %Y "$M/tensors/blk.0.f32/raw") >= $t0)" \
+        test "$(stat -c %Y "$M/tensors/blk.0.f32/raw")" -ge "$t0"
+    unmount "$M"
+else
+    fail "mount with -o unvalidated"
+fi
+
 finish 74_remote_edges
