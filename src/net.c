@@ -364,29 +364,6 @@ static void handle_put(gg_net *n, CURL *h)
         curl_easy_cleanup(h);
 }
 
-char *gg_url_display(const char *url)
-{
-    CURLU *u = curl_url();
-    char *out = NULL;
-    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK) {
-        curl_url_set(u, CURLUPART_USER, NULL, 0);
-        curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
-        char *q = NULL;
-        int had_query = curl_url_get(u, CURLUPART_QUERY, &q, 0) == CURLUE_OK && q && *q;
-        curl_free(q);
-        curl_url_set(u, CURLUPART_QUERY, NULL, 0);
-        curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0);
-        char *s = NULL;
-        if (curl_url_get(u, CURLUPART_URL, &s, 0) == CURLUE_OK && s) {
-            if (asprintf(&out, "%s%s", s, had_query ? "?..." : "") < 0)
-                out = NULL;
-        }
-        curl_free(s);
-    }
-    curl_url_cleanup(u);
-    return out ? out : strdup("(a URL)");
-}
-
 /* ---- one response ---- */
 
 typedef struct xfer {

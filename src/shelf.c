@@ -1142,6 +1142,16 @@ static void models_in_order(const gg_shelf *s, uint32_t dir, uint32_t *ids, uint
     }
 }
 
+/* Where a model comes from, for models.tsv and .errors: a URL without its
+ * credentials and query string. */
+static void spec_field(gg_buf *out, const char *spec)
+{
+    char *shown = gg_source_is_url(spec) ? gg_url_display(spec) : NULL;
+    const char *v = shown ? shown : gg_source_is_url(spec) ? "(a URL)" : spec;
+    gg_tsv_field(out, v, strlen(v));
+    free(shown);
+}
+
 void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
 {
     gg_buf_puts(out, "name\tarchitecture\tparameters\tmain_type\tbits_per_weight\tbytes\tpath\n");
@@ -1205,7 +1215,7 @@ void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
             } else { /* (cannot be opened just now: its figures are not known) */
                 gg_buf_printf(out, "-\t-\t-\t-\t%" PRIu64 "\t", en->size);
             }
-            gg_tsv_field(out, en->spec, strlen(en->spec));
+            spec_field(out, en->spec);
             gg_buf_put(out, "\n", 1);
             gg_buf_free(&name);
         }
@@ -1224,7 +1234,7 @@ void gg_shelf_errors(gg_shelf *s, gg_buf *out)
             continue;
         /* "FILE: offset N: what" -> N; messages without an offset give "-" */
         const char *o = strstr(en->error, ": offset ");
-        gg_tsv_field(out, en->spec, strlen(en->spec));
+        spec_field(out, en->spec);
         if (o)
             gg_buf_printf(out, "\t%" PRIu64 "\t", (uint64_t)strtoull(o + 9, NULL, 10));
         else

@@ -107,10 +107,6 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e);
 gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e);
 gg_source *gg_net_url_opener(void *net, const char *url, gg_err *e);
 
-/* A URL for messages and info.json: no user:password@, no query string
- * (presigned URLs carry credentials there). Malloc'ed. */
-char *gg_url_display(const char *url);
-
 /* The net's block cache (cache.h) and its counters, shared by every remote
  * source: keys are (source number << 40 | block number). */
 gg_cache *gg_net_cache(gg_net *n);

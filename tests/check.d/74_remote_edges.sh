@@ -168,4 +168,30 @@ else
     fail "mount with -o unvalidated"
 fi
 
+# ---- 3. secrets on the command line: in neither /proc/mounts, nor ps, nor models.tsv
+cp "$W/data.gguf" "$W/data2.gguf"
+SECRET_URL="http://user:pw123@127.0.0.1:$HTTP_PORT/data.gguf?X-Amz-Signature=sig456"
+mkdir -p "$M"
+MOUNTS="$MOUNTS $M"
+"$GGUFFS" -f "$SECRET_URL" "$HTTP_URL/data2.gguf" "$M" -o timeout=5 -o "header=X-Secret: hunter789" >"$TMP/fg3.log" 2>&1 &
+DPID=$!
+PIDS="$PIDS $DPID"
+for _ in $(seq 1 200); do grep -qs " $M fuse" /proc/mounts && break; sleep 0.05; done
+if grep -qs " $M fuse" /proc/mounts; then
+    line=$(grep " $M fuse" /proc/mounts)
+    check "/proc/mounts: the source is the URL without credentials and query ($line)" \
+        sh -c "echo '$line' | grep -q '^http://127.0.0.1:$HTTP_PORT/data.gguf ' && ! echo '$line' | grep -q 'pw123\|sig456\|user:'"
+    cmd=$(tr '\0' ' ' <"/proc/$DPID/cmdline")
+    check "ps: the daemon's command line has no credentials, query or header value ($cmd)" \
+        sh -c "! echo '$cmd' | grep -q 'pw123\|sig456\|hunter789\|user:'"
+    check "ps: it still names the URLs and the options" \
+        sh -c "echo '$cmd' | grep -q '127.0.0.1:$HTTP_PORT/data.gguf .*data2.gguf .*timeout=5 .*header=X-Secret:'"
+    check "models.tsv names the URL without credentials and query" \
+        sh -c "grep -q 'http://127.0.0.1:$HTTP_PORT/data.gguf?\.\.\.' '$M/models.tsv' && ! grep -q 'pw123\|sig456' '$M/models.tsv'"
+    fusermount3 -u "$M"
+    gone "$DPID"
+else
+    fail "mount with credentials in the URL: $(cat "$TMP/fg3.log")"
+fi
+
 finish 74_remote_edges
