@@ -402,7 +402,10 @@ int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *open
         en->model = opened;
         en->checked = opened != NULL;
         en->size = opened ? opened->size : 0;
-        en->mtime = opened ? opened->mtime : (struct timespec){0};
+        if (opened)
+            en->mtime = opened->mtime;
+        else /* (a URL opened on first look: until then, the mount's time, not 1970) */
+            clock_gettime(CLOCK_REALTIME, &en->mtime);
         rc = show(s, en);
     }
     drop_notes(s); /* nobody to tell yet */
@@ -591,6 +594,17 @@ static int transient(const gg_err *e)
     }
 }
 
+/* The same for a URL: only a server that did not answer (I/O, timeouts). */
+static int remote_transient(const gg_err *e)
+{
+    switch (e->code) {
+    case GG_E_NOMEM: case GG_E_IO: case GG_E_STALE: case GG_E_TIMEOUT: case GG_E_AGAIN:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 #define MAX_TRIES 3 /* then a transient failure counts as the file's */
 
 /* en failed to open for a reason that may pass (mu held): logged once, left
@@ -681,10 +695,16 @@ void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry
                 en->first_mtime = en->model->mtime;
             }
         } else {
-            int later = strstr(en->spec, "://") || (transient(&err) && failed_for_now(s, en, &err) == 0);
+            /* A remote model that fails for a reason of its own (404, 401,
+             * not a GGUF file, no validator) goes to .errors; one whose
+             * server did not answer is tried again at the next look. */
+            int later = strstr(en->spec, "://") ? remote_transient(&err)
+                                                : transient(&err) && failed_for_now(s, en, &err) == 0;
             pthread_mutex_unlock(&en->mu);
             if (!later)
                 failed(s, en, &err);
+            if (!later && err.code == GG_E_NOTFOUND)
+                err.code = GG_E_IO; /* (a folder whose listing says ENOENT looks empty to ls) */
             if (e)
                 *e = err;
             return NULL;

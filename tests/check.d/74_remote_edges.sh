@@ -15,9 +15,6 @@
 #     status); a trailing slash names the repository; refs/pr/N revisions
 #     (also %2F-encoded, sent encoded once); '..' segments and paths that
 #     are not .gguf refused, from the command line and from a listing;
-# 10. cache_dir: an hf:// repository mounts offline from a warm cache_dir
-#     (its listing cached); missing parents are made; a bad or empty value
-#     exits 2;
 #  and: a 403 from another host than the hub gives no $HF_TOKEN hint; TLS
 #  certificate and handshake errors fail at once with libcurl's reason.
 # Only the nginx, proxies, daemons and readers started here are signalled.
@@ -151,7 +148,7 @@ check "no ETag, no Last-Modified: refused at mount, exit 3 ($rc), naming -o unva
     sh -c "[ $rc = 3 ] && grep -q -- '-o unvalidated' '$TMP/err'"
 grep -qs " $M fuse" /proc/mounts && unmount "$M"
 C=$TMP/cache
-t0=$(date +%s)
+t0=$(date +%s) # (before the mounts below: their times are the mounts')
 if mount_model "$M" "$U3" -o timeout=5,unvalidated,cache_dir="$C"; then
     out=$(timeout 60 "$PY" "$RC" "$M" "$W/data.gguf" --all | tr ' ' '\n' | sort | uniq -c | tr -s ' \n' ' ')
     check "-o unvalidated: every tensor reads right ($out)" test "$out" = " 8 ok "
@@ -192,6 +189,106 @@ if grep -qs " $M fuse" /proc/mounts; then
     gone "$DPID"
 else
     fail "mount with credentials in the URL: $(cat "$TMP/fg3.log")"
+fi
+
+# ---- 8. hf:// repositories at their edges (the hub emulation)
+H=$TMP/hub
+R=$H/org/repo
+mkdir -p "$R/sub" "$H/org/other"
+cp "$DATA/mainline/mainline.gguf" "$R/a.gguf"
+cp "$DATA/ik/ik.gguf" "$R/sub/b.gguf"
+cp "$DATA/mainline/mainline.gguf" "$H/org/other/x.gguf"
+printf '# card\n' >"$R/README.md"
+# refs/pr/1 has pr-only.gguf; main lists gone.gguf, which is then deleted
+# (the CDN says 404); "evil" is main's listing with hostile paths added.
+cp "$DATA/mainline/mainline.gguf" "$R/pr-only.gguf"
+"$PY" "$NET/hf_tree.py" "$H" org/repo refs/pr/1 >/dev/null || fail "hf_tree.py refs/pr/1"
+mv "$R/pr-only.gguf" "$TMP/pr-only.gguf"
+cp "$DATA/mainline/mainline.gguf" "$R/gone.gguf"
+"$PY" "$NET/hf_tree.py" "$H" org/repo main >/dev/null && "$PY" "$NET/hf_tree.py" "$H" org/repo evil >/dev/null &&
+    "$PY" "$NET/hf_tree.py" "$H" org/other main >/dev/null || fail "hf_tree.py"
+rm "$R/gone.gguf"
+mv "$TMP/pr-only.gguf" "$R/pr-only.gguf"
+"$PY" - "$H/.hf/org/repo/evil/tree-r1.json" <<'EOF'
+import json, sys
+L = json.load(open(sys.argv[1]))
+L += [{"type": "file", "oid": "0" * 40, "size": 1, "path": p} for p in ("../../org/other/x.gguf", "sub/./b.gguf")]
+json.dump(L, open(sys.argv[1], "w"))
+EOF
+net_start start-hf "$H" "$TMP/hf" || { fail "servers.sh start-hf"; finish; exit 1; }
+HP=$(net_env "$TMP/hf" HTTP_PORT)
+HLOG=$(net_env "$TMP/hf" ACCESS_LOG)
+export HF_ENDPOINT=http://127.0.0.1:$HP
+NO=(-o timeout=5,retries=1)
+# hub_uris_since N: the URIs the hub got after its log's first N lines
+hub_uris_since() { sleep 0.2; tail -n +$(($1 + 1)) "$HLOG" | cut -f "$ALOG_URI"; }
+
+# a listed file that 404s: in .errors with its URL and the status, not a silent empty folder
+if mount_model "$M" hf://org/repo "${NO[@]}"; then
+    check "hf://org/repo: the listed models ($(ls "$M" | tr '\n' ' '))" test "$(ls "$M" | tr '\n' ' ')" = "a gone models.tsv sub "
+    check "a listed file that 404s: looking into it fails (EIO), not an empty folder" \
+        sh -c "! ls '$M/gone' >/dev/null 2>'$TMP/lserr' && grep -q 'Input/output error' '$TMP/lserr'"
+    check "a listed file that 404s: .errors names its URL and the status ($(tail -n +2 "$M/.errors"))" \
+        grep -q "^$HF_ENDPOINT/org/repo/resolve/main/gone.gguf	-	.*gone.gguf: not found (HTTP 404)" "$M/.errors"
+    check "a listed file that 404s: no longer listed" test "$(ls "$M" | tr '\n' ' ')" = "a models.tsv sub "
+    check "the other models still read" "$PY" tests/check_tensors.py --f32-only "$M/a" "$DATA/mainline/manifest.tsv" \
+        "$DATA/mainline/mainline.gguf"
+    check "remote folders show the mount time, not 1970" test "$(stat -c %Y "$M/sub/b")" -ge "$t0"
+    unmount "$M"
+else
+    fail "mount of hf://org/repo"
+fi
+# a trailing slash: the same repository
+if mount_model "$M" hf://org/repo/ "${NO[@]}"; then
+    check "hf://org/repo/ (trailing slash) is the repository: folders by path, opened on first look ($(ls "$M" | tr '\n' ' '))" \
+        test "$(ls "$M" | tr '\n' ' ')" = "a gone models.tsv sub "
+    unmount "$M"
+else
+    fail "hf://org/repo/ (trailing slash): mounted like hf://org/repo"
+fi
+# revisions with slashes, as typed and %2F-encoded: sent encoded once
+for rev in refs/pr/1 refs%2Fpr%2F1; do
+    n0=$(wc -l <"$HLOG")
+    if mount_model "$M" "hf://org/repo@$rev/pr-only.gguf" "${NO[@]}"; then
+        check "@$rev: the file of that revision" "$PY" tests/check_tensors.py --f32-only "$M" \
+            "$DATA/mainline/manifest.tsv" "$DATA/mainline/mainline.gguf"
+        got=$(hub_uris_since "$n0" | sort -u | tr '\n' ' ')
+        check "@$rev: resolved as refs%2Fpr%2F1, encoded once ($got)" test "$got" = "/org/repo/resolve/refs%2Fpr%2F1/pr-only.gguf "
+        unmount "$M"
+    else
+        fail "mount of hf://org/repo@$rev/pr-only.gguf"
+    fi
+done
+n0=$(wc -l <"$HLOG")
+if mount_model "$M" "hf://org/repo@refs/pr/1" "${NO[@]}"; then
+    check "hf://org/repo@refs/pr/1: that revision's listing ($(ls "$M" | tr '\n' ' '))" \
+        test "$(ls "$M" | tr '\n' ' ')" = "a models.tsv pr-only sub "
+    check "hf://org/repo@refs/pr/1: its tree asked for as refs%2Fpr%2F1" \
+        grep -qx "/api/models/org/repo/tree/refs%2Fpr%2F1?recursive=true&expand=false" <(hub_uris_since "$n0")
+    unmount "$M"
+else
+    fail "mount of hf://org/repo@refs/pr/1"
+fi
+# '..' segments and paths that are not .gguf
+for c in "hf://org/repo/../other/x.gguf|a '.' or '..' segment" "hf://org/repo/sub/%2E%2E/a.gguf|a '.' or '..' segment" \
+    "hf://org/repo/README.md|not a .gguf file"; do
+    "$GGUFFS" "${c%%|*}" "$M" "${NO[@]}" 2>"$TMP/err"
+    rc=$?
+    check "${c%%|*}: refused, exit 2 ($rc): $(cat "$TMP/err")" sh -c "[ $rc = 2 ] && grep -qF \"${c#*|}\" '$TMP/err'"
+    grep -qs " $M fuse" /proc/mounts && unmount "$M"
+done
+n0=$(wc -l <"$HLOG")
+if mount_model "$M" hf://org/repo@evil "${NO[@]}" 2>"$TMP/err"; then
+    check "a listing with '../../org/other/x.gguf': not mounted, and said ($(cat "$TMP/err"))" \
+        grep -q 'hf://org/repo@evil: the listing names "../../org/other/x.gguf": not mounted' "$TMP/err"
+    check "a listing with 'sub/./b.gguf': not mounted, and said" grep -q '"sub/./b.gguf": not mounted' "$TMP/err"
+    check "a hostile listing: only its plain paths mounted ($(ls "$M" | tr '\n' ' '))" test "$(ls "$M" | tr '\n' ' ')" = "a gone models.tsv sub "
+    ls -R "$M" >/dev/null 2>&1
+    bad=$(hub_uris_since "$n0" | grep 'other\|/\.\./\|/\./')
+    check "a hostile listing: nothing asked for outside the repository ($bad)" test -z "$bad"
+    unmount "$M"
+else
+    fail "mount of hf://org/repo@evil: $(cat "$TMP/err")"
 fi
 
 finish 74_remote_edges
