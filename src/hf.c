@@ -3,6 +3,8 @@
 #include "gguffs/model.h"
 
 #include <cjson/cJSON.h>
+#include "gguffs/diskcache.h"
+#include "gguffs/log.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,7 +239,9 @@ static int fetch_listing(gg_net *n, const char *spec, const hf_name *h, const ch
     return rc;
 }
 
-/* Every GGUF file of the repo, through the tree API. */
+/* Every GGUF file of the repo, through the tree API. With a disk cache the
+ * listing is kept there too (by its URL, which holds the revision), so the
+ * repository mounts when the hub cannot be reached. */
 static int list_repo(gg_net *n, const char *spec, const hf_name *h, gg_hf_model **ms, int *count, gg_err *e)
 {
     gg_buf url = {0}, paths = {0};
@@ -252,8 +256,33 @@ static int list_repo(gg_net *n, const char *spec, const hf_name *h, gg_hf_model 
         gg_buf_free(&url);
         return gg_fail(e, GG_E_NOMEM, "out of memory");
     }
+    gg_diskcache *d = gg_net_diskcache(n);
+    char key[4200];
+    snprintf(key, sizeof key, "hf-tree %s", url.p);
     gg_err le;
     int rc = fetch_listing(n, spec, h, url.p, &paths, ms, count, &le);
+    if (rc == 0 && d) {
+        gg_buf meta = {0};
+        gg_buf_printf(&meta, "rev %s\n%s", h->rev, paths.p ? paths.p : "");
+        if (!meta.oom)
+            gg_diskcache_put_meta(d, key, meta.p);
+        gg_buf_free(&meta);
+    } else if (rc && d && (le.code == GG_E_IO || le.code == GG_E_TIMEOUT)) {
+        /* Unreachable: the listing cached before, if it is of this revision. */
+        gg_buf meta = {0};
+        char want[300];
+        snprintf(want, sizeof want, "rev %s\n", h->rev);
+        if (gg_diskcache_get_meta(d, key, &meta) == 0 && meta.p && !strncmp(meta.p, want, strlen(want))) {
+            gg_log("%s; the listing from the disk cache", le.msg);
+            gg_hf_free(*ms, *count);
+            *ms = NULL;
+            *count = 0;
+            gg_buf_free(&paths);
+            gg_buf_puts(&paths, meta.p + strlen(want));
+            rc = paths.oom ? gg_fail(&le, GG_E_NOMEM, "out of memory") : 0;
+        }
+        gg_buf_free(&meta);
+    }
     for (char *p = paths.p, *line; rc == 0 && p && (line = strsep(&p, "\n"));)
         if (*line && add_model(n, h, line, NULL, ms, count, &le))
             rc = -1;

@@ -259,6 +259,11 @@ gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
         return NULL;
     }
     if (o->cache_dir && !(n->disk = gg_diskcache_open(o->cache_dir, o->cache_dir_bytes, e))) {
+        /* (a folder that cannot be made or written is a bad option value) */
+        if (e && e->code != GG_E_NOMEM) {
+            e->code = GG_E_INVAL;
+            gg_err_prefix(e, "-o cache_dir=%s", o->cache_dir);
+        }
         gg_net_free(n);
         return NULL;
     }

@@ -310,6 +310,10 @@ static int one_option(gg_cli *c, const char *opt)
             return -1;
         c->net.cache_dir_bytes = v;
     } else if (IS("cafile") || IS("cache_dir")) {
+        if (!*val) {
+            fprintf(stderr, "gguffs: -o %.*s= needs a %s\n", (int)nl, opt, IS("cafile") ? "file" : "folder");
+            return -1;
+        }
         /* Kept absolute: the daemon changes to / once in the background. */
         char *abs = realpath(val, NULL);
         if (!abs && IS("cafile")) {

@@ -11,6 +11,8 @@
  * decoded once, and each goes into the URL escaped once (the revision with
  * its '/' as %2F, as the hub's own client sends it). A PATH, given or
  * listed, must be plain segments (no "", "." or "..") ending in .gguf.
+ * With a disk cache (-o cache_dir) a repository's listing is kept there, by
+ * revision, and used when the hub cannot be reached.
  * HF_ENDPOINT defaults to https://huggingface.co (net.h). */
 #ifndef GGUFFS_HF_H
 #define GGUFFS_HF_H

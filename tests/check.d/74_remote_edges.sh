@@ -15,6 +15,9 @@
 #     status); a trailing slash names the repository; refs/pr/N revisions
 #     (also %2F-encoded, sent encoded once); '..' segments and paths that
 #     are not .gguf refused, from the command line and from a listing;
+# 10. cache_dir: an hf:// repository mounts offline from a warm cache_dir
+#     (its listing cached); missing parents are made; a bad or empty value
+#     exits 2;
 #  and: a 403 from another host than the hub gives no $HF_TOKEN hint; TLS
 #  certificate and handshake errors fail at once with libcurl's reason.
 # Only the nginx, proxies, daemons and readers started here are signalled.
@@ -290,5 +293,40 @@ if mount_model "$M" hf://org/repo@evil "${NO[@]}" 2>"$TMP/err"; then
 else
     fail "mount of hf://org/repo@evil: $(cat "$TMP/err")"
 fi
+
+# ---- 10. cache_dir: an hf:// repository offline; parents made; bad values
+# (the hub behind a proxy, which stops: refused connections, as offline)
+net_proxy HPX "$HP"
+C2=$TMP/deep/er/cache # (its parents do not exist)
+if HF_ENDPOINT=http://127.0.0.1:$HPX mount_model "$M" hf://org/repo "${NO[@]}" -o cache_dir="$C2"; then
+    check "cache_dir with missing parents: made" test -d "$C2/objects"
+    check "warm the cache: a model read" "$PY" tests/check_tensors.py --f32-only "$M/a" "$DATA/mainline/manifest.tsv" \
+        "$DATA/mainline/mainline.gguf"
+    unmount "$M"
+else
+    fail "mount of hf://org/repo with -o cache_dir=$C2 (missing parents)"
+fi
+net_proxy_stop "$HPX_PID"
+if HF_ENDPOINT=http://127.0.0.1:$HPX mount_model "$M" hf://org/repo "${NO[@]}" -o cache_dir="$C2" 2>"$TMP/err"; then
+    check "hub unreachable, warm cache_dir: hf://org/repo mounts from the cached listing (said: $(head -c 300 "$TMP/err"))" \
+        grep -q 'hf://org/repo: .*the listing from the disk cache' "$TMP/err"
+    check "offline: the cached listing's models ($(ls "$M" | tr '\n' ' '))" test "$(ls "$M" | tr '\n' ' ')" = "a gone models.tsv sub "
+    check "offline: the model read before reads from the disk cache" "$PY" tests/check_tensors.py --f32-only "$M/a" \
+        "$DATA/mainline/manifest.tsv" "$DATA/mainline/mainline.gguf"
+    unmount "$M"
+else
+    fail "hf://org/repo offline with a warm cache_dir: $(cat "$TMP/err")"
+fi
+HF_ENDPOINT=http://127.0.0.1:$HPX "$GGUFFS" hf://org/repo@v2 "$M" "${NO[@]}" -o cache_dir="$C2" 2>/dev/null
+check "offline: another revision is not taken from the cache" test $? != 0
+grep -qs " $M fuse" /proc/mounts && unmount "$M"
+: >"$TMP/afile"
+for v in "" "/proc/gguffs-none/x" "$TMP/afile"; do
+    "$GGUFFS" "$HTTP_URL/data.gguf" "$M" -o timeout=5,cache_dir="$v" 2>"$TMP/err"
+    rc=$?
+    check "-o cache_dir='$v': exit 2 ($rc), naming the option ($(cat "$TMP/err"))" \
+        sh -c "[ $rc = 2 ] && grep -q -- '-o cache_dir=' '$TMP/err'"
+    grep -qs " $M fuse" /proc/mounts && unmount "$M"
+done
 
 finish 74_remote_edges
