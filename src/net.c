@@ -388,6 +388,7 @@ typedef struct xfer {
     curl_off_t moved;   /* bytes by then */
     int stalled;        /* given up for that */
     char location[4096];
+    char why[CURL_ERROR_SIZE]; /* libcurl's own words for a failure */
 } xfer;
 
 static void trim(char *s)
@@ -584,12 +585,35 @@ static int transient_curl(CURLcode c)
     switch (c) {
     case CURLE_COULDNT_CONNECT: case CURLE_COULDNT_RESOLVE_HOST: case CURLE_RECV_ERROR:
     case CURLE_SEND_ERROR: case CURLE_PARTIAL_FILE: case CURLE_GOT_NOTHING:
-    case CURLE_OPERATION_TIMEDOUT: case CURLE_SSL_CONNECT_ERROR: case CURLE_HTTP2:
+    case CURLE_OPERATION_TIMEDOUT: case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM: case CURLE_WEIRD_SERVER_REPLY:
         return 1;
     default:
         return 0;
     }
+}
+
+/* The server's certificate, or the CA to check it with, is not right:
+ * trying again gives the same answer. */
+static int certificate_curl(CURLcode c)
+{
+    switch (c) {
+    case CURLE_PEER_FAILED_VERIFICATION: case CURLE_SSL_CACERT_BADFILE: case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_ISSUER_ERROR: case CURLE_SSL_PINNEDPUBKEYNOTMATCH: case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_CRL_BADFILE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* A TLS handshake that failed because the connection broke (worth another
+ * try), not because the two sides disagree (a server that does not speak
+ * TLS: "wrong version number"; no common cipher or version; an alert). */
+static int handshake_broke(const char *why)
+{
+    return strstr(why, "SSL_ERROR_SYSCALL") || strstr(why, "reset") || strstr(why, "unexpected eof") ||
+           strstr(why, "timed out") || strstr(why, "Broken pipe");
 }
 
 /* Run one hop to `url`, done by deadline (gg_scope_now_ms() clock). */
@@ -644,6 +668,7 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
         left = 1;
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)left);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)left);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->why);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
@@ -687,10 +712,13 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
         } else if (rc == CURLE_WRITE_ERROR && g->len && x->status == 200) {
             gg_fail(e, GG_E_IO, "%s: the server ignores range requests and the bytes wanted are %" PRIu64
                     " bytes in (more than %llu MiB to skip)", shown, g->off, WHOLE_BODY_SKIP_MAX >> 20);
-        } else if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE) {
+        } else if (certificate_curl(rc)) {
             gg_fail(e, GG_E_ACCESS, "%s: TLS: %s (-o cafile=PATH names the CA to trust)", shown,
-                    curl_easy_strerror(rc));
-        } else if (transient_curl(rc)) {
+                    x->why[0] ? x->why : curl_easy_strerror(rc));
+        } else if (rc == CURLE_SSL_CONNECT_ERROR && !handshake_broke(x->why)) {
+            gg_fail(e, GG_E_IO, "%s: TLS handshake failed: %s (is it an https server?)", shown,
+                    x->why[0] ? x->why : curl_easy_strerror(rc));
+        } else if (transient_curl(rc) || rc == CURLE_SSL_CONNECT_ERROR) {
             gg_net_count(n, rc == CURLE_OPERATION_TIMEDOUT ? GG_NC_TIMEOUTS
                             : rc == CURLE_PARTIAL_FILE ? GG_NC_SHORT_BODIES : GG_NC_CONNECT_ERRORS, 1);
             x->refused = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST;
@@ -785,8 +813,17 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
         goto done;
     }
     gg_net_count(n, GG_NC_S4XX, 1);
-    gg_fail(e, s == 401 || s == 403 ? GG_E_ACCESS : GG_E_IO, "%s: HTTP %d%s", shown, s,
-            s == 401 || s == 403 ? " (a token: $HF_TOKEN, or -o header='Authorization: ...')" : "");
+    if (s == 401 || s == 403) {
+        /* $HF_TOKEN is sent to the hub only: only the hub's refusal is helped by it. */
+        char *o = origin_of(url);
+        int hub = o && !strcmp(o, n->hf_host);
+        free(o);
+        gg_fail(e, GG_E_ACCESS, "%s: HTTP %d (%s)", shown, s,
+                hub ? "a token: $HF_TOKEN, or -o header='Authorization: ...'"
+                    : "credentials: -o header='Authorization: ...'");
+    } else {
+        gg_fail(e, GG_E_IO, "%s: HTTP %d", shown, s);
+    }
 done:
     free(shown);
     return out;

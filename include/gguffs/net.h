@@ -15,7 +15,8 @@
  *    exponential backoff and jitter, then the request fails (GG_E_IO, also
  *    for timeouts); a refused connection is tried once more only; 412
  *    (If-Match failed) is GG_E_STALE; 404 GG_E_NOTFOUND; 401/403
- *    GG_E_ACCESS;
+ *    GG_E_ACCESS; a certificate that does not verify, or a TLS handshake the
+ *    two sides cannot agree on, fails at once, with libcurl's reason;
  *  - no request waits for ever: each one, its redirects, retries and
  *    backoff included, ends within the timeout, or by the deadline of the
  *    calling thread's scope (scope.h: a FUSE read's) if that comes first; it

@@ -329,4 +329,24 @@ for v in "" "/proc/gguffs-none/x" "$TMP/afile"; do
     grep -qs " $M fuse" /proc/mounts && unmount "$M"
 done
 
+# ---- sharp edges: a 403 from a host other than the hub; TLS errors fail at once, clearly
+net_rules "$P3" '{"rules": [{"action": "status", "code": 403, "times": -1}]}'
+"$GGUFFS" "$U3" "$M" -o timeout=5 2>"$TMP/err"
+rc=$?
+check "403 from another host than the hub: exit 3, no \$HF_TOKEN hint, -o header named ($(cat "$TMP/err"))" \
+    sh -c "[ $rc = 3 ] && grep -q 'HTTP 403' '$TMP/err' && ! grep -q HF_TOKEN '$TMP/err' && grep -q -- '-o header=' '$TMP/err'"
+grep -qs " $M fuse" /proc/mounts && unmount "$M"
+# a certificate for another name (trusted as its own CA), served by a TLS proxy
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=example.invalid \
+    -addext subjectAltName=DNS:example.invalid -keyout "$TMP/other.key" -out "$TMP/other.pem" 2>/dev/null
+net_proxy TP "$HTTP_PORT" --cert "$TMP/other.pem" --key "$TMP/other.key"
+for c in "https://127.0.0.1:$TP/data.gguf|-o cafile=$TMP/other.pem|TLS: .*subject name" \
+    "https://127.0.0.1:$HTTP_PORT/data.gguf||TLS handshake failed: .*wrong version number"; do
+    IFS='|' read -r url o want <<<"$c"
+    timeout 20 "$GGUFFS" --dump "$url" -o timeout=5,retries=5 $o >/dev/null 2>"$TMP/err"
+    rc=$?
+    check "$url: fails at once (exit 3: $rc), says why, not retried ($(cat "$TMP/err"))" \
+        sh -c "[ $rc = 3 ] && grep -q '$want' '$TMP/err' && ! grep -q 'tries' '$TMP/err'"
+done
+
 finish 74_remote_edges
