@@ -129,7 +129,7 @@ static int same_object(http_source *h, const gg_http_get *g, gg_err *e)
 }
 
 /* GET bytes [off, off+len) into dst, checked. */
-static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
+static int fetch_passes(http_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
 {
     if (h->offline)
         return gg_fail(e, GG_E_IO, "%s: bytes %" PRIu64 "-%" PRIu64 " are not in the disk cache and the server "
@@ -178,6 +178,22 @@ static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *const *par
     }
     free(eff);
     return gg_fail(e, GG_E_IO, "%s: no answer", h->s.name);
+}
+
+/* The same within one deadline, both passes: the caller's (a FUSE
+ * request's, scope.h), else -o timeout from now (read-ahead jobs, header
+ * reads at mount): readers may wait for these blocks. */
+static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
+{
+    gg_scope own, *outer = gg_scope_get();
+    if (!outer) {
+        gg_scope_init(&own, (int64_t)gg_net_options(h->net)->timeout_s * 1000, NULL, NULL, NULL);
+        gg_scope_set(&own);
+    }
+    int rc = fetch_passes(h, off, len, parts, e);
+    if (!outer)
+        gg_scope_set(NULL);
+    return rc;
 }
 
 /* Did a GET of blocks overlapping [b0, b1) fail a moment ago? Then fail
@@ -319,13 +335,7 @@ static void prefetch_job(void *obj, uint64_t b0, uint64_t b1)
         }
         gg_page *keep[64];
         memcpy(keep, pg, (b - r0) * sizeof *pg);
-        /* Readers may wait for these blocks: they are filled, or failed,
-         * within -o timeout (scope.h), as a reader's own would be. */
-        gg_scope scope, *own = gg_scope_get();
-        gg_scope_init(&scope, (int64_t)gg_net_options(h->net)->timeout_s * 1000, NULL, NULL, NULL);
-        gg_scope_set(&scope);
-        fill_blocks(h, r0, b, pg, NULL);
-        gg_scope_set(own);
+        fill_blocks(h, r0, b, pg, NULL); /* (within -o timeout: fetch) */
         gg_net_count(h->net, GG_NC_PREFETCHED, b - r0);
         for (uint64_t k = 0; k < b - r0; k++)
             gg_cache_unpin(h->cache, keep[k]);

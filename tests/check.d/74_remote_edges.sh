@@ -329,6 +329,20 @@ for v in "" "/proc/gguffs-none/x" "$TMP/afile"; do
     grep -qs " $M fuse" /proc/mounts && unmount "$M"
 done
 
+# a hung hub while a model of the repository is first looked into: the look
+# is bounded by -o timeout as a read is (5 retries)
+net_proxy HPY "$HP"
+if HF_ENDPOINT=http://127.0.0.1:$HPY mount_model "$M" hf://org/repo -o timeout=2; then
+    net_freeze "$HPY_PID"
+    timeout 10 ls "$M/sub/b" >/dev/null 2>"$TMP/err"
+    rc=$?
+    check "hung hub: the first look into a model fails within the deadline (ls exit $rc: $(cat "$TMP/err"))" test $rc = 2
+    net_thaw "$HPY_PID"
+    unmount "$M"
+else
+    fail "mount through the hub's proxy"
+fi
+
 # ---- sharp edges: a 403 from a host other than the hub; TLS errors fail at once, clearly
 net_rules "$P3" '{"rules": [{"action": "status", "code": 403, "times": -1}]}'
 "$GGUFFS" "$U3" "$M" -o timeout=5 2>"$TMP/err"
