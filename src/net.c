@@ -907,6 +907,10 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
         char *url = strdup(g->url);
         outcome out = OUTCOME_FAIL;
         xfer x;
+        x.refused = 0;
+        x.retry_after = -1;
+        if (!url)
+            gg_fail(ep, GG_E_NOMEM, "out of memory");
         if (g->body)
             g->body->len = body_start;
         for (int hop = 0; url; hop++) {
