@@ -692,7 +692,7 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
 
     if (rc == CURLE_ABORTED_BY_CALLBACK && x->stalled && !atomic_load(&n->aborted)) {
         gg_net_count(n, GG_NC_TIMEOUTS, 1);
-        gg_fail(e, GG_E_IO, "%s: no progress for %lld s (-o timeout=)", shown, (long long)(x->stall_ms / 1000));
+        gg_fail(e, GG_E_IO, "%s: no progress for %g s (-o timeout=)", shown, (double)x->stall_ms / 1000);
         out = OUTCOME_RETRY;
         goto done;
     }
