@@ -8,7 +8,8 @@
 #     within 10 s;
 #  2. a server without ETag and Last-Modified: refused at mount (exit 3,
 #     names -o unvalidated); -o unvalidated mounts it without the disk cache
-#     and says so in info.json; its files show the mount time, not 1970;
+#     and says so in info.json; files without Last-Modified show the mount
+#     time, not 1970;
 #  3. credentials and query strings of URLs, and -o header values, are in
 #     neither /proc/mounts nor the daemon's command line;
 #  8. hf:// repositories: a listed file that 404s goes to .errors (URL and
@@ -161,11 +162,21 @@ import json, sys
 s = json.load(open(sys.argv[1]))["source"]
 sys.exit(not (s["validated"] is False and "no ETag" in s["validation"] and "disk cache" in s["validation"]))' \
         "$M/tensors/blk.0.f32/info.json"
-    check "no Last-Modified: files show the mount time, not 1970 ($(stat -c %Y "$M/tensors/blk.0.f32/raw") >= $t0)" \
+    check "no validator: files show the mount time, not 1970 ($(stat -c %Y "$M/tensors/blk.0.f32/raw") >= $t0)" \
         test "$(stat -c %Y "$M/tensors/blk.0.f32/raw")" -ge "$t0"
     unmount "$M"
 else
     fail "mount with -o unvalidated"
+fi
+# an ETag but no Last-Modified: mounts as it is (the ETag validates), and
+# its files show the mount time, not 1970
+net_rules "$P3" '{"rules": [{"action": "drop_header", "name": "Last-Modified", "times": -1}]}'
+if mount_model "$M" "$U3" -o timeout=5; then
+    check "no Last-Modified: files show the mount time, not 1970 ($(stat -c %Y "$M/tensors/blk.0.f32/raw") >= $t0)" \
+        test "$(stat -c %Y "$M/tensors/blk.0.f32/raw")" -ge "$t0"
+    unmount "$M"
+else
+    fail "mount of a URL with an ETag and no Last-Modified"
 fi
 
 # ---- 3. secrets on the command line: in neither /proc/mounts, nor ps, nor models.tsv
@@ -321,13 +332,16 @@ HF_ENDPOINT=http://127.0.0.1:$HPX "$GGUFFS" hf://org/repo@v2 "$M" "${NO[@]}" -o 
 check "offline: another revision is not taken from the cache" test $? != 0
 grep -qs " $M fuse" /proc/mounts && unmount "$M"
 : >"$TMP/afile"
+mkdir -p "$TMP/cwd"
 for v in "" "/proc/gguffs-none/x" "$TMP/afile"; do
-    "$GGUFFS" "$HTTP_URL/data.gguf" "$M" -o timeout=5,cache_dir="$v" 2>"$TMP/err"
+    # (run from a folder of its own: an empty value meant the current one)
+    (cd "$TMP/cwd" && exec "$GGUFFS" "$HTTP_URL/data.gguf" "$M" -o timeout=5,cache_dir="$v") 2>"$TMP/err"
     rc=$?
     check "-o cache_dir='$v': exit 2 ($rc), naming the option ($(cat "$TMP/err"))" \
         sh -c "[ $rc = 2 ] && grep -q -- '-o cache_dir=' '$TMP/err'"
     grep -qs " $M fuse" /proc/mounts && unmount "$M"
 done
+check "-o cache_dir='': no cache made in the current folder ($(ls -A "$TMP/cwd" | tr '\n' ' '))" test -z "$(ls -A "$TMP/cwd")"
 
 # a hung hub while a model of the repository is first looked into: the look
 # is bounded by -o timeout as a read is (5 retries)
