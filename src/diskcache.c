@@ -27,6 +27,7 @@
 #define MAGIC "GGUFFSB2" /* (B1 files, another checksum, read as damaged) */
 #define HEAD 40
 #define STRAY_TMP_SECONDS 600 /* temporary files older than this were left by a killed writer */
+#define META_MAX (64 << 20)    /* bytes of what is known of one URL (a listing) */
 
 struct gg_diskcache {
     char *dir;
@@ -138,18 +139,29 @@ gg_diskcache *gg_diskcache_open(const char *dir, uint64_t max_bytes, gg_err *e)
     }
     d->max = max_bytes;
     pthread_mutex_init(&d->evict_lock, NULL);
+    /* Its parents too (~/.cache may not exist yet), private as XDG asks. */
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *q = p + 1; (q = strchr(q, '/')); q++) {
+        *q = 0;
+        if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+            gg_fail_errno(e, errno, "cannot make %s", p);
+            gg_diskcache_close(d);
+            return NULL;
+        }
+        *q = '/';
+    }
     const char *subs[] = {"", "/objects", "/urls"};
     for (int i = 0; i < 3; i++) {
         snprintf(p, sizeof p, "%s%s", dir, subs[i]);
         if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-            gg_fail_errno(e, errno, "cache_dir %s", p);
+            gg_fail_errno(e, errno, "cannot make %s", p);
             gg_diskcache_close(d);
             return NULL;
         }
     }
     snprintf(p, sizeof p, "%s/objects", dir);
     if (access(p, W_OK) != 0) {
-        gg_fail_errno(e, errno, "cache_dir %s", p);
+        gg_fail_errno(e, errno, "cannot write in %s", p);
         gg_diskcache_close(d);
         return NULL;
     }
@@ -333,14 +345,19 @@ int gg_diskcache_get_meta(gg_diskcache *d, const char *url, gg_buf *meta)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/urls/%016" PRIx64, d->dir, gg_hash64(url, strlen(url), 0));
-    char buf[8192];
-    ssize_t n = read_file(path, buf, sizeof buf - 1);
-    if (n <= 0)
+    /* (a repository's listing may be long: the file whole, within reason) */
+    struct stat st;
+    if (stat(path, &st) != 0 || st.st_size <= 0 || st.st_size > META_MAX)
         return -1;
-    buf[n] = 0;
+    char *buf = malloc((size_t)st.st_size + 1);
+    ssize_t n = buf ? read_file(path, buf, (size_t)st.st_size) : -1;
     size_t ul = strlen(url);
-    if ((size_t)n <= ul || strncmp(buf, url, ul) || buf[ul] != '\n')
-        return -1;
-    gg_buf_puts(meta, buf + ul + 1);
-    return meta->oom ? -1 : 0;
+    int ok = n > 0 && (size_t)n > ul && !strncmp(buf, url, ul) && buf[ul] == '\n';
+    if (ok) {
+        buf[n] = 0;
+        gg_buf_puts(meta, buf + ul + 1);
+        ok = !meta->oom;
+    }
+    free(buf);
+    return ok ? 0 : -1;
 }

@@ -22,6 +22,7 @@
 
 #include "gguffs/log.h"
 #include "gguffs/mountinfo.h"
+#include "gguffs/scope.h"
 #include "gguffs/tlbuf.h"
 
 #define FOREVER 86400.0 /* seconds: nothing here ever changes */
@@ -101,15 +102,84 @@ static void inval_entry(void *arg, gg_ino parent, const char *name)
 
 static void inval_inode(void *arg, gg_ino ino) { fuse_lowlevel_notify_inval_inode(arg, ino, 0, 0); }
 
+static void on_interrupt(fuse_req_t req, void *stop)
+{
+    (void)req;
+    atomic_store((_Atomic int *)stop, 1);
+}
+
+/* Has the reading thread a signal waiting (Ctrl-C), or is it gone? The
+ * kernel interrupts a read its reader waits on (FUSE_INTERRUPT), but not a
+ * read-ahead request of the page cache: its reader waits on the pages that
+ * request fills, killable only, with the signal pending until the request
+ * is answered. /proc shows the signal. */
+static int reader_gave_up(void *arg)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)(intptr_t)arg);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return errno == ENOENT;
+    unsigned long long pnd = 0, shd = 0, blk = 0, ign = 0;
+    while (fgets(line, sizeof line, f)) {
+        sscanf(line, "SigPnd: %llx", &pnd);
+        sscanf(line, "ShdPnd: %llx", &shd);
+        sscanf(line, "SigBlk: %llx", &blk);
+        sscanf(line, "SigIgn: %llx", &ign);
+    }
+    fclose(f);
+    return ((pnd | shd) & ~blk & ~ign) != 0;
+}
+
+/* What bounds a request that may reach a server (remote models): answered
+ * within -o timeout, whatever it waits for, and stopped early once its
+ * caller gave up: interrupted (FUSE interrupt), or signalled while it waits
+ * on a read-ahead. Begin before the tree call, end before replying. */
+typedef struct req_scope {
+    _Atomic int stop;
+    gg_scope scope;
+} req_scope;
+
+static void scope_begin(ctx *c, fuse_req_t req, req_scope *rs)
+{
+    if (!c->o->net)
+        return;
+    pid_t pid = fuse_req_ctx(req)->pid;
+    atomic_init(&rs->stop, 0);
+    gg_scope_init(&rs->scope, (int64_t)gg_net_options(c->o->net)->timeout_s * 1000, &rs->stop,
+                  pid > 0 ? reader_gave_up : NULL, (void *)(intptr_t)pid);
+    fuse_req_interrupt_func(req, on_interrupt, &rs->stop);
+    gg_scope_set(&rs->scope);
+}
+
+/* Did the caller give up? */
+static int scope_end(ctx *c, fuse_req_t req, req_scope *rs)
+{
+    if (!c->o->net)
+        return 0;
+    gg_scope_set(NULL);
+    fuse_req_interrupt_func(req, NULL, NULL); /* (waits for a call in progress: stop is ours) */
+    return atomic_load(&rs->stop) || atomic_load(&rs->scope.given_up);
+}
+
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
     ctx *c = ctx_of(req);
     gg_err e;
     gg_ino ino;
     struct fuse_entry_param ep = {0};
-    if (gg_tree_lookup(c->tree, parent, name, &ino, &e)) {
+    gg_attr a;
+    req_scope rs; /* (a lookup into a remote model's folder opens it) */
+    scope_begin(c, req, &rs);
+    int found = gg_tree_lookup(c->tree, parent, name, &ino, &e) == 0;
+    int rc = found ? gg_tree_getattr(c->tree, ino, &a, &e) : -1;
+    int gave_up = scope_end(c, req, &rs);
+    if (!found) {
         if (e.code != GG_E_NOENT) {
-            reply_error(req, &e);
+            if (gave_up)
+                fuse_reply_err(req, EINTR);
+            else
+                reply_error(req, &e);
             return;
         }
         /* Cache the miss too: names never appear later. */
@@ -117,8 +187,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
         fuse_reply_entry(req, &ep);
         return;
     }
-    gg_attr a;
-    if (gg_tree_getattr(c->tree, ino, &a, &e)) {
+    if (rc) {
         reply_error(req, &e);
         return;
     }
@@ -183,9 +252,16 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, s
         full = add_entry(&d, ".", ino, GG_K_DIR);
     if (!full && d.next == 1)
         full = add_entry(&d, "..", gg_tree_parent(c->tree, ino), GG_K_DIR);
-    if (!full && gg_tree_readdir(c->tree, ino, d.next - 2, add_child, &d, &e)) {
+    req_scope rs; /* (listing a remote model's folder opens it) */
+    scope_begin(c, req, &rs);
+    int rc = !full ? gg_tree_readdir(c->tree, ino, d.next - 2, add_child, &d, &e) : 0;
+    int gave_up = scope_end(c, req, &rs);
+    if (rc) {
         free(d.p);
-        reply_error(req, &e);
+        if (gave_up)
+            fuse_reply_err(req, EINTR);
+        else
+            reply_error(req, &e);
         return;
     }
     fuse_reply_buf(req, d.p, d.used);
@@ -243,12 +319,6 @@ static gg_tlbuf reply_buf = GG_TLBUF_INIT;
 
 /* Replies go out from where the bytes are (cached pages, texts) when they
  * can: the kernel copies once, into the page cache or the reader. */
-static void on_interrupt(fuse_req_t req, void *stop)
-{
-    (void)req;
-    atomic_store((_Atomic int *)stop, 1);
-}
-
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
 {
     ctx *c = ctx_of(req);
@@ -259,20 +329,12 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
     }
     gg_err e;
     gg_ref ref;
-    /* A reader interrupted by a signal (Ctrl-C) stops this thread's network
-     * requests: it need not wait for a hung server's timeouts. */
-    _Atomic int stop = 0;
-    if (c->o->net) {
-        fuse_req_interrupt_func(req, on_interrupt, &stop);
-        gg_net_thread_stop_flag(&stop);
-    }
+    req_scope rs;
+    scope_begin(c, req, &rs);
     ssize_t got = gg_tree_read_ref(c->tree, ino, (gg_open_file *)(uintptr_t)fi->fh, buf, size, (uint64_t)off, &ref, &e);
-    if (c->o->net) {
-        gg_net_thread_stop_flag(NULL);
-        fuse_req_interrupt_func(req, NULL, NULL); /* (waits for a call in progress: stop is ours) */
-    }
+    int gave_up = scope_end(c, req, &rs);
     if (got < 0) {
-        if (atomic_load(&stop))
+        if (gave_up)
             fuse_reply_err(req, EINTR);
         else
             reply_error(req, &e);

@@ -134,13 +134,29 @@ static int claim_mountpoint(const char *given, const char *mp, int *lock)
     return rc;
 }
 
-/* fsname=<path> with the option separators escaped. */
-static char *fsname_opt(const char *path)
+/* A model as every local user may see it (the mount's source in
+ * /proc/mounts, the daemon's command line in ps): a URL without
+ * user:password@ and without its query string. Malloc'ed. */
+static char *public_spec(const char *spec)
 {
-    size_t n = strlen(path);
-    char *s = malloc(2 * n + 16);
-    if (!s)
+    if (!gg_source_is_url(spec))
+        return strdup(spec);
+    char *s = gg_url_display(spec);
+    if (s)
+        s[strcspn(s, "?")] = 0;
+    return s;
+}
+
+/* fsname=<model> with the option separators escaped. */
+static char *fsname_opt(const char *spec)
+{
+    char *path = public_spec(spec);
+    size_t n = path ? strlen(path) : 0;
+    char *s = path ? malloc(2 * n + 16) : NULL;
+    if (!s) {
+        free(path);
         return NULL;
+    }
     char *o = s + sprintf(s, "fsname=");
     for (const char *p = path; *p; p++) {
         if (*p == ',' || *p == '\\')
@@ -148,7 +164,59 @@ static char *fsname_opt(const char *path)
         *o++ = *p;
     }
     *o = 0;
+    free(path);
     return s;
+}
+
+/* Write `now` over the argument `arg` in place (never longer; the rest
+ * zeroed): /proc/PID/cmdline reads the process's own memory. */
+static void overwrite_arg(char *arg, const char *now)
+{
+    size_t n = strlen(arg), k = strnlen(now, n);
+    memmove(arg, now, k);
+    memset(arg + k, 0, n - k);
+}
+
+/* Once parsed (options.c keeps copies), the command line that ps shows
+ * loses its secrets: URLs their credentials and query strings, -o header=
+ * options their values. */
+static void scrub_argv(int argc, char **argv)
+{
+    for (int i = 1, dashdash = 0; i < argc; i++) {
+        char *a = argv[i];
+        dashdash |= !strcmp(a, "--");
+        if (gg_source_is_url(a)) {
+            char *p = public_spec(a);
+            overwrite_arg(a, p ? p : "");
+            free(p);
+            continue;
+        }
+        char *o = !dashdash && !strncmp(a, "-o", 2) ? (a[2] ? a + 2 : i + 1 < argc ? argv[++i] : NULL) : NULL;
+        if (!o)
+            continue;
+        /* each header=NAME: VALUE among the comma-separated options */
+        char *out = malloc(strlen(o) + 1), *w = out;
+        if (!out)
+            continue;
+        for (const char *p = o; *p;) {
+            int hdr = !strncmp(p, "header=", 7);
+            const char *end = p;
+            while (*end && *end != ',')
+                end += end[0] == '\\' && end[1] ? 2 : 1;
+            const char *colon = hdr ? memchr(p, ':', (size_t)(end - p)) : NULL;
+            const char *keep = colon ? colon + 1 : end;
+            memcpy(w, p, (size_t)(keep - p));
+            w += keep - p;
+            for (int k = 0; colon && k < 3 && keep + k < end; k++)
+                *w++ = '*';
+            if (*end)
+                *w++ = *end++;
+            p = end;
+        }
+        *w = 0;
+        overwrite_arg(o, out);
+        free(out);
+    }
 }
 
 static int run_mount(gg_cli *c)
@@ -240,6 +308,7 @@ int main(int argc, char **argv)
         gg_cli_free(&c);
         return rc == 1 ? GG_EXIT_INTERNAL : GG_EXIT_USAGE;
     }
+    scrub_argv(argc, argv);
     gg_tool_opts to = {.json = c.json, .full = c.full, .open = &c.open, .reader = &c.reader,
                        .only = c.only, .n_only = c.n_only};
     switch (c.mode) {

@@ -207,10 +207,12 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
             break;
         }
         /* hf://ORG/REPO/FILE: one model, opened now; a whole repo: opened on first look. */
-        const char *slash = strchr(p + 5, '/');
-        int whole_repo = !slash || !strchr(slash + 1, '/');
+        int whole_repo = gg_hf_names_repo(p);
         for (int k = 0; k < count && !rc; k++) {
-            if (!whole_repo) {
+            if (ms[k].refused) {
+                fprintf(stderr, "gguffs: %s: the listing names \"%s\": not mounted (%s)\n", p, ms[k].path,
+                        ms[k].refused);
+            } else if (!whole_repo) {
                 rc = add_file(c, s, ms[k].url, &opened, &nopened);
             } else {
                 char name[4096];
@@ -256,12 +258,17 @@ int gg_mountset_one(gg_cli *c, gg_net **net, char **spec)
         fprintf(stderr, "gguffs: %s\n", e.msg);
         return gg_exit_for(e.code);
     }
-    if (count != 1) {
-        fprintf(stderr, "gguffs: %s names %d models; name one of them:\n", p, count);
+    int one = -1, mounted = 0;
+    for (int i = 0; i < count; i++)
+        if (!ms[i].refused && !mounted++)
+            one = i;
+    if (mounted != 1) {
+        fprintf(stderr, "gguffs: %s names %d models; name one of them:\n", p, mounted);
         for (int i = 0; i < count; i++)
-            fprintf(stderr, "  %s\n", ms[i].path);
+            if (!ms[i].refused)
+                fprintf(stderr, "  %s\n", ms[i].path);
         rc = GG_EXIT_USAGE;
-    } else if (!(*spec = strdup(ms[0].url))) {
+    } else if (!(*spec = strdup(ms[one].url))) {
         rc = GG_EXIT_INTERNAL;
     }
     gg_hf_free(ms, count);

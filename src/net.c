@@ -22,6 +22,7 @@
 
 #include "gguffs/diskcache.h"
 #include "gguffs/log.h"
+#include "gguffs/scope.h"
 
 /* A range request answered with the whole body is read up to the wanted
  * bytes; beyond this offset that costs too much and the read fails. */
@@ -29,6 +30,10 @@
 #define BACKOFF_FIRST_MS 200
 #define BACKOFF_MAX_MS 5000
 #define RETRY_AFTER_MAX_S 60
+/* A refused connection (or a host that does not resolve) is tried this many
+ * times more, quickly: a server that is down does not come back within the
+ * backoff of a read, and a reader must not wait for it. */
+#define REFUSED_RETRIES 1
 
 #define JOBS_MAX 256
 
@@ -254,6 +259,11 @@ gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
         return NULL;
     }
     if (o->cache_dir && !(n->disk = gg_diskcache_open(o->cache_dir, o->cache_dir_bytes, e))) {
+        /* (a folder that cannot be made or written is a bad option value) */
+        if (e && e->code != GG_E_NOMEM) {
+            e->code = GG_E_INVAL;
+            gg_err_prefix(e, "-o cache_dir=%s", o->cache_dir);
+        }
         gg_net_free(n);
         return NULL;
     }
@@ -312,9 +322,7 @@ void gg_net_free(gg_net *n)
 
 void gg_net_abort(gg_net *n) { atomic_store(&n->aborted, 1); }
 
-static _Thread_local const _Atomic int *thread_stop;
-void gg_net_thread_stop_flag(const _Atomic int *flag) { thread_stop = flag; }
-static int thread_stopped(void) { return thread_stop && atomic_load(thread_stop); }
+static int thread_stopped(void) { return gg_scope_stopped(); }
 
 void gg_net_set_probe(gg_net *n, int (*probe)(void *), void *arg)
 {
@@ -361,29 +369,6 @@ static void handle_put(gg_net *n, CURL *h)
         curl_easy_cleanup(h);
 }
 
-char *gg_url_display(const char *url)
-{
-    CURLU *u = curl_url();
-    char *out = NULL;
-    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK) {
-        curl_url_set(u, CURLUPART_USER, NULL, 0);
-        curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
-        char *q = NULL;
-        int had_query = curl_url_get(u, CURLUPART_QUERY, &q, 0) == CURLUE_OK && q && *q;
-        curl_free(q);
-        curl_url_set(u, CURLUPART_QUERY, NULL, 0);
-        curl_url_set(u, CURLUPART_FRAGMENT, NULL, 0);
-        char *s = NULL;
-        if (curl_url_get(u, CURLUPART_URL, &s, 0) == CURLUE_OK && s) {
-            if (asprintf(&out, "%s%s", s, had_query ? "?..." : "") < 0)
-                out = NULL;
-        }
-        curl_free(s);
-    }
-    curl_url_cleanup(u);
-    return out ? out : strdup("(a URL)");
-}
-
 /* ---- one response ---- */
 
 typedef struct xfer {
@@ -397,7 +382,13 @@ typedef struct xfer {
     int done;           /* we stopped the transfer on purpose: we have our bytes */
     int too_big;        /* whole-body GET over max_body */
     long retry_after;   /* seconds, -1 if none */
+    int refused;        /* the connection was refused (or the host unknown) */
+    int64_t stall_ms;   /* give up once no byte came for this long */
+    int64_t moved_ms;   /* when a byte last came (gg_scope_now_ms() clock) */
+    curl_off_t moved;   /* bytes by then */
+    int stalled;        /* given up for that */
     char location[4096];
+    char why[CURL_ERROR_SIZE]; /* libcurl's own words for a failure */
 } xfer;
 
 static void trim(char *s)
@@ -562,14 +553,27 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
     return len;
 }
 
+/* (libcurl calls it at least once a second) */
 static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
-    (void)dt, (void)dn, (void)ut, (void)un;
+    (void)dt, (void)ut, (void)un;
     xfer *x = arg;
     gg_net *n = x->n;
     if (n->probe && n->probe(n->probe_arg))
         atomic_store(&n->aborted, 1);
-    return atomic_load_explicit(&n->aborted, memory_order_relaxed) || thread_stopped();
+    if (atomic_load_explicit(&n->aborted, memory_order_relaxed) || thread_stopped())
+        return 1;
+    /* No byte for stall_ms (libcurl's low-speed check averages over
+     * seconds, so a burst before a stall hides it for that long). */
+    int64_t now = gg_scope_now_ms();
+    if (dn != x->moved) {
+        x->moved = dn;
+        x->moved_ms = now;
+    } else if (now - x->moved_ms >= x->stall_ms) {
+        x->stalled = 1;
+        return 1;
+    }
+    return 0;
 }
 
 /* ---- a request with its hops and retries ---- */
@@ -581,7 +585,7 @@ static int transient_curl(CURLcode c)
     switch (c) {
     case CURLE_COULDNT_CONNECT: case CURLE_COULDNT_RESOLVE_HOST: case CURLE_RECV_ERROR:
     case CURLE_SEND_ERROR: case CURLE_PARTIAL_FILE: case CURLE_GOT_NOTHING:
-    case CURLE_OPERATION_TIMEDOUT: case CURLE_SSL_CONNECT_ERROR: case CURLE_HTTP2:
+    case CURLE_OPERATION_TIMEDOUT: case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM: case CURLE_WEIRD_SERVER_REPLY:
         return 1;
     default:
@@ -589,13 +593,39 @@ static int transient_curl(CURLcode c)
     }
 }
 
-/* Run one hop to `url`. */
-static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int first_hop, xfer *x, gg_err *e)
+/* The server's certificate, or the CA to check it with, is not right:
+ * trying again gives the same answer. */
+static int certificate_curl(CURLcode c)
+{
+    switch (c) {
+    case CURLE_PEER_FAILED_VERIFICATION: case CURLE_SSL_CACERT_BADFILE: case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_ISSUER_ERROR: case CURLE_SSL_PINNEDPUBKEYNOTMATCH: case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_CRL_BADFILE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* A TLS handshake that failed because the connection broke (worth another
+ * try), not because the two sides disagree (a server that does not speak
+ * TLS: "wrong version number"; no common cipher or version; an alert). */
+static int handshake_broke(const char *why)
+{
+    return strstr(why, "SSL_ERROR_SYSCALL") || strstr(why, "reset") || strstr(why, "unexpected eof") ||
+           strstr(why, "timed out") || strstr(why, "Broken pipe");
+}
+
+/* Run one hop to `url`, done by deadline (gg_scope_now_ms() clock). */
+static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int first_hop, int64_t deadline,
+                       xfer *x, gg_err *e)
 {
     memset(x, 0, sizeof *x);
     x->n = n;
     x->g = g;
     x->retry_after = -1;
+    x->stall_ms = n->o.timeout_s >= 2 ? (int64_t)n->o.timeout_s * 500 : 1000;
+    x->moved_ms = gg_scope_now_ms();
     if (g->len)
         g->got = 0;
     struct curl_slist *hdr = NULL;
@@ -630,9 +660,15 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)n->o.timeout_s);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)n->o.timeout_s);
+    /* The whole hop ends by the deadline; a connection that brings no byte
+     * for half of -o timeout is given up early (on_progress), so that a
+     * retry still fits in the deadline. */
+    int64_t left = deadline - gg_scope_now_ms();
+    if (left < 1)
+        left = 1;
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)left);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)left);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->why);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
@@ -654,6 +690,12 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
     char *shown = gg_url_display(url);
     outcome out = OUTCOME_FAIL;
 
+    if (rc == CURLE_ABORTED_BY_CALLBACK && x->stalled && !atomic_load(&n->aborted)) {
+        gg_net_count(n, GG_NC_TIMEOUTS, 1);
+        gg_fail(e, GG_E_IO, "%s: no progress for %g s (-o timeout=)", shown, (double)x->stall_ms / 1000);
+        out = OUTCOME_RETRY;
+        goto done;
+    }
     if (rc == CURLE_ABORTED_BY_CALLBACK || atomic_load(&n->aborted)) {
         gg_fail(e, GG_E_IO, "%s: stopped (%s)", shown, atomic_load(&n->aborted) ? "unmounting" : "the read was interrupted");
         goto done;
@@ -670,16 +712,20 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
         } else if (rc == CURLE_WRITE_ERROR && g->len && x->status == 200) {
             gg_fail(e, GG_E_IO, "%s: the server ignores range requests and the bytes wanted are %" PRIu64
                     " bytes in (more than %llu MiB to skip)", shown, g->off, WHOLE_BODY_SKIP_MAX >> 20);
-        } else if (rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE) {
+        } else if (certificate_curl(rc)) {
             gg_fail(e, GG_E_ACCESS, "%s: TLS: %s (-o cafile=PATH names the CA to trust)", shown,
-                    curl_easy_strerror(rc));
-        } else if (transient_curl(rc)) {
+                    x->why[0] ? x->why : curl_easy_strerror(rc));
+        } else if (rc == CURLE_SSL_CONNECT_ERROR && !handshake_broke(x->why)) {
+            gg_fail(e, GG_E_IO, "%s: TLS handshake failed: %s (is it an https server?)", shown,
+                    x->why[0] ? x->why : curl_easy_strerror(rc));
+        } else if (transient_curl(rc) || rc == CURLE_SSL_CONNECT_ERROR) {
             gg_net_count(n, rc == CURLE_OPERATION_TIMEDOUT ? GG_NC_TIMEOUTS
                             : rc == CURLE_PARTIAL_FILE ? GG_NC_SHORT_BODIES : GG_NC_CONNECT_ERRORS, 1);
+            x->refused = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST;
             /* A timeout is an I/O error for the reader (EIO), as any other
              * failure to get the bytes. */
             if (rc == CURLE_OPERATION_TIMEDOUT)
-                gg_fail(e, GG_E_IO, "%s: no progress for %d s (-o timeout=)", shown, n->o.timeout_s);
+                gg_fail(e, GG_E_IO, "%s: no answer within the -o timeout= of %d s", shown, n->o.timeout_s);
             else
                 gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
             out = OUTCOME_RETRY;
@@ -767,8 +813,17 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
         goto done;
     }
     gg_net_count(n, GG_NC_S4XX, 1);
-    gg_fail(e, s == 401 || s == 403 ? GG_E_ACCESS : GG_E_IO, "%s: HTTP %d%s", shown, s,
-            s == 401 || s == 403 ? " (a token: $HF_TOKEN, or -o header='Authorization: ...')" : "");
+    if (s == 401 || s == 403) {
+        /* $HF_TOKEN is sent to the hub only: only the hub's refusal is helped by it. */
+        char *o = origin_of(url);
+        int hub = o && !strcmp(o, n->hf_host);
+        free(o);
+        gg_fail(e, GG_E_ACCESS, "%s: HTTP %d (%s)", shown, s,
+                hub ? "a token: $HF_TOKEN, or -o header='Authorization: ...'"
+                    : "credentials: -o header='Authorization: ...'");
+    } else {
+        gg_fail(e, GG_E_IO, "%s: HTTP %d", shown, s);
+    }
 done:
     free(shown);
     return out;
@@ -828,21 +883,38 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
     CURL *h = handle_get(n);
     if (!h)
         return gg_fail(ep, GG_E_NOMEM, "out of memory for an HTTP handle");
-    int rc = -1;
+    /* One deadline for the request, its redirects, retries and backoff
+     * included: -o timeout from now, or the calling thread's scope's (a
+     * FUSE read's) if that comes first. */
+    int64_t limit = (int64_t)n->o.timeout_s * 1000, left = gg_scope_left_ms();
+    int64_t deadline = gg_scope_now_ms() + (left < limit ? left : limit);
+    int rc = -1, refused = 0;
     size_t body_start = g->body ? g->body->len : 0;
     for (int attempt = 0;; attempt++) {
         if (atomic_load(&n->aborted) || thread_stopped()) {
-            gg_fail(ep, GG_E_IO, "%s: stopped (%s)", g->url,
+            char *shown = gg_url_display(g->url);
+            gg_fail(ep, GG_E_IO, "%s: stopped (%s)", shown,
                     atomic_load(&n->aborted) ? "unmounting" : "the read was interrupted");
+            free(shown);
+            break;
+        }
+        if (gg_scope_now_ms() >= deadline) {
+            char *shown = gg_url_display(g->url);
+            gg_fail(ep, GG_E_IO, "%s: no answer within the -o timeout= of %d s", shown, n->o.timeout_s);
+            free(shown);
             break;
         }
         char *url = strdup(g->url);
         outcome out = OUTCOME_FAIL;
         xfer x;
+        x.refused = 0;
+        x.retry_after = -1;
+        if (!url)
+            gg_fail(ep, GG_E_NOMEM, "out of memory");
         if (g->body)
             g->body->len = body_start;
         for (int hop = 0; url; hop++) {
-            out = one_hop(n, h, g, url, hop == 0, &x, ep);
+            out = one_hop(n, h, g, url, hop == 0, deadline, &x, ep);
             if (out != OUTCOME_HOP)
                 break;
             gg_net_count(n, GG_NC_REDIRECTS, 1);
@@ -866,13 +938,22 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
             break;
         }
         free(url);
-        if (out != OUTCOME_RETRY || g->no_retry || attempt >= n->o.retries) {
+        long wait = out == OUTCOME_RETRY ? backoff_ms(attempt, x.refused ? -1 : x.retry_after) : 0;
+        int again = out == OUTCOME_RETRY && !g->no_retry && attempt < n->o.retries &&
+                    !(x.refused && refused++ >= REFUSED_RETRIES);
+        if (again && gg_scope_now_ms() + wait >= deadline) {
+            /* No time left for the next try: fail now, not at the deadline. */
+            gg_err_prefix(ep, "after %d %s (no time left in the -o timeout= of %d s)", attempt + 1,
+                          attempt ? "tries" : "try", n->o.timeout_s);
+            break;
+        }
+        if (!again) {
             if (out == OUTCOME_RETRY)
                 gg_err_prefix(ep, "after %d %s", attempt + 1, attempt ? "tries" : "try");
             break;
         }
         gg_net_count(n, GG_NC_RETRIES, 1);
-        nap(n, backoff_ms(attempt, x.retry_after));
+        nap(n, wait);
     }
     if (rc)
         gg_net_count(n, ep->code == GG_E_STALE ? GG_NC_STALE : GG_NC_FAILED, 1);
@@ -969,7 +1050,7 @@ void gg_net_stats_text(gg_net *n, gg_buf *out)
         "http_connect_errors", "http_timeouts", "http_short_bodies", "http_wrong_ranges",
         "http_whole_bodies", "net_mem_cache_hits", "net_mem_cache_misses", "net_disk_cache_hits",
         "net_disk_cache_misses", "net_disk_cache_writes", "net_disk_cache_corrupt", "net_blocks_prefetched",
-        "http_stale"};
+        "http_stale", "http_known_failing"};
     for (int i = 0; i < GG_NC_COUNT; i++)
         gg_buf_printf(out, "%-28s %20" PRIu64 "\n", names[i], atomic_load(&n->counters[i]));
     gg_cache_stats s;

@@ -50,13 +50,14 @@ void gg_cli_usage(FILE *out)
             "  --hf-cache              the Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub)\n"
             "  --lmstudio              LM Studio's models (~/.lmstudio/models)\n"
             "remote models (https://..., hf://ORG/REPO[@REV][/FILE.gguf]):\n"
-            "  -o timeout=SECONDS      connect and no-progress timeout (default 30)\n"
+            "  -o timeout=SECONDS      the longest a remote read waits, retries included (default 30)\n"
             "  -o retries=N            tries after the first for transient failures (default 5)\n"
             "  -o cafile=PATH          CA certificates to trust (also $CURL_CA_BUNDLE)\n"
             "  -o header='NAME: VALUE' an HTTP header for the models' own host (repeatable)\n"
             "  -o net_cache=SIZE       downloaded blocks kept in memory (default 256M)\n"
             "  -o cache_dir=DIR        keep downloaded blocks on disk (default: off)\n"
             "  -o cache_dir_size=SIZE  bound of cache_dir (default 10G)\n"
+            "  -o unvalidated          mount URLs whose server sends no ETag and no Last-Modified\n"
             "  -o OPT                  any other option is passed to libfuse (e.g. allow_other)\n"
             "\n"
             "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot open model, 4 model is not\n"
@@ -217,15 +218,17 @@ static int one_option(gg_cli *c, const char *opt)
     const char *val = eq ? eq + 1 : NULL;
 #define IS(s) (nl == strlen(s) && memcmp(opt, s, nl) == 0)
     unsigned long long v;
-    if (IS("direct_io") || IS("clone_fd")) {
+    if (IS("direct_io") || IS("clone_fd") || IS("unvalidated")) {
         if (val) {
             fprintf(stderr, "gguffs: -o %s takes no value\n", opt);
             return -1;
         }
         if (IS("direct_io"))
             c->fuse.direct_io = 1;
-        else
+        else if (IS("clone_fd"))
             c->fuse.clone_fd = 1;
+        else
+            c->net.unvalidated = 1;
         return 0;
     }
     if (!val) {
@@ -307,6 +310,10 @@ static int one_option(gg_cli *c, const char *opt)
             return -1;
         c->net.cache_dir_bytes = v;
     } else if (IS("cafile") || IS("cache_dir")) {
+        if (!*val) {
+            fprintf(stderr, "gguffs: -o %.*s= needs a %s\n", (int)nl, opt, IS("cafile") ? "file" : "folder");
+            return -1;
+        }
         /* Kept absolute: the daemon changes to / once in the background. */
         char *abs = realpath(val, NULL);
         if (!abs && IS("cafile")) {

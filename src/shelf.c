@@ -470,7 +470,10 @@ int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *open
         en->model = opened;
         en->checked = opened != NULL;
         en->size = opened ? opened->size : 0;
-        en->mtime = opened ? opened->mtime : (struct timespec){0};
+        if (opened)
+            en->mtime = opened->mtime;
+        else /* (a URL opened on first look: until then, the mount's time, not 1970) */
+            clock_gettime(CLOCK_REALTIME, &en->mtime);
         rc = show(s, en);
     }
     drop_notes(s); /* nobody to tell yet */
@@ -801,6 +804,17 @@ static int transient(const gg_err *e)
     }
 }
 
+/* The same for a URL: only a server that did not answer (I/O, timeouts). */
+static int remote_transient(const gg_err *e)
+{
+    switch (e->code) {
+    case GG_E_NOMEM: case GG_E_IO: case GG_E_STALE: case GG_E_TIMEOUT: case GG_E_AGAIN:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 #define MAX_TRIES 3 /* then a transient failure counts as the file's */
 
 /* en failed to open for a reason that may pass (mu held): logged once, left
@@ -899,10 +913,16 @@ void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry
                 en->first_mtime = en->model->mtime;
             }
         } else {
-            int later = strstr(en->spec, "://") || (transient(&err) && failed_for_now(s, en, &err) == 0);
+            /* A remote model that fails for a reason of its own (404, 401,
+             * not a GGUF file, no validator) goes to .errors; one whose
+             * server did not answer is tried again at the next look. */
+            int later = strstr(en->spec, "://") ? remote_transient(&err)
+                                                : transient(&err) && failed_for_now(s, en, &err) == 0;
             pthread_mutex_unlock(&en->mu);
             if (!later)
                 failed(s, en, &err);
+            if (!later && err.code == GG_E_NOTFOUND)
+                err.code = GG_E_IO; /* (a folder whose listing says ENOENT looks empty to ls) */
             if (e)
                 *e = err;
             return NULL;
@@ -1430,6 +1450,16 @@ static void models_in_order(const gg_shelf *s, uint32_t dir, uint32_t *ids, uint
     }
 }
 
+/* Where a model comes from, for models.tsv and .errors: a URL without its
+ * credentials and query string. */
+static void spec_field(gg_buf *out, const char *spec)
+{
+    char *shown = gg_source_is_url(spec) ? gg_url_display(spec) : NULL;
+    const char *v = shown ? shown : gg_source_is_url(spec) ? "(a URL)" : spec;
+    gg_tsv_field(out, v, strlen(v));
+    free(shown);
+}
+
 void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
 {
     gg_buf_puts(out, "name\tarchitecture\tparameters\tmain_type\tbits_per_weight\tbytes\tpath\n");
@@ -1493,7 +1523,7 @@ void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
             } else { /* (cannot be opened just now: its figures are not known) */
                 gg_buf_printf(out, "-\t-\t-\t-\t%" PRIu64 "\t", en->size);
             }
-            gg_tsv_field(out, en->spec, strlen(en->spec));
+            spec_field(out, en->spec);
             gg_buf_put(out, "\n", 1);
             gg_buf_free(&name);
         }
@@ -1512,7 +1542,7 @@ void gg_shelf_errors(gg_shelf *s, gg_buf *out)
             continue;
         /* "FILE: offset N: what" -> N; messages without an offset give "-" */
         const char *o = strstr(en->error, ": offset ");
-        gg_tsv_field(out, en->spec, strlen(en->spec));
+        spec_field(out, en->spec);
         if (o)
             gg_buf_printf(out, "\t%" PRIu64 "\t", (uint64_t)strtoull(o + 9, NULL, 10));
         else

@@ -13,6 +13,10 @@
  * GETs go to the URL the last answer came from (after the hub's redirect)
  * with If-Match; if that fails (a presigned URL expired), to the original.
  *
+ * A range whose GET failed fails at once, without asking again, for a
+ * moment (FAILED_KEEP_MS): the kernel repeats a failed read-ahead as a read
+ * of its first page at once, and that must not wait for the server again.
+ *
  * A sequential reader gets read-ahead: once a stream has read a block's
  * worth, the blocks of a window ahead of it are fetched by the net's
  * workers, a quarter of the window per GET, so several range GETs are in
@@ -31,12 +35,15 @@
 #include "gguffs/diskcache.h"
 #include "gguffs/log.h"
 #include "gguffs/net.h"
+#include "gguffs/scope.h"
 #include "gguffs/source.h"
 
 #define WINDOW_MIN (8ull << 20)
 #define WINDOW_MAX (128ull << 20)
 #define CHUNK_MAX (8ull << 20) /* bytes per read-ahead GET */
 #define STREAMS 4 /* sequential readers followed at once per source */
+#define FAILED_KEEP_MS 1000 /* a range that failed fails at once for this long */
+#define FAILED_RUNS 4       /* failed ranges remembered per source */
 
 typedef struct stream {
     uint64_t start, next; /* the bytes it read: [start, next) */
@@ -46,6 +53,12 @@ typedef struct stream {
     uint64_t used;        /* for replacing the least recently used */
     int header;           /* from byte 0, each read where the last ended: the header parser */
 } stream;
+
+typedef struct failed_run {
+    uint64_t b0, b1;  /* blocks [b0, b1) */
+    int64_t until;    /* gg_scope_now_ms() clock; 0: free */
+    gg_err err;       /* why */
+} failed_run;
 
 typedef struct http_source {
     gg_source s;
@@ -62,13 +75,15 @@ typedef struct http_source {
     char linked_etag[160];
     char repo_commit[64];
     int offline;        /* opened from the disk cache: no network */
+    int unvalidated;    /* no ETag, no Last-Modified: only the size is checked (-o unvalidated) */
     _Atomic int logged_stale;
     _Atomic int disk_fed;  /* the last blocks filled all came from the disk cache */
     _Atomic long long logged_io; /* when a failed read was last logged (s) */
-    pthread_mutex_t lock; /* guards effective, streams, use */
+    pthread_mutex_t lock; /* guards effective, streams, use, failed */
     char *effective;    /* the URL the last answer came from */
     stream streams[STREAMS];
     uint64_t use;
+    failed_run failed[FAILED_RUNS];
 } http_source;
 
 static uint64_t block_key(const http_source *h, uint64_t b) { return (uint64_t)h->sid << 40 | b; }
@@ -114,7 +129,7 @@ static int same_object(http_source *h, const gg_http_get *g, gg_err *e)
 }
 
 /* GET bytes [off, off+len) into dst, checked. */
-static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
+static int fetch_passes(http_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
 {
     if (h->offline)
         return gg_fail(e, GG_E_IO, "%s: bytes %" PRIu64 "-%" PRIu64 " are not in the disk cache and the server "
@@ -163,6 +178,57 @@ static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *const *par
     }
     free(eff);
     return gg_fail(e, GG_E_IO, "%s: no answer", h->s.name);
+}
+
+/* The same within one deadline, both passes: the caller's (a FUSE
+ * request's, scope.h), else -o timeout from now (read-ahead jobs, header
+ * reads at mount): readers may wait for these blocks. */
+static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
+{
+    gg_scope own, *outer = gg_scope_get();
+    if (!outer) {
+        gg_scope_init(&own, (int64_t)gg_net_options(h->net)->timeout_s * 1000, NULL, NULL, NULL);
+        gg_scope_set(&own);
+    }
+    int rc = fetch_passes(h, off, len, parts, e);
+    if (!outer)
+        gg_scope_set(NULL);
+    return rc;
+}
+
+/* Did a GET of blocks overlapping [b0, b1) fail a moment ago? Then fail
+ * the same way now. */
+static int known_failing(http_source *h, uint64_t b0, uint64_t b1, gg_err *e)
+{
+    int64_t now = gg_scope_now_ms(), ago = -1;
+    gg_err why;
+    pthread_mutex_lock(&h->lock);
+    for (int i = 0; i < FAILED_RUNS && ago < 0; i++) {
+        const failed_run *f = &h->failed[i];
+        if (f->until > now && f->b0 < b1 && b0 < f->b1) {
+            ago = now - (f->until - FAILED_KEEP_MS);
+            why = f->err;
+        }
+    }
+    pthread_mutex_unlock(&h->lock);
+    if (ago < 0)
+        return 0;
+    gg_net_count(h->net, GG_NC_KNOWN_FAILING, 1);
+    gg_err_prefix(&why, "failed %lld ms ago, not asked again within %d ms", (long long)ago, FAILED_KEEP_MS);
+    if (e)
+        *e = why;
+    return -1;
+}
+
+static void remember_failing(http_source *h, uint64_t b0, uint64_t b1, const gg_err *why)
+{
+    pthread_mutex_lock(&h->lock);
+    failed_run *f = &h->failed[0];
+    for (int i = 1; i < FAILED_RUNS; i++)
+        if (h->failed[i].until < f->until)
+            f = &h->failed[i];
+    *f = (failed_run){b0, b1, gg_scope_now_ms() + FAILED_KEEP_MS, *why};
+    pthread_mutex_unlock(&h->lock);
 }
 
 /* A fresh block buffer (the block cache maps them) faults in on its first
@@ -217,8 +283,15 @@ static int fill_blocks(http_source *h, uint64_t b0, uint64_t b1, gg_page **pg, g
                 parts[b - first_missing] = scratch;
             }
         }
-        if (rc == 0)
-            rc = fetch(h, lo, hi - lo, parts, e);
+        gg_err fe;
+        if (rc == 0 && (rc = known_failing(h, first_missing, last_missing + 1, e)) == 0) {
+            rc = fetch(h, lo, hi - lo, parts, &fe);
+            /* (a read whose reader gave up, or a stale object, says nothing of the range) */
+            if (rc && fe.code != GG_E_STALE && !h->offline && !gg_scope_stopped())
+                remember_failing(h, first_missing, last_missing + 1, &fe);
+            if (rc && e)
+                *e = fe;
+        }
         for (uint64_t b = first_missing; b <= last_missing; b++) {
             gg_page *p = pg[b - b0];
             if (!p)
@@ -262,7 +335,7 @@ static void prefetch_job(void *obj, uint64_t b0, uint64_t b1)
         }
         gg_page *keep[64];
         memcpy(keep, pg, (b - r0) * sizeof *pg);
-        fill_blocks(h, r0, b, pg, NULL);
+        fill_blocks(h, r0, b, pg, NULL); /* (within -o timeout: fetch) */
         gg_net_count(h->net, GG_NC_PREFETCHED, b - r0);
         for (uint64_t k = 0; k < b - r0; k++)
             gg_cache_unpin(h->cache, keep[k]);
@@ -421,6 +494,10 @@ static void http_describe(gg_source *s, gg_buf *out)
         gg_buf_puts(out, ", \"repo_commit\": ");
         gg_json_string(out, h->repo_commit, strlen(h->repo_commit));
     }
+    if (h->unvalidated)
+        gg_buf_puts(out, ", \"validated\": false, \"validation\": \"none: the server sends no ETag and no "
+                         "Last-Modified (-o unvalidated); only the size is checked, so a new version of the "
+                         "same size is not seen; not kept in the disk cache\"");
 }
 
 static void http_close(gg_source *s)
@@ -456,6 +533,12 @@ static int set_identity(http_source *h, const gg_http_get *g)
     return h->okey ? 0 : -1;
 }
 
+/* Can a change of the object on the server be seen? */
+static int has_validator(const http_source *h)
+{
+    return h->etag[0] || h->weak_etag[0] || h->last_modified[0] || h->linked_etag[0];
+}
+
 /* The meta line kept in the disk cache for offline opens. */
 static void save_meta(http_source *h)
 {
@@ -487,7 +570,7 @@ static int load_meta(http_source *h)
         snprintf(g.linked_etag, sizeof g.linked_etag, "%s", f[4]);
         snprintf(g.repo_commit, sizeof g.repo_commit, "%s", f[5]);
         h->s.mtime.tv_sec = (time_t)strtoll(f[6], NULL, 10);
-        ok = set_identity(h, &g) == 0;
+        ok = set_identity(h, &g) == 0 && has_validator(h);
     }
     gg_buf_free(&m);
     return ok ? 0 : -1;
@@ -530,7 +613,18 @@ gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e)
             h->s.mtime.tv_sec = timegm(&tm);
         h->effective = g.final_url;
         g.final_url = NULL;
-        if (set_identity(h, &g) == 0 && (g.got == block_len(h, 0) || h->s.size == 0)) {
+        if (set_identity(h, &g) != 0 || (g.got != block_len(h, 0) && h->s.size != 0)) {
+            rc = gg_fail(&ge, GG_E_IO, "%s: the first answer was incomplete", h->s.name);
+        } else if (!has_validator(h) && !gg_net_options(net)->unvalidated) {
+            rc = gg_fail(&ge, GG_E_UNSUPPORTED, "%s: the server sends no ETag and no Last-Modified: a new version "
+                         "of the file on the server could not be told from the one mounted, and the bytes of "
+                         "both would be mixed; -o unvalidated mounts it anyway (without the disk cache)",
+                         h->s.name);
+        } else {
+            if (!has_validator(h)) {
+                h->unvalidated = 1;
+                h->disk = NULL; /* (its blocks could not be told from another version's) */
+            }
             save_meta(h);
             if (h->s.size) {
                 int st;
@@ -546,8 +640,6 @@ gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e)
                     gg_net_count(net, GG_NC_DISK_WRITES, 1);
                 }
             }
-        } else {
-            rc = gg_fail(&ge, GG_E_IO, "%s: the first answer was incomplete", h->s.name);
         }
     } else if ((ge.code == GG_E_IO || ge.code == GG_E_TIMEOUT) && load_meta(h) == 0) {
         /* Unreachable, but cached: serve what the disk cache holds. */
@@ -563,6 +655,8 @@ gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e)
         http_close(&h->s);
         return NULL;
     }
+    if (!h->s.mtime.tv_sec) /* (no Last-Modified: when it was mounted, not 1970) */
+        clock_gettime(CLOCK_REALTIME, &h->s.mtime);
     return &h->s;
 }
 

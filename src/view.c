@@ -25,6 +25,7 @@
 
 #include "gguffs/halfconv.h"
 #include "gguffs/log.h"
+#include "gguffs/scope.h"
 #include "gguffs/tlbuf.h"
 
 #define QUEUE_LEN 1024
@@ -459,14 +460,18 @@ static int fill_claimed(gg_reader *r, const gg_model *m, const gg_tensor *t, con
         atomic_fetch_add_explicit(&r->parallel_fills, 1, memory_order_relaxed);
     int failed = 0;
     gg_err first = {GG_OK, ""};
+    gg_scope *scope = gg_scope_get(); /* the caller's bound holds in every thread */
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 1) if (nth > 1)
     for (uint64_t i = 0; i < p->np; i++) {
         gg_err fe;
+        gg_scope *own = gg_scope_get();
+        gg_scope_set(scope);
         if (st[i] == GG_PIN_FILL && fill_page(r, m, t, p->pe, p->p0 + i, ref->pages[i], &fe) != 0) {
 #pragma omp critical(gg_fill_error)
             if (!failed++)
                 first = fe;
         }
+        gg_scope_set(own);
     }
     if (failed && e)
         *e = first;

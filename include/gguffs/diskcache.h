@@ -32,7 +32,8 @@ int gg_diskcache_get(gg_diskcache *d, const char *key, uint64_t block, void *dst
 /* Keep a block (errors are ignored: the cache is best effort). */
 void gg_diskcache_put(gg_diskcache *d, const char *key, uint64_t block, const void *src, size_t len);
 
-/* What is known of a URL (one line of text), and its object key. */
+/* What is known of a URL, or of any key (text, up to 64 MiB: an hf://
+ * repository's listing is kept this way too). */
 void gg_diskcache_put_meta(gg_diskcache *d, const char *url, const char *meta);
 int gg_diskcache_get_meta(gg_diskcache *d, const char *url, gg_buf *meta);
 

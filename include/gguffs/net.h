@@ -10,12 +10,18 @@
  *    of them and only to http/https; the Hugging Face token and the -o header
  *    headers go to the host (and port) they were given for only, never to a
  *    host a redirect points at (the hub sends downloads to a CDN);
- *  - connection errors, low-speed timeouts, 408, 429 (its Retry-After
- *    honoured) and 5xx are retried with exponential backoff and jitter, then
- *    the request fails (GG_E_IO, also for timeouts); 412 (If-Match failed) is
- *    GG_E_STALE; 404 GG_E_NOTFOUND; 401/403 GG_E_ACCESS;
- *  - no request waits for ever: every one is bounded by the timeout, the
- *    retries, and gg_net_abort(), which makes all of them stop at once.
+ *  - connection errors, connections that make no progress for half of the
+ *    timeout, 408, 429 (its Retry-After honoured) and 5xx are retried with
+ *    exponential backoff and jitter, then the request fails (GG_E_IO, also
+ *    for timeouts); a refused connection is tried once more only; 412
+ *    (If-Match failed) is GG_E_STALE; 404 GG_E_NOTFOUND; 401/403
+ *    GG_E_ACCESS; a certificate that does not verify, or a TLS handshake the
+ *    two sides cannot agree on, fails at once, with libcurl's reason;
+ *  - no request waits for ever: each one, its redirects, retries and
+ *    backoff included, ends within the timeout, or by the deadline of the
+ *    calling thread's scope (scope.h: a FUSE read's) if that comes first; it
+ *    stops early when that scope's caller gives up, and gg_net_abort() makes
+ *    all of them stop at once.
  * It knows nothing of GGUF, caches or validators' meaning: callers say which
  * If-Match to send and check what comes back (source_http.c). */
 #ifndef GGUFFS_NET_H
@@ -36,7 +42,7 @@
 typedef struct gg_net gg_net;
 
 typedef struct gg_net_opts {
-    int timeout_s;            /* connect and no-progress timeout, seconds (default 30) */
+    int timeout_s;            /* the longest a request takes, retries included, seconds (default 30) */
     int retries;              /* tries after the first for transient failures (default 5) */
     const char *cafile;       /* CA bundle; NULL: $CURL_CA_BUNDLE, else the system store */
     const char *headers[GG_NET_MAX_HEADERS]; /* "Name: value", sent to the URLs' own hosts */
@@ -48,6 +54,8 @@ typedef struct gg_net_opts {
     const char *cache_dir;    /* persistent block cache; NULL: none */
     uint64_t cache_dir_bytes; /* its bound (default 10G) */
     int prefetch_threads;     /* range requests in flight for read-ahead (default 4) */
+    int unvalidated;          /* open objects without ETag and Last-Modified too (only their size is
+                               * checked; never in the disk cache); else they are refused */
 } gg_net_opts;
 
 void gg_net_default_opts(gg_net_opts *o);
@@ -61,11 +69,6 @@ void gg_net_free(gg_net *n);
 void gg_net_abort(gg_net *n);
 /* The same whenever probe(arg) says so (checked while transfers run). */
 void gg_net_set_probe(gg_net *n, int (*probe)(void *), void *arg);
-/* The calling thread's requests stop (fail, not retried) once *flag is
- * non-zero: a FUSE read whose caller was interrupted by a signal. NULL: no
- * flag. Checked about once a second while a transfer runs. */
-void gg_net_thread_stop_flag(const _Atomic int *flag);
-
 const gg_net_opts *gg_net_options(const gg_net *n);
 /* The hub's base URL, without a trailing slash. */
 const char *gg_net_hf_endpoint(const gg_net *n);
@@ -105,10 +108,6 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e);
 gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e);
 gg_source *gg_net_url_opener(void *net, const char *url, gg_err *e);
 
-/* A URL for messages and info.json: no user:password@, no query string
- * (presigned URLs carry credentials there). Malloc'ed. */
-char *gg_url_display(const char *url);
-
 /* The net's block cache (cache.h) and its counters, shared by every remote
  * source: keys are (source number << 40 | block number). */
 gg_cache *gg_net_cache(gg_net *n);
@@ -130,7 +129,7 @@ typedef enum gg_net_counter {
     GG_NC_S2XX, GG_NC_S3XX, GG_NC_S404, GG_NC_S408, GG_NC_S412, GG_NC_S416, GG_NC_S429, GG_NC_S4XX,
     GG_NC_S5XX, GG_NC_CONNECT_ERRORS, GG_NC_TIMEOUTS, GG_NC_SHORT_BODIES, GG_NC_BAD_RANGES,
     GG_NC_WHOLE_BODIES, GG_NC_MEM_HITS, GG_NC_MEM_MISSES, GG_NC_DISK_HITS, GG_NC_DISK_MISSES,
-    GG_NC_DISK_WRITES, GG_NC_DISK_CORRUPT, GG_NC_PREFETCHED, GG_NC_STALE,
+    GG_NC_DISK_WRITES, GG_NC_DISK_CORRUPT, GG_NC_PREFETCHED, GG_NC_STALE, GG_NC_KNOWN_FAILING,
     GG_NC_COUNT
 } gg_net_counter;
 void gg_net_count(gg_net *n, gg_net_counter c, uint64_t by);

@@ -52,6 +52,13 @@ void gg_source_close(gg_source *s);
 /* Is spec a URL this build can open? */
 int gg_source_is_url(const char *spec);
 
+/* A URL for others' eyes (messages, info.json, models.tsv, the mount's
+ * source in /proc/mounts, the daemon's command line): scheme, host, port
+ * and path as given, without user:password@, fragment or query string
+ * (presigned URLs carry credentials there), "?..." marking where a query
+ * was. Malloc'ed (NULL: out of memory). */
+char *gg_url_display(const char *url);
+
 static inline int gg_source_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
 {
     return s->ops->read(s, buf, n, off, e);

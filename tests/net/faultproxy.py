@@ -33,7 +33,7 @@ ACTIONS = {
     "short": {"bytes": int},
     "full200": {},
     "wrong_range": {"shift": int},
-    "drop_header": {"name": str},
+    "drop_header": {"name": (str, list)},
     "set_header": {"name": str, "value": str},
     "hang": {},
     "stall": {"bytes": int},
@@ -239,8 +239,9 @@ def validate(cfg):
             if not isinstance(v, str) or re.search(r"[\r\n]", k + v):
                 raise ValueError(where + "headers must map names to strings")
         for k in ("name", "value"):
-            if k in r and re.search(r"[\r\n:]" if k == "name" else r"[\r\n]", r[k]):
-                raise ValueError(where + "bad %r" % k)
+            for v in (r[k] if isinstance(r.get(k), list) else [r[k]] if k in r else []):
+                if not isinstance(v, str) or re.search(r"[\r\n:]" if k == "name" else r"[\r\n]", v):
+                    raise ValueError(where + "bad %r" % k)
         out.append(Rule(r))
     return lat, out
 
@@ -519,7 +520,8 @@ class Proxy:
                 hset(rheaders, "Content-Range", "bytes %d-%d/%s"
                      % (int(m.group(1)) + s, int(m.group(2)) + s, m.group(3)))
         elif action == "drop_header":
-            hdel(rheaders, rule["name"])
+            for name in rule["name"] if isinstance(rule["name"], list) else [rule["name"]]:
+                hdel(rheaders, name)
         elif action == "set_header":
             hset(rheaders, rule["name"], rule["value"])
 

@@ -18,7 +18,8 @@ the blob id of the LFS pointer, as on the hub); directories
 {"type":"directory","oid":<git tree sha1>,"size":0,"path":...}. The
 commit id defaults to a hash of the content (so changed files give a new
 commit). --token makes the repo private: the hub then answers 401 unless
-the request has "Authorization: Bearer TOKEN".
+the request has "Authorization: Bearer TOKEN". REV may have slashes
+(refs/pr/1): its folder is then named with '+' for each '/'.
 """
 import hashlib
 import json
@@ -116,8 +117,8 @@ def main(argv):
     root, repo, rev = os.path.abspath(args[0]), args[1], args[2]
     if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo) or repo.split("/")[0].startswith("."):
         sys.exit("hf_tree.py: ORG/REPO must be two plain names: %r" % repo)
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", rev):
-        sys.exit("hf_tree.py: REV must be one plain name (no '/'): %r" % rev)
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*", rev) or ".." in rev.split("/"):
+        sys.exit("hf_tree.py: REV must be plain names separated by '/': %r" % rev)
     token = opts.get("--token")
     if token is not None and not re.fullmatch(r"[A-Za-z0-9_.-]+", token):
         sys.exit("hf_tree.py: TOKEN must be [A-Za-z0-9_.-]+")
@@ -156,7 +157,7 @@ def main(argv):
                        **({"sha256": e["sha256"]} if e["lfs"] else {})}
                       for e in (files[p] for p in sorted(files))]}
     for r in dict.fromkeys((rev, commit)):
-        out = os.path.join(root, ".hf", repo, r)
+        out = os.path.join(root, ".hf", repo, r.replace("/", "+"))
         os.makedirs(out, exist_ok=True)
         written = {}
         for name, lst in (("tree-r", entries), ("tree-", top)):

@@ -8,6 +8,7 @@
 NET=$TOP/tests/net
 NET_STATES=""
 NET_PIDS=""
+NET_FROZEN=""
 # Loopback never goes through a proxy from the environment.
 export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}"
 export no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
@@ -35,6 +36,8 @@ net_kill() {
 
 net_cleanup() {
     local p s
+    for p in $NET_FROZEN; do kill -CONT "$p" 2>/dev/null; done
+    NET_FROZEN=""
     for p in $NET_PIDS; do net_kill "$p"; done
     NET_PIDS=""
     for s in $NET_STATES; do "$NET/servers.sh" stop "$s" >/dev/null 2>&1; done
@@ -86,6 +89,16 @@ net_proxy() {
 net_proxy_stop() {
     net_kill "$1"
     NET_PIDS=$(printf '%s\n' $NET_PIDS | grep -vx "$1" | tr '\n' ' ')
+}
+
+# net_freeze PID / net_thaw PID: SIGSTOP / SIGCONT a server started here (a
+# faultproxy's ${VAR}_PID, an nginx's): a hung server, whose kernel still
+# accepts connections and takes requests, and which never answers. Frozen
+# servers are thawed by net_cleanup (a stopped process does not see TERM).
+net_freeze() { kill -STOP "$1" && NET_FROZEN="$NET_FROZEN $1"; }
+net_thaw() {
+    kill -CONT "$1"
+    NET_FROZEN=$(printf '%s\n' $NET_FROZEN | grep -vx "$1" | tr '\n' ' ')
 }
 
 # Control interface: net_rules P JSON / net_reset P / net_plog P /

@@ -396,6 +396,17 @@ def hf_conf(root, metas, cdn_http, cdn_https):
             return 404 '{{"error":"Invalid rev id"}}\\n';
         }}
 """)
+        if "/" in rev:
+            # The tree API of a revision with slashes (sent as refs%2Fpr%2F1,
+            # which nginx decodes before matching).
+            s.append(f"""        location = {nq('/api/models/%s/tree/%s' % (repo, rev))} {{
+            root {nq(hfroot)};
+            default_type application/json;
+            if ($hf_page = 0) {{ return 400 '{{"error":"Invalid cursor"}}\\n'; }}
+            add_header Link $hf_link;
+            try_files /{repo}/{rev.replace("/", "+")}/tree-$hf_rec$hf_page.json @hf_norev;
+        }}
+""")
         s.append(f"""        location ^~ {nq('/%s/resolve/%s/' % (repo, rev))} {{
             default_type application/json;
             add_header X-Error-Code EntryNotFound always;
