@@ -36,7 +36,27 @@ if [ "$(uname -m)" = x86_64 ]; then
     [ -f /usr/aarch64-linux-gnu/lib/libgomp.so.1 ] || need libgomp1-arm64-cross
     command -v qemu-aarch64 >/dev/null 2>&1 || need qemu-user
 fi
-[ -z "$pkgs" ] && exit 0
+command -v node >/dev/null 2>&1 || need nodejs
+command -v npm >/dev/null 2>&1 || need npm
+
+# The real llama.cpp/ggml (prebuilt, CPU) and Hugging Face's tokenizers, the
+# peers tests/peer/ checks against: pinned by tests/peer/package-lock.json,
+# installed into tests/peer/node_modules (git-ignored), never vendored.
+peers() {
+    dir=$(cd "$(dirname "$0")/peer" && pwd) || return 1
+    stamp="$dir/node_modules/.gguffs-lock"
+    if [ -f "$stamp" ] && cmp -s "$stamp" "$dir/package-lock.json"; then
+        return 0
+    fi
+    echo "installing the test peers into $dir/node_modules (npm ci)" >&2
+    (cd "$dir" && npm ci --omit=optional --no-audit --no-fund --loglevel=error >/dev/null) || {
+        echo "npm ci failed in $dir" >&2
+        return 1
+    }
+    cp "$dir/package-lock.json" "$stamp"
+}
+
+[ -z "$pkgs" ] && { peers; exit $?; }
 if [ "$(id -u)" != 0 ]; then
     echo "missing packages:$pkgs" >&2
     echo "install them with: sudo apt-get update && sudo apt-get install -y$pkgs" >&2
@@ -62,4 +82,4 @@ apt-get update -qq && apt-get install -y -qq $pkgs >/dev/null || {
 if $nginx_new && [ -d /run/systemd/system ]; then
     systemctl disable --now nginx >/dev/null 2>&1 || true
 fi
-exit 0
+peers
