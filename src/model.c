@@ -6,6 +6,7 @@
 #include "gguffs/model.h"
 
 #include "resolve.h"
+#include "gguffs/buf.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,6 @@
 /* modeltext.c - texts about one model (see modeltext.h). */
 #include "gguffs/modeltext.h"
+#include "gguffs/render.h"
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>

@@ -10,6 +10,7 @@
 #include "gguffs/hash.h"
 #include "gguffs/modeltext.h"
 #include "gguffs/names.h"
+#include "gguffs/render.h"
 #include "gguffs/summary.h"
 
 /* ---- building ---- */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gguffs/floatfmt.h"
+#include "gguffs/gguf.h"
 
 #define BLOCK 4096
 #define MAX_TEXT (GG_FMT_F64_LEN + 4) /* longest element, quotes, ", " */

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "gguffs/render.h"
+#include "gguffs/buf.h"
 
 /* Whether elements of value type t are numbers or bools (not str, arr). */
 int gg_numarray_type(uint32_t t);

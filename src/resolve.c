@@ -9,6 +9,7 @@
  * file breaks ties. What stays ambiguous, or fits nothing, is "unknown": its
  * raw bytes are still served, its f32 is not. */
 #include "resolve.h"
+#include "gguffs/buf.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -16,17 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-char *gg_xprintf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
-    va_end(ap);
-    return s;
-}
 
 const char *gg_dialect_name(uint32_t d)
 {

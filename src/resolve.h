@@ -18,7 +18,4 @@ const gg_type *gg_resolve(gg_model *m, gg_tensor *t, const gg_open_opts *o);
 /* Rows of a tensor: the product of its dimensions after the first. */
 uint64_t gg_nrows(const gg_tinfo *ti);
 
-/* asprintf that returns the string (NULL when out of memory). */
-char *gg_xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 #endif

@@ -25,6 +25,7 @@
 #include "gguffs/log.h"
 #include "gguffs/modeltext.h"
 #include "gguffs/names.h"
+#include "gguffs/render.h"
 #include "gguffs/summary.h"
 #include "stores.h"
 

@@ -6,7 +6,7 @@
 
 #include "gguffs/error.h"
 #include "gguffs/model.h"
-#include "gguffs/render.h"
+#include "gguffs/buf.h"
 #include "gguffs/view.h"
 
 /* tensors/<name>/stats: 8 lines of "%-5s %24s\n". */

@@ -31,7 +31,7 @@
 
 #include "gguffs/error.h"
 #include "gguffs/model.h"
-#include "gguffs/render.h"
+#include "gguffs/buf.h"
 
 typedef struct gg_shelf gg_shelf;
 typedef struct gg_entry gg_entry;

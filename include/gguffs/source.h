@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "gguffs/error.h"
-#include "gguffs/render.h"
+#include "gguffs/buf.h"
 
 typedef struct gg_source gg_source;
 /* Opens an http(s) URL; the HTTP layer (source_http.c) provides one, so the

@@ -27,7 +27,7 @@
 
 #include "gguffs/error.h"
 #include "gguffs/model.h"
-#include "gguffs/render.h"
+#include "gguffs/buf.h"
 #include "gguffs/view.h"
 
 typedef struct gg_tree gg_tree;
