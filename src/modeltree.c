@@ -11,6 +11,7 @@
 #include "gguffs/modeltext.h"
 #include "gguffs/names.h"
 #include "gguffs/render.h"
+#include "gguffs/stats.h"
 #include "gguffs/summary.h"
 
 /* ---- building ---- */

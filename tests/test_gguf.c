@@ -17,6 +17,7 @@
 #include "gguffs/modeltext.h"
 #include "gguffs/tree.h"
 #include "gguffs/render.h"
+#include "gguffs/stats.h"
 #include "gguffs/modeltext.h"
 #include "gguffs/tree.h"
 #include "gguffs/view.h"
