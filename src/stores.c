@@ -1,5 +1,6 @@
 /* stores.c - the models a folder holds (see stores.h). */
 #include "stores.h"
+#include "gguffs/model.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -515,4 +516,42 @@ int gg_store_writing(const char *spec, int *why)
             rc = r, *why = w;
     }
     return rc;
+}
+
+char *gg_store_default_dir(gg_store kind, int lmstudio, gg_err *e)
+{
+    const char *home = getenv("HOME");
+    char *out = NULL;
+    struct stat st;
+    if (kind == GG_STORE_OLLAMA) {
+        const char *env = getenv("OLLAMA_MODELS");
+        if (env && *env)
+            out = strdup(env);
+        else if (home && asprintf(&out, "%s/.ollama/models", home) >= 0 && stat(out, &st) != 0) {
+            free(out);
+            out = strdup("/usr/share/ollama/.ollama/models"); /* the Linux service's home */
+        }
+    } else if (kind == GG_STORE_HF) {
+        const char *c = getenv("HF_HUB_CACHE"), *h = getenv("HF_HOME");
+        if (c && *c)
+            out = strdup(c);
+        else if (h && *h) {
+            if (asprintf(&out, "%s/hub", h) < 0)
+                out = NULL;
+        } else if (home) {
+            if (asprintf(&out, "%s/.cache/huggingface/hub", home) < 0)
+                out = NULL;
+        }
+    } else if (lmstudio && home) {
+        /* Newer versions keep models in ~/.lmstudio/models, older ones in
+         * ~/.cache/lm-studio/models. */
+        if (asprintf(&out, "%s/.lmstudio/models", home) >= 0 && stat(out, &st) != 0) {
+            free(out);
+            if (asprintf(&out, "%s/.cache/lm-studio/models", home) < 0)
+                out = NULL;
+        }
+    }
+    if (!out)
+        gg_fail(e, GG_E_NOTFOUND, "no default folder for that store ($HOME is not set?)");
+    return out;
 }

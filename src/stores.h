@@ -24,7 +24,8 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "gguffs/shelf.h"
+#include "gguffs/error.h"
+#include "gguffs/store.h"
 
 typedef struct gg_found {
     char *key;      /* what identifies it across scans (its place in the store) */
@@ -39,8 +40,6 @@ typedef struct gg_found {
     char *error;    /* not a model but why this place holds none (spec: the
                      * file at fault, e.g. an Ollama manifest), or NULL */
 } gg_found;
-
-gg_store gg_store_detect(const char *dir);
 
 /* Every model of the folder. Returns 0 with *found (free with
  * gg_found_free), or -1 with *e set (the folder cannot be read). Files it
