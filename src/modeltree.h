@@ -15,8 +15,9 @@
 
 #include <stdatomic.h>
 
+#include "gguffs/attr.h"
 #include "gguffs/export.h"
-#include "gguffs/tree.h"
+#include "gguffs/view.h"
 
 typedef enum gg_content {
     GG_C_DIR = 0,
