@@ -139,7 +139,7 @@ static int claim_mountpoint(const char *given, const char *mp, int *lock)
  * user:password@ and without its query string. Malloc'ed. */
 static char *public_spec(const char *spec)
 {
-    if (!gg_source_is_url(spec))
+    if (gg_spec_kind_of(spec) != GG_SPEC_URL)
         return strdup(spec);
     char *s = gg_url_display(spec);
     if (s)
@@ -185,7 +185,7 @@ static void scrub_argv(int argc, char **argv)
     for (int i = 1, dashdash = 0; i < argc; i++) {
         char *a = argv[i];
         dashdash |= !strcmp(a, "--");
-        if (gg_source_is_url(a)) {
+        if (gg_spec_kind_of(a) == GG_SPEC_URL) {
             char *p = public_spec(a);
             overwrite_arg(a, p ? p : "");
             free(p);

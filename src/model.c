@@ -253,7 +253,7 @@ static int open_split(gg_model *m, gg_shard *given, const char *spec, int64_t co
                       gg_err *err)
 {
     const char *gpath = given->src->name; /* (a URL's shows "?..." for its query) */
-    size_t gn = gg_source_is_url(gpath) ? strcspn(gpath, "?#") : strlen(gpath);
+    size_t gn = gg_spec_path_len(gpath);
     long cut = gg_shard_suffix(gpath, gn, NULL);
     if (cut < 0)
         return gg_fail(err, GG_E_MALFORMED,
@@ -276,7 +276,7 @@ static int open_split(gg_model *m, gg_shard *given, const char *spec, int64_t co
     /* The other shards' names: from the spec as given, so that a URL keeps
      * its credentials and query (a presigned URL); shown without them. */
     const char *base = m->shards[no].src->name;
-    size_t spec_n = gg_source_is_url(spec) ? strcspn(spec, "?#") : strlen(spec);
+    size_t spec_n = gg_spec_path_len(spec);
     long spec_cut = gg_shard_suffix(spec, spec_n, NULL);
     if (spec_cut < 0)
         spec = base, spec_n = gn, spec_cut = cut;
@@ -367,7 +367,7 @@ int gg_model_open(gg_model *m, const char *path, const gg_open_opts *o, gg_err *
         return gg_fail(err, GG_E_NOMEM, "out of memory");
     }
     m->base = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
-    m->base_len = gg_source_is_url(path) ? strcspn(m->base, "?#") : strlen(m->base);
+    m->base_len = gg_spec_kind_of(path) == GG_SPEC_URL ? strcspn(m->base, "?#") : strlen(m->base);
     int64_t count = int_key(&given.f, "split.count");
     if (count > 1) {
         int rc = open_split(m, &given, path, count, o, err);

@@ -148,7 +148,7 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
     gg_err e;
     /* The HTTP client first: the shelf opens its models with c->open. */
     for (int i = 0; i < npos; i++) {
-        if (gg_is_hf(c->pos[i]) || gg_source_is_url(c->pos[i])) {
+        if (gg_spec_kind_of(c->pos[i]) != GG_SPEC_PATH) {
             int rc = need_net(c, net);
             if (rc)
                 return rc;
@@ -182,12 +182,12 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
     for (int i = 0; i < npos && !rc; i++) {
         const char *p = c->pos[i];
         struct stat st;
-        if (!gg_is_hf(p) && !gg_source_is_url(p) && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (gg_spec_kind_of(p) == GG_SPEC_PATH && stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
             rc = add_dir(s, p, GG_STORE_AUTO, sources > 1);
             lazy = 1;
             continue;
         }
-        if (!gg_is_hf(p) && !gg_source_is_url(p)) {
+        if (gg_spec_kind_of(p) == GG_SPEC_PATH) {
             char *abs = absolute(p);
             rc = abs ? add_file(c, s, abs, &opened, &nopened) : GG_EXIT_INTERNAL;
             free(abs);
@@ -242,7 +242,7 @@ int gg_mountset_one(gg_cli *c, gg_net **net, char **spec)
 {
     const char *p = c->pos[0];
     *spec = NULL;
-    if (!gg_is_hf(p) && !gg_source_is_url(p)) {
+    if (gg_spec_kind_of(p) == GG_SPEC_PATH) {
         *spec = absolute(p);
         return *spec ? 0 : GG_EXIT_INTERNAL;
     }

@@ -858,15 +858,13 @@ static long backoff_ms(int attempt, long retry_after)
 static char *next_hop(const char *base, const char *location)
 {
     CURLU *u = curl_url();
-    char *out = NULL, *scheme = NULL;
+    char *out = NULL;
     if (u && curl_url_set(u, CURLUPART_URL, base, 0) == CURLUE_OK &&
-        curl_url_set(u, CURLUPART_URL, location, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-        (!strcasecmp(scheme, "http") || !strcasecmp(scheme, "https")))
+        curl_url_set(u, CURLUPART_URL, location, 0) == CURLUE_OK)
         curl_url_get(u, CURLUPART_URL, &out, 0);
-    curl_free(scheme);
     curl_url_cleanup(u);
-    char *r = out ? strdup(out) : NULL;
+    /* (curl writes the scheme in lowercase: "HTTPS://h/" is followed too) */
+    char *r = out && gg_spec_kind_of(out) == GG_SPEC_URL ? strdup(out) : NULL;
     curl_free(out);
     return r;
 }

@@ -917,7 +917,7 @@ void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry
             /* A remote model that fails for a reason of its own (404, 401,
              * not a GGUF file, no validator) goes to .errors; one whose
              * server did not answer is tried again at the next look. */
-            int later = strstr(en->spec, "://") ? remote_transient(&err)
+            int later = gg_spec_kind_of(en->spec) != GG_SPEC_PATH ? remote_transient(&err)
                                                 : transient(&err) && failed_for_now(s, en, &err) == 0;
             pthread_mutex_unlock(&en->mu);
             if (!later)
@@ -983,7 +983,7 @@ static void trim(gg_shelf *s, const gg_entry *keep)
             gg_entry *c = s->ent[k];
             uint64_t at = atomic_load(&c->last_use);
             if (c != keep && c->src >= 0 && atomic_load(&c->has_tree) && atomic_load(&c->users) == 0 &&
-                at < oldest && !strstr(c->spec, "://")) {
+                at < oldest && gg_spec_kind_of(c->spec) == GG_SPEC_PATH) {
                 lru = c;
                 oldest = at;
             }
@@ -1040,7 +1040,7 @@ static int check_one(gg_shelf *s)
             continue; /* a process has it open for writing: a download */
         if (!quiet && (c->tries || (c->state == E_PENDING && c->writing < 0)))
             continue; /* to be tried again in a moment, or (no lease to tell) maybe still being written */
-        if (c->state == E_VISIBLE && (!s->check || strstr(c->spec, "://")))
+        if (c->state == E_VISIBLE && (!s->check || gg_spec_kind_of(c->spec) != GG_SPEC_PATH))
             continue; /* (remote models: their headers are fetched when looked at) */
         en = c;
     }
@@ -1149,7 +1149,7 @@ static void check_named(gg_shelf *s)
     pthread_rwlock_unlock(&s->lock);
     for (uint32_t k = 0; k < n; k++) {
         gg_entry *en = gg_shelf_entry(s, k + 1);
-        if (!en || en->src >= 0 || strstr(en->spec, "://") || atomic_load(&en->changed_told))
+        if (!en || en->src >= 0 || gg_spec_kind_of(en->spec) != GG_SPEC_PATH || atomic_load(&en->changed_told))
             continue;
         int stale = 0;
         pthread_mutex_lock(&en->mu);
@@ -1455,8 +1455,8 @@ static void models_in_order(const gg_shelf *s, uint32_t dir, uint32_t *ids, uint
  * credentials and query string. */
 static void spec_field(gg_buf *out, const char *spec)
 {
-    char *shown = gg_source_is_url(spec) ? gg_url_display(spec) : NULL;
-    const char *v = shown ? shown : gg_source_is_url(spec) ? "(a URL)" : spec;
+    char *shown = gg_spec_kind_of(spec) == GG_SPEC_URL ? gg_url_display(spec) : NULL;
+    const char *v = shown ? shown : gg_spec_kind_of(spec) == GG_SPEC_URL ? "(a URL)" : spec;
     gg_tsv_field(out, v, strlen(v));
     free(shown);
 }
@@ -1498,7 +1498,7 @@ void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
                 }
             }
         }
-        int later = !have && (strstr(en->spec, "://") || (transient(&err) && failed_for_now(s, en, &err) == 0));
+        int later = !have && (gg_spec_kind_of(en->spec) != GG_SPEC_PATH || (transient(&err) && failed_for_now(s, en, &err) == 0));
         gg_summary sum = en->sum;
         pthread_mutex_unlock(&en->mu);
         if (!have && !later) {
