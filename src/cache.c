@@ -11,7 +11,7 @@
  * decoding into it. */
 #include "gguffs/cache.h"
 
-#include "gguffs/hash.h"
+#include "base/hash.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

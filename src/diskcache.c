@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gguffs/hash.h"
+#include "base/hash.h"
 
 #define MAGIC "GGUFFSB2" /* (B1 files, another checksum, read as damaged) */
 #define HEAD 40

@@ -20,10 +20,10 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "gguffs/log.h"
+#include "base/log.h"
 #include "gguffs/mountinfo.h"
 #include "gguffs/scope.h"
-#include "gguffs/tlbuf.h"
+#include "base/tlbuf.h"
 
 #define FOREVER 86400.0 /* seconds: nothing here ever changes */
 #define IO_BLOCK (1u << 20)

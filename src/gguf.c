@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gguffs/hash.h"
+#include "base/hash.h"
 
 typedef struct reader {
     const uint8_t *p;

@@ -4,7 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include "gguffs/diskcache.h"
-#include "gguffs/log.h"
+#include "base/log.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "fuse_glue.h"
-#include "gguffs/log.h"
+#include "base/log.h"
 #include "gguffs/mountinfo.h"
 #include "gguffs/net.h"
 #include "mountset.h"

@@ -18,7 +18,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "gguffs/hash.h"
+#include "base/hash.h"
 
 /* Order of tensors by data offset, for the space each one has (the
  * tensors being sorted: per thread, models are opened concurrently). */

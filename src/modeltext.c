@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gguffs/hash.h"
+#include "base/hash.h"
 
 static void shape_json(cJSON *o, const char *key, const gg_tinfo *ti, int numpy)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gguffs/hash.h"
+#include "base/hash.h"
 #include "gguffs/modeltext.h"
 #include "gguffs/names.h"
 #include "gguffs/render.h"

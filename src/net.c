@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "gguffs/diskcache.h"
-#include "gguffs/log.h"
+#include "base/log.h"
 #include "gguffs/scope.h"
 
 /* A range request answered with the whole body is read up to the wanted

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gguffs/log.h"
+#include "base/log.h"
 #include "gguffs/modeltext.h"
 #include "gguffs/names.h"
 #include "gguffs/render.h"

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gguffs/log.h"
+#include "base/log.h"
 
 typedef struct file_source {
     gg_source s;

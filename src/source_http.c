@@ -33,7 +33,7 @@
 #include <time.h>
 
 #include "gguffs/diskcache.h"
-#include "gguffs/log.h"
+#include "base/log.h"
 #include "gguffs/net.h"
 #include "gguffs/scope.h"
 #include "gguffs/source.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gguffs/hash.h"
+#include "base/hash.h"
 
 /* The KV of key "<arch>.<suffix>" (or a plain key when arch is NULL). */
 static const gg_kv *find(const gg_file *f, const char *arch, const char *suffix)

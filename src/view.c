@@ -24,9 +24,9 @@
 #include <unistd.h>
 
 #include "gguffs/halfconv.h"
-#include "gguffs/log.h"
+#include "base/log.h"
 #include "gguffs/scope.h"
-#include "gguffs/tlbuf.h"
+#include "base/tlbuf.h"
 
 #define QUEUE_LEN 1024
 /* Source bytes decoded per pread: bounds the per-thread scratch buffer and

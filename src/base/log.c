@@ -1,5 +1,5 @@
 /* log.c - daemon messages to stderr, syslog or a log file. */
-#include "gguffs/log.h"
+#include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* tlbuf.c - per-thread reusable buffers (see tlbuf.h). */
-#include "gguffs/tlbuf.h"
+#include "tlbuf.h"
 
 #include <stdlib.h>
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gguffs/hash.h"
+#include "hash.h"
 
 #define CUT_KEEP (GG_NAME_MAX - 2 - 16) /* bytes kept before "%~" + 16 hex digits */
 
