@@ -22,9 +22,9 @@ MARK = b"\n~SHARD~\n"
 
 
 def type_table():
-    """Type names in the order of src/types.c's table (fuzz_decode indexes it)."""
+    """Type names in the order of src/gguf/types.c's table (fuzz_decode indexes it)."""
     names = []
-    for line in open(os.path.join(TOP, "src", "types.c")):
+    for line in open(os.path.join(TOP, "src", "gguf", "types.c")):
         m = re.match(r'\s*\{"([A-Za-z0-9_]+)", (\d+),', line)
         if m:
             names.append((m.group(1), int(m.group(2))))
