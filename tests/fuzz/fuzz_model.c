@@ -29,7 +29,7 @@
 #include "gguffs/halfconv.h"
 #include "gguffs/model.h"
 #include "gguffs/names.h"
-#include "tools.h"
+#include "app/tools.h"
 #include "tree/modeltree.h" /* the harness walks every node of a model's tree */
 
 /* The command line's exit status for an open's outcome. */

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
-#include "gguffs/mountinfo.h"
+#include "mountinfo.h"
 #include "gguffs/scope.h"
 #include "base/tlbuf.h"
 

@@ -18,7 +18,7 @@
 
 #include "fuse_glue.h"
 #include "base/log.h"
-#include "gguffs/mountinfo.h"
+#include "mountinfo.h"
 #include "gguffs/net.h"
 #include "mountset.h"
 #include "options.h"

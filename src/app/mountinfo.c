@@ -2,7 +2,7 @@
  *
  * A line: ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER
  * Paths escape space, tab, newline and backslash as \ooo (three octal digits). */
-#include "gguffs/mountinfo.h"
+#include "mountinfo.h"
 
 #include <stdio.h>
 #include <stdlib.h>
