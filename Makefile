@@ -33,17 +33,13 @@ AVX512_FLAGS := $(AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx51
 # The layers of src/, lowest first: a file includes headers of its own
 # folder and of the folders before it (`make layers` checks it).
 LAYERS := base decode cache source gguf text read remote tree app
-# (FLAT_*: files not yet moved into their folder; gone once all are.)
-FLAT_APP := $(filter $(addprefix src/,main.c fuse.c options.c tools.c mountset.c mountinfo.c),$(wildcard src/*.c))
-FLAT_NET := $(filter $(addprefix src/,net.c source_http.c hf.c),$(wildcard src/*.c))
-FLAT_DECODE := $(filter $(addprefix src/,cpu.c halfconv.c),$(wildcard src/*.c))
 # The core library: no FUSE and no command line in it (app/ has those).
-APP_SRC := $(wildcard src/app/*.c) $(FLAT_APP)
-CORE_SRC := $(filter-out $(APP_SRC) src/decode/%,$(wildcard src/*/*.c) $(wildcard src/*.c))
+APP_SRC := $(wildcard src/app/*.c)
+CORE_SRC := $(filter-out $(APP_SRC) src/decode/%,$(wildcard src/*/*.c))
 # The HTTP layer (remote/) needs libcurl's headers; a compiler without them
 # (the aarch64 cross build) builds the rest of the core, which opens local
 # files only.
-NET_SRC := $(wildcard src/remote/*.c) $(FLAT_NET)
+NET_SRC := $(wildcard src/remote/*.c)
 HAVE_CURL := $(shell $(CC) -E -include curl/curl.h -x c /dev/null >/dev/null 2>&1 && echo 1)
 CORE_SRC := $(if $(HAVE_CURL),$(CORE_SRC),$(filter-out $(NET_SRC),$(CORE_SRC)))
 DECODE_SRC := $(filter-out %_simd.c,$(wildcard src/decode/*.c))

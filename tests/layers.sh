@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.." || exit 2
 printf '%s\n' "$@"
 find src include -name '*.[ch]' | LC_ALL=C sort | awk -v order="$*" -v public="$PUBLIC" '
 function exists(p,   r, x) { r = (getline x < p) >= 0; close(p); return r }
-function complain(f, what) { printf "layers: %s: %s\n", f, what; bad = 1 }
+function complain(f, what) { printf "%s: error: %s\n", f, what; bad = 1 }
 function layer(f,   p, n) {
     n = split(f, p, "/")
     if (p[1] == "include") return p[n] in pub ? pub[p[n]] : ""
