@@ -2,6 +2,7 @@
  * shelf*.c):
  *
  *   shelf.c         names, entries, and what the tree asks
+ *   shelf_budget.c  opening models, and the bound on their memory
  *
  * Locks: `lock` (a read-write lock) guards the folders, the entries'
  * state and node, and the lists; each entry's `mu` guards its model, its
@@ -135,5 +136,15 @@ static inline int64_t ms_between(struct timespec a, struct timespec b)
 {
     return (int64_t)(b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
 }
+
+/* shelf.c */
+void shelf_wake(gg_shelf *s);                          /* the worker */
+void shelf_hide(gg_shelf *s, gg_entry *en, int state); /* lock held for writing */
+
+/* shelf_budget.c (an entry's mu held) */
+int shelf_transient(const gg_err *e);
+int shelf_failed_for_now(gg_shelf *s, gg_entry *en, const gg_err *err);
+void shelf_failed(gg_shelf *s, gg_entry *en, const gg_err *err);
+int shelf_open_model(gg_shelf *s, gg_entry *en, gg_err *e);
 
 #endif
