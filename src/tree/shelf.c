@@ -700,21 +700,14 @@ static int check_one(gg_shelf *s)
         return 0;
     pthread_mutex_lock(&en->mu);
     gg_err err;
-    int had = en->model != NULL;
-    int rc = shelf_open_model(s, en, &err);
+    int rc = shelf_peek_model(s, en, &err);
     pthread_rwlock_wrlock(&s->lock);
     en->checked = 1;
     pthread_rwlock_unlock(&s->lock);
-    if (rc == 0 && !had && !en->tree) {
-        gg_model_close(en->model);
-        free(en->model);
-        en->model = NULL;
-    }
-    if (rc && shelf_transient(&err) && !incomplete && shelf_failed_for_now(s, en, &err) == 0)
-        rc = 0, had = -1; /* (tried again later) */
+    int later = rc && shelf_transient(&err) && !incomplete && shelf_failed_for_now(s, en, &err) == 0;
     pthread_mutex_unlock(&en->mu);
-    if (had == -1)
-        return 1;
+    if (later)
+        return 1; /* (tried again later) */
     pthread_rwlock_wrlock(&s->lock);
     int pending = en->state == E_PENDING;
     if (rc == 0 && pending)
@@ -1137,17 +1130,8 @@ void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
         pthread_mutex_lock(&en->mu);
         gg_err err;
         int have = en->have_sum;
-        if (!have) {
-            int had = en->model != NULL;
-            if (shelf_open_model(s, en, &err) == 0) {
-                have = 1;
-                if (!had && !en->tree) {
-                    gg_model_close(en->model);
-                    free(en->model);
-                    en->model = NULL;
-                }
-            }
-        }
+        if (!have)
+            have = shelf_peek_model(s, en, &err) == 0;
         int later = !have && (gg_spec_kind_of(en->spec) != GG_SPEC_PATH || (shelf_transient(&err) && shelf_failed_for_now(s, en, &err) == 0));
         gg_summary sum = en->sum;
         pthread_mutex_unlock(&en->mu);

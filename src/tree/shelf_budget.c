@@ -79,7 +79,7 @@ void shelf_failed(gg_shelf *s, gg_entry *en, const gg_err *err)
 }
 
 /* Open en's model if needed (mu held). */
-int shelf_open_model(gg_shelf *s, gg_entry *en, gg_err *e)
+static int open_model(gg_shelf *s, gg_entry *en, gg_err *e)
 {
     if (en->model)
         return 0;
@@ -114,6 +114,21 @@ int shelf_open_model(gg_shelf *s, gg_entry *en, gg_err *e)
     return 0;
 }
 
+/* Open en's model to learn its figures, then close it again unless it was
+ * open already or its tree holds it (mu held): the background check and
+ * models.tsv. */
+int shelf_peek_model(gg_shelf *s, gg_entry *en, gg_err *e)
+{
+    int had = en->model != NULL;
+    int rc = open_model(s, en, e);
+    if (rc == 0 && !had && !en->tree) {
+        gg_model_close(en->model);
+        free(en->model);
+        en->model = NULL;
+    }
+    return rc;
+}
+
 void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry *en, gg_model *m, gg_err *e),
                     void *arg, void (*unmake)(void *tree), gg_err *e)
 {
@@ -121,7 +136,7 @@ void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry
     void *t = en->tree;
     if (!t) {
         gg_err err;
-        if (shelf_open_model(s, en, &err) == 0 && (t = make(arg, en, en->model, &err)) != NULL) {
+        if (open_model(s, en, &err) == 0 && (t = make(arg, en, en->model, &err)) != NULL) {
             en->tree = t;
             en->unmake = unmake;
             atomic_store(&en->has_tree, 1);

@@ -145,6 +145,6 @@ void shelf_hide(gg_shelf *s, gg_entry *en, int state); /* lock held for writing 
 int shelf_transient(const gg_err *e);
 int shelf_failed_for_now(gg_shelf *s, gg_entry *en, const gg_err *err);
 void shelf_failed(gg_shelf *s, gg_entry *en, const gg_err *err);
-int shelf_open_model(gg_shelf *s, gg_entry *en, gg_err *e);
+int shelf_peek_model(gg_shelf *s, gg_entry *en, gg_err *e);
 
 #endif
