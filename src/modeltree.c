@@ -265,6 +265,8 @@ void gg_mtree_free(gg_mtree *t)
 {
     if (!t)
         return;
+    /* Its model is closed next: no read-ahead job may still use it. */
+    gg_reader_cancel(t->reader, t->m);
     if (t->account)
         atomic_fetch_sub(t->account, atomic_load(&t->held));
     for (uint32_t i = 0; i < t->n; i++) {

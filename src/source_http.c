@@ -308,7 +308,7 @@ static int fill_blocks(http_source *h, uint64_t b0, uint64_t b1, gg_page **pg, g
 }
 
 /* Read-ahead job: fetch blocks [b0, b1) that nobody has. */
-static void prefetch_job(void *obj, uint64_t b0, uint64_t b1)
+static void prefetch_job(void *net, void *obj, uint64_t b0, uint64_t b1)
 {
     http_source *h = obj;
     if (atomic_load(&h->s.stale))

@@ -27,18 +27,12 @@
 #include "gguffs/log.h"
 #include "gguffs/scope.h"
 #include "gguffs/tlbuf.h"
+#include "pool.h"
 
 #define QUEUE_LEN 1024
 /* Source bytes decoded per pread: bounds the per-thread scratch buffer and
  * keeps the source in L2 while it is decoded. */
 #define CHUNK_SRC (64u << 10)
-
-typedef struct ra_job {
-    const gg_model *m;
-    const gg_tensor *t;
-    uint32_t uid;
-    uint64_t page;
-} ra_job;
 
 struct gg_reader {
     gg_reader_opts o;
@@ -46,13 +40,8 @@ struct gg_reader {
     gg_cache *cache;
     _Atomic uint64_t bytes_decoded, small_reads, page_reads, io_errors, stale_reads, passthrough_reads;
     _Atomic uint64_t ra_queued, ra_dropped, parallel_fills;
-    /* Read-ahead workers, started on first use (after the daemon forked). */
-    pthread_mutex_t q_lock;
-    pthread_cond_t q_cond;
-    ra_job queue[QUEUE_LEN];
-    unsigned q_head, q_len;
-    pthread_t *workers;
-    int n_workers, stop;
+    /* Read-ahead workers (pool.h): a job is (model, uid << 32 | tensor index, page). */
+    gg_pool *pool;
     /* Tensors whose decode failure was already logged. */
     pthread_mutex_t log_lock;
     uint32_t *logged;
@@ -81,12 +70,13 @@ gg_reader *gg_reader_new(const gg_reader_opts *o)
         r->nthreads = n > 0 ? (int)n : 1;
     }
     r->cache = gg_cache_new(o->cache_bytes);
-    if (!r->cache) {
+    r->pool = gg_pool_new(r->nthreads, QUEUE_LEN, r);
+    if (!r->cache || !r->pool) {
+        gg_cache_free(r->cache);
+        gg_pool_free(r->pool);
         free(r);
         return NULL;
     }
-    pthread_mutex_init(&r->q_lock, NULL);
-    pthread_cond_init(&r->q_cond, NULL);
     pthread_mutex_init(&r->log_lock, NULL);
     return r;
 }
@@ -95,19 +85,17 @@ void gg_reader_free(gg_reader *r)
 {
     if (!r)
         return;
-    pthread_mutex_lock(&r->q_lock);
-    r->stop = 1;
-    pthread_cond_broadcast(&r->q_cond);
-    pthread_mutex_unlock(&r->q_lock);
-    for (int i = 0; i < r->n_workers; i++)
-        pthread_join(r->workers[i], NULL);
-    free(r->workers);
+    gg_pool_free(r->pool);
     gg_cache_free(r->cache);
-    pthread_mutex_destroy(&r->q_lock);
-    pthread_cond_destroy(&r->q_cond);
     pthread_mutex_destroy(&r->log_lock);
     free(r->logged);
     free(r);
+}
+
+void gg_reader_cancel(gg_reader *r, const gg_model *m)
+{
+    if (r)
+        gg_pool_cancel(r->pool, (void *)m);
 }
 
 void gg_readahead_init(gg_readahead *ra)
@@ -239,52 +227,29 @@ static int fill_page(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64
     return rc;
 }
 
-static void *ra_worker(void *arg)
+static void ra_job(void *ctx, void *obj, uint64_t a, uint64_t page)
 {
-    gg_reader *r = arg;
-    pthread_mutex_lock(&r->q_lock);
-    for (;;) {
-        while (!r->stop && r->q_len == 0)
-            pthread_cond_wait(&r->q_cond, &r->q_lock);
-        if (r->stop)
-            break;
-        ra_job j = r->queue[r->q_head];
-        r->q_head = (r->q_head + 1) % QUEUE_LEN;
-        r->q_len--;
-        pthread_mutex_unlock(&r->q_lock);
-        uint64_t pe = page_elems(r, j.t);
-        int st;
-        gg_page *pg = gg_cache_pin(r->cache, page_key(j.uid, j.page), page_len(j.t, pe, j.page),
-                                   GG_PIN_READAHEAD | GG_PIN_IFABSENT, &st);
-        if (pg) {
-            fill_page(r, j.m, j.t, pe, j.page, pg, NULL);
-            gg_cache_unpin(r->cache, pg);
-        }
-        pthread_mutex_lock(&r->q_lock);
+    gg_reader *r = ctx;
+    const gg_model *m = obj;
+    const gg_tensor *t = &m->t[(uint32_t)a];
+    uint32_t uid = (uint32_t)(a >> 32);
+    uint64_t pe = page_elems(r, t);
+    int st;
+    gg_page *pg = gg_cache_pin(r->cache, page_key(uid, page), page_len(t, pe, page),
+                               GG_PIN_READAHEAD | GG_PIN_IFABSENT, &st);
+    if (pg) {
+        fill_page(r, m, t, pe, page, pg, NULL);
+        gg_cache_unpin(r->cache, pg);
     }
-    pthread_mutex_unlock(&r->q_lock);
-    return NULL;
 }
 
 static void ra_enqueue(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, uint64_t first,
                        uint64_t end)
 {
-    pthread_mutex_lock(&r->q_lock);
-    if (!r->workers && !r->stop) {
-        int n = r->nthreads;
-        r->workers = calloc((size_t)n, sizeof *r->workers);
-        for (int i = 0; r->workers && i < n; i++)
-            if (pthread_create(&r->workers[i], NULL, ra_worker, r) == 0)
-                r->n_workers++;
-    }
-    uint64_t queued = 0;
-    for (uint64_t p = first; p < end && r->q_len < QUEUE_LEN; p++, queued++) {
-        r->queue[(r->q_head + r->q_len) % QUEUE_LEN] = (ra_job){m, t, uid, p};
-        r->q_len++;
-    }
-    if (queued)
-        pthread_cond_broadcast(&r->q_cond);
-    pthread_mutex_unlock(&r->q_lock);
+    uint64_t queued = 0, ti = (uint64_t)(t - m->t);
+    for (uint64_t p = first; p < end && ti <= UINT32_MAX; p++, queued++)
+        if (gg_pool_submit(r->pool, ra_job, (void *)m, (uint64_t)uid << 32 | ti, p))
+            break;
     atomic_fetch_add_explicit(&r->ra_queued, queued, memory_order_relaxed);
     atomic_fetch_add_explicit(&r->ra_dropped, end - first - queued, memory_order_relaxed);
 }

@@ -115,10 +115,10 @@ uint32_t gg_net_new_source_id(gg_net *n);
 /* The persistent block cache, or NULL (no -o cache_dir). */
 gg_diskcache *gg_net_diskcache(gg_net *n);
 
-/* Background jobs of remote sources (read-ahead): fn(obj, a, b) runs on one
+/* Background jobs of remote sources (read-ahead): fn(net, obj, a, b) runs on one
  * of the prefetch_threads workers (started on first use, so after the
  * daemon forked). A full queue drops the job (read-ahead is a hint). */
-typedef void (*gg_net_job_fn)(void *obj, uint64_t a, uint64_t b);
+typedef void (*gg_net_job_fn)(void *net, void *obj, uint64_t a, uint64_t b);
 void gg_net_submit(gg_net *n, gg_net_job_fn fn, void *obj, uint64_t a, uint64_t b);
 /* Drop obj's queued jobs and wait for its running ones (before freeing obj). */
 void gg_net_cancel(gg_net *n, void *obj);
