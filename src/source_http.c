@@ -36,6 +36,7 @@
 #include "gguffs/log.h"
 #include "gguffs/net.h"
 #include "gguffs/scope.h"
+#include "ahead.h"
 #include "gguffs/source.h"
 
 #define WINDOW_MIN (8ull << 20)
@@ -46,10 +47,7 @@
 #define FAILED_RUNS 4       /* failed ranges remembered per source */
 
 typedef struct stream {
-    uint64_t start, next; /* the bytes it read: [start, next) */
-    uint64_t bytes;       /* bytes its reads asked for */
-    uint64_t window;
-    uint64_t ahead_to;    /* bytes below this were asked for */
+    gg_ahead a;           /* in bytes (ahead.h) */
     uint64_t used;        /* for replacing the least recently used */
     int header;           /* from byte 0, each read where the last ended: the header parser */
 } stream;
@@ -346,19 +344,28 @@ static void prefetch_job(void *net, void *obj, uint64_t b0, uint64_t b1)
  * stream this read continues (NULL: the header parser, or not yet a stream). */
 static const void *read_ahead(http_source *h, uint64_t off, uint64_t n)
 {
+    /* Within a block past where it ended, or anywhere from where it
+     * started; read-ahead once it read a block's worth; the window grows to
+     * hide the network's latency, but not while blocks come from the disk
+     * cache: they need none, and a small window keeps a stream cycling
+     * through a few warm buffers (fresh memory is slow to touch on a VM);
+     * GETs of a chunk each (a quarter of the window, at most CHUNK_MAX), so
+     * they stay big instead of one block each, and several are in flight. */
+    gg_ahead_params ap = {.unit = h->bsize, .slack = h->bsize, .from_start = 1, .earn_bytes = h->bsize,
+                          .min = WINDOW_MIN, .max = WINDOW_MAX, .chunk_max = CHUNK_MAX};
     uint64_t first = 0, end = 0;
     pthread_mutex_lock(&h->lock);
     stream *s = NULL, *lru = &h->streams[0];
     for (int i = 0; i < STREAMS; i++) {
         stream *c = &h->streams[i];
-        if (c->window && off >= c->start && off <= c->next + h->bsize) {
+        if (gg_ahead_continues(&c->a, &ap, off)) {
             s = c;
             break;
         }
         if (c->used < lru->used)
             lru = c;
     }
-    if (s && s->header && (off != s->next || n <= h->bsize)) {
+    if (s && s->header && (off != s->a.next || n <= h->bsize)) {
         /* The header is read: a reader of what follows it is another stream
          * (the parser's reads after the first are of 2 MiB and more; a
          * reader's are at most FUSE's max_read). */
@@ -367,46 +374,24 @@ static const void *read_ahead(http_source *h, uint64_t off, uint64_t n)
     }
     if (!s) {
         /* A new stream: no read-ahead until it reads on. */
-        *lru = (stream){off, off + n, n, WINDOW_MIN, off + n, ++h->use, off == 0};
+        gg_ahead_start(&lru->a, &ap, off, n);
+        lru->used = ++h->use;
+        lru->header = off == 0;
         pthread_mutex_unlock(&h->lock);
         return NULL;
     }
     s->used = ++h->use;
-    s->bytes += n;
-    if (off + n > s->next)
-        s->next = off + n;
     /* No read-ahead for the header parser: its reads double in size and
      * each asks for all it needs next, so read-ahead would only split them
-     * into more requests. Nor for a few small reads near each other: a
-     * stream earns read-ahead once it has read a block's worth. */
-    if (s->header || s->bytes < h->bsize) {
-        pthread_mutex_unlock(&h->lock);
-        return NULL;
-    }
-    /* The window grows to hide the network's latency; blocks coming from the
-     * disk cache need none, and a small window keeps a stream cycling
-     * through a few warm buffers (fresh memory is slow to touch on a VM). */
-    if (s->next - s->start >= s->window && s->window < WINDOW_MAX &&
-        !atomic_load_explicit(&h->disk_fed, memory_order_relaxed))
-        s->window *= 2;
-    /* Keep a window ahead of the reader asked for, in whole chunks (a
-     * quarter of the window, at most CHUNK_MAX): as the reader moves on,
-     * the next GET waits until a chunk's worth is due, so GETs stay big
-     * instead of one block each, and several are in flight. */
-    uint64_t chunk = s->window / 4 < CHUNK_MAX ? s->window / 4 : CHUNK_MAX;
-    uint64_t target = s->next + s->window < h->s.size ? s->next + s->window : h->s.size;
-    uint64_t from = s->ahead_to > s->next ? s->ahead_to : s->next;
-    from = (from + h->bsize - 1) / h->bsize * h->bsize; /* (the reader fetches the block it is in) */
-    if (from < target && target - from >= chunk) {
-        first = from;
-        end = from + (target - from) / chunk * chunk;
-        s->ahead_to = end;
-    } else if (from < target && target == h->s.size) {
-        first = from;
-        end = target;
-        s->ahead_to = end;
-    }
+     * into more requests. */
+    if (s->header)
+        ap.earn_bytes = UINT64_MAX;
+    int earned = gg_ahead_advance(&s->a, &ap, off, n, h->s.size,
+                                  !atomic_load_explicit(&h->disk_fed, memory_order_relaxed), &first, &end);
+    uint64_t chunk = s->a.window / 4 < CHUNK_MAX ? s->a.window / 4 : CHUNK_MAX;
     pthread_mutex_unlock(&h->lock);
+    if (!earned)
+        return NULL;
     if (first >= end)
         return s;
     uint64_t cb = chunk / h->bsize ? chunk / h->bsize : 1;

@@ -27,6 +27,7 @@
 #include "gguffs/log.h"
 #include "gguffs/scope.h"
 #include "gguffs/tlbuf.h"
+#include "ahead.h"
 #include "pool.h"
 
 #define QUEUE_LEN 1024
@@ -265,27 +266,25 @@ static int readahead(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32
 {
     if (!ra)
         return 0;
-    uint64_t first = 0, end = 0;
-    uint64_t slack = size < r->o.page_bytes / 4 ? 1 : (1u << 20) / 4 / pe + 1;
+    uint64_t first = 0, end = 0, w = (uint64_t)r->o.readahead_pages;
+    /* In pages: a fixed window; a stream earns it once it covers two pages. */
+    gg_ahead_params ap = {.unit = 1,
+                          .slack = size < r->o.page_bytes / 4 ? 1 : (1u << 20) / 4 / pe + 1,
+                          .earn_bytes = w ? 0 : UINT64_MAX,
+                          .earn_span = 2,
+                          .min = w ? w : 1,
+                          .max = w ? w : 1};
     pthread_mutex_lock(&ra->lock);
-    int seq = ra->started && p0 + slack >= ra->next_page && p0 <= ra->next_page + slack;
-    if (seq) {
-        if (p1 + 1 > ra->next_page)
-            ra->next_page = p1 + 1;
-    } else {
-        ra->first_page = p0;
-        ra->next_page = p1 + 1;
-        ra->ahead_to = 0;
-    }
+    gg_ahead a = {ra->first_page, ra->next_page, 0, ra->started ? ap.min : 0, ra->ahead_to};
+    int seq = gg_ahead_continues(&a, &ap, p0);
+    if (seq)
+        gg_ahead_advance(&a, &ap, p0, p1 + 1 - p0, npages, 0, &first, &end);
+    else
+        gg_ahead_start(&a, &ap, p0, p1 + 1 - p0);
+    ra->first_page = a.start;
+    ra->next_page = a.next;
+    ra->ahead_to = a.ahead_to;
     ra->started = 1;
-    if (seq && ra->next_page >= ra->first_page + 2 && r->o.readahead_pages > 0) {
-        end = ra->next_page + (uint64_t)r->o.readahead_pages;
-        if (end > npages)
-            end = npages;
-        first = ra->ahead_to > ra->next_page ? ra->ahead_to : ra->next_page;
-        if (first < end)
-            ra->ahead_to = end;
-    }
     pthread_mutex_unlock(&ra->lock);
     if (first < end)
         ra_enqueue(r, m, t, uid, first, end);
