@@ -1,4 +1,4 @@
-/* test_ahead - the read-ahead policy (src/ahead.h) with the two parameter
+/* test_ahead - the read-ahead policy (src/base/ahead.h) with the two parameter
  * sets gguffs uses: the decoded view's (pages, a fixed window of 16, earned
  * once a stream covers two pages) and the remote source's (bytes in 1 MiB
  * blocks, earned after a block's worth, a window doubling from 8 MiB to
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../src/ahead.h"
+#include "base/ahead.h"
 
 #include "testlib.h"
 

@@ -1,4 +1,4 @@
-/* test_pool - the worker pool (src/pool.h) on its own, and the decoded
+/* test_pool - the worker pool (src/base/pool.h) on its own, and the decoded
  * view's read-ahead against a model that is closed while its jobs wait.
  *
  * Pool: jobs run with the pool's ctx; a pool without threads drops every
@@ -27,8 +27,8 @@
 #include "gguffs/model.h"
 #include "gguffs/source.h"
 #include "gguffs/view.h"
-#include "../src/modeltree.h"
-#include "../src/pool.h"
+#include "tree/modeltree.h"
+#include "base/pool.h"
 
 #include "testlib.h"
 

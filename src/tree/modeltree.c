@@ -1,0 +1,664 @@
+/* modeltree.c - the tree of one model: build it, look names up, produce the
+ * content of every file (see modeltree.h). */
+#include "modeltree.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "gguffs/modeltext.h"
+#include "gguffs/names.h"
+#include "gguffs/render.h"
+#include "gguffs/stats.h"
+#include "gguffs/summary.h"
+
+/* ---- building ---- */
+
+static int add_node(gg_mtree *t, char *name, uint32_t parent, gg_content c, uint64_t arg)
+{
+    if (!name)
+        return -1;
+    if (t->n == t->cap) {
+        uint32_t nc = t->cap ? t->cap * 2 : 256;
+        gg_node *p = realloc(t->nodes, nc * sizeof *p);
+        if (!p) {
+            free(name);
+            return -1;
+        }
+        t->nodes = p;
+        t->cap = nc;
+    }
+    gg_node *n = &t->nodes[t->n];
+    memset(n, 0, sizeof *n);
+    n->name = name;
+    n->parent = parent;
+    n->content = (uint8_t)c;
+    n->arg = arg;
+    atomic_init(&n->text, NULL);
+    atomic_init(&n->comp, NULL);
+    t->n++;
+    return 0;
+}
+
+static void set_children(gg_mtree *t, uint32_t dir, uint32_t first)
+{
+    t->nodes[dir].first_child = first;
+    t->nodes[dir].n_children = t->n - first;
+}
+
+/* Make the names of dir's children distinct (names.h). */
+static int unique_children(gg_mtree *t, uint32_t dir)
+{
+    const gg_node *d = &t->nodes[dir];
+    char ***names = malloc((d->n_children ? d->n_children : 1) * sizeof *names);
+    if (!names)
+        return -1;
+    for (uint32_t k = 0; k < d->n_children; k++)
+        names[k] = &t->nodes[d->first_child + k].name;
+    int rc = gg_names_unique(names, d->n_children, NULL, 0);
+    free(names);
+    return rc;
+}
+
+/* "blk.N.rest": N (and where rest starts), or -1. */
+static int64_t block_of(const gg_tensor *ts, size_t *rest)
+{
+    const char *s = ts->name;
+    size_t n = ts->name_len;
+    if (n < 6 || memcmp(s, "blk.", 4) || s[4] < '0' || s[4] > '9')
+        return -1;
+    uint64_t v = 0;
+    size_t i = 4;
+    for (; i < n && s[i] >= '0' && s[i] <= '9' && i < 14; i++)
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    if (i >= n - 1 || s[i] != '.' || (s[4] == '0' && i > 5))
+        return -1;
+    *rest = i + 1;
+    return (int64_t)v;
+}
+
+typedef struct blk {
+    uint64_t layer, tensor;
+} blk;
+
+static int by_layer(const void *a, const void *b)
+{
+    const blk *x = a, *y = b;
+    return x->layer != y->layer ? (x->layer < y->layer ? -1 : 1) : (x->tensor < y->tensor ? -1 : 1);
+}
+
+/* blocks/<N>/: one folder per layer, links to its tensors. */
+static int build_blocks(gg_mtree *t, uint32_t blocks_dir)
+{
+    const gg_model *m = t->m;
+    blk *b = malloc((m->nt ? m->nt : 1) * sizeof *b);
+    if (!b)
+        return -1;
+    size_t nb = 0, rest;
+    for (uint64_t i = 0; i < m->nt; i++) {
+        int64_t l = block_of(&m->t[i], &rest);
+        if (l >= 0)
+            b[nb++] = (blk){(uint64_t)l, i};
+    }
+    qsort(b, nb, sizeof *b, by_layer);
+    int rc = 0;
+    uint32_t first = t->n;
+    for (size_t i = 0; i < nb && !rc; i++) {
+        if (i && b[i].layer == b[i - 1].layer)
+            continue;
+        char num[24];
+        snprintf(num, sizeof num, "%" PRIu64, b[i].layer);
+        rc = add_node(t, strdup(num), blocks_dir, GG_C_DIR, b[i].layer);
+    }
+    set_children(t, blocks_dir, first);
+    for (uint32_t d = first, i = 0; d < first + t->nodes[blocks_dir].n_children && !rc; d++) {
+        uint32_t f0 = t->n;
+        for (; i < nb && b[i].layer == t->nodes[d].arg && !rc; i++) {
+            const gg_tensor *ts = &m->t[b[i].tensor];
+            block_of(ts, &rest);
+            rc = add_node(t, gg_name_escape(ts->name + rest, ts->name_len - rest), d, GG_C_LINK, b[i].tensor);
+        }
+        set_children(t, d, f0);
+        if (!rc)
+            rc = unique_children(t, d);
+    }
+    free(b);
+    return rc;
+}
+
+static int build(gg_mtree *t)
+{
+    const gg_model *m = t->m;
+    int rc = add_node(t, strdup(""), 0, GG_C_DIR, 0);
+    uint32_t first = t->n;
+    rc |= add_node(t, strdup("metadata"), 0, GG_C_DIR, 0);
+    rc |= add_node(t, strdup("metadata.json"), 0, GG_C_METADATA_JSON, 0);
+    rc |= add_node(t, strdup("tensors"), 0, GG_C_DIR, 0);
+    rc |= add_node(t, strdup("tensors.tsv"), 0, GG_C_TENSORS_TSV, 0);
+    rc |= add_node(t, strdup("types.tsv"), 0, GG_C_TYPES_TSV, 0);
+    rc |= add_node(t, strdup("summary"), 0, GG_C_SUMMARY, 0);
+    rc |= add_node(t, strdup("summary.json"), 0, GG_C_SUMMARY_JSON, 0);
+    rc |= add_node(t, strdup("model.safetensors"), 0, GG_C_SAFETENSORS, 0);
+    rc |= add_node(t, strdup("blocks"), 0, GG_C_DIR, 0);
+    if (rc)
+        return -1;
+    set_children(t, 0, first);
+    uint32_t meta_dir = first, tens_dir = first + 2, blocks_dir = first + 8;
+    t->tensors_dir = tens_dir;
+
+    uint32_t kv0 = t->n;
+    for (uint64_t i = 0; i < m->f->n_kv; i++) {
+        const gg_kv *kv = &m->f->kv[i];
+        if (add_node(t, gg_name_escape(gg_str_ptr(m->f, kv->key), kv->key.len), meta_dir, GG_C_KV, i))
+            return -1;
+    }
+    set_children(t, meta_dir, kv0);
+    if (unique_children(t, meta_dir))
+        return -1;
+
+    uint32_t td0 = t->n;
+    for (uint64_t i = 0; i < m->nt; i++)
+        if (add_node(t, gg_name_escape(m->t[i].name, m->t[i].name_len), tens_dir, GG_C_TENSOR_DIR, i))
+            return -1;
+    set_children(t, tens_dir, td0);
+    if (unique_children(t, tens_dir))
+        return -1;
+    /* A tensor that cannot be decoded has only raw and info.json: files
+     * that could only fail (EIO) would break cp -r and tar of a mount. */
+    static const struct {
+        const char *name;
+        gg_content c;
+        int decoded;
+    } files[] = {{"raw", GG_C_RAW, 0},         {"f32", GG_C_F32, 1},   {"f32.npy", GG_C_F32_NPY, 1},
+                 {"f16", GG_C_F16, 1},         {"f16.npy", GG_C_F16_NPY, 1}, {"bf16", GG_C_BF16, 1},
+                 {"info.json", GG_C_INFO_JSON, 0}, {"stats", GG_C_STATS, 1}};
+    for (uint64_t i = 0; i < m->nt; i++) {
+        uint32_t d = td0 + (uint32_t)i, f0 = t->n;
+        for (size_t k = 0; k < sizeof files / sizeof files[0]; k++)
+            if ((!files[k].decoded || gg_tensor_decodable(&m->t[i])) &&
+                add_node(t, strdup(files[k].name), d, files[k].c, i))
+                return -1;
+        set_children(t, d, f0);
+    }
+    return build_blocks(t, blocks_dir);
+}
+
+static uint64_t name_hash(uint32_t parent, const char *name)
+{
+    return gg_hash64(name, strlen(name), (uint64_t)parent * 0x9E3779B97F4A7C15ull);
+}
+
+static int build_hash(gg_mtree *t)
+{
+    uint32_t cap = 64;
+    while (cap < 2 * t->n)
+        cap *= 2;
+    t->hash = calloc(cap, sizeof *t->hash);
+    if (!t->hash)
+        return -1;
+    t->hash_cap = cap;
+    for (uint32_t i = 1; i < t->n; i++) {
+        uint64_t k = name_hash(t->nodes[i].parent, t->nodes[i].name) & (cap - 1);
+        while (t->hash[k])
+            k = (k + 1) & (cap - 1);
+        t->hash[k] = i + 1;
+    }
+    return 0;
+}
+
+uint32_t gg_mtree_find(const gg_mtree *t, uint32_t parent, const char *name)
+{
+    uint64_t k = name_hash(parent, name) & (t->hash_cap - 1);
+    for (; t->hash[k]; k = (k + 1) & (t->hash_cap - 1)) {
+        const gg_node *n = &t->nodes[t->hash[k] - 1];
+        if (n->parent == parent && strcmp(n->name, name) == 0)
+            return t->hash[k] - 1;
+    }
+    return UINT32_MAX;
+}
+
+/* Node numbers are 32-bit and the tables double: keep well below that. */
+#define MAX_NODES (1u << 30)
+
+/* n more bytes held by t (made texts and composites). */
+static void hold(gg_mtree *t, uint64_t n)
+{
+    atomic_fetch_add(&t->held, n);
+    if (t->account)
+        atomic_fetch_add(t->account, n);
+}
+
+gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
+                       _Atomic uint64_t *account, gg_err *e)
+{
+    uint64_t want = 16 + m->f->n_kv + 10 * m->nt;
+    if (want > MAX_NODES) {
+        gg_fail(e, GG_E_TOOBIG, "%s: too many keys and tensors (%" PRIu64 " nodes; at most %u)", m->path, want,
+                MAX_NODES);
+        return NULL;
+    }
+    gg_mtree *t = calloc(1, sizeof *t);
+    if (!t) {
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    t->m = m;
+    t->uid_base = uid_base;
+    t->reader = r;
+    if (o)
+        t->o = *o;
+    if (build(t) || build_hash(t)) {
+        gg_mtree_free(t);
+        gg_fail(e, GG_E_NOMEM, "%s: out of memory building its tree", m->path);
+        return NULL;
+    }
+    uint64_t names = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        names += strlen(t->nodes[i].name) + 1;
+    t->account = account;
+    hold(t, sizeof *t + (uint64_t)t->cap * sizeof *t->nodes + names + (uint64_t)t->hash_cap * sizeof *t->hash +
+                gg_model_bytes(m));
+    return t;
+}
+
+void gg_mtree_free(gg_mtree *t)
+{
+    if (!t)
+        return;
+    /* Its model is closed next: no read-ahead job may still use it. */
+    gg_reader_cancel(t->reader, t->m);
+    if (t->account)
+        atomic_fetch_sub(t->account, atomic_load(&t->held));
+    for (uint32_t i = 0; i < t->n; i++) {
+        free(t->nodes[i].name);
+        free(atomic_load(&t->nodes[i].text));
+        gg_composite_free(atomic_load(&t->nodes[i].comp));
+    }
+    free(t->nodes);
+    free(t->hash);
+    free(t);
+}
+
+const gg_tensor *gg_mtree_tensor(const gg_mtree *t, uint32_t node)
+{
+    const gg_node *n = &t->nodes[node];
+    switch (n->content) {
+    case GG_C_TENSOR_DIR: case GG_C_RAW: case GG_C_F32: case GG_C_INFO_JSON: case GG_C_STATS: case GG_C_F16:
+    case GG_C_BF16: case GG_C_F32_NPY: case GG_C_F16_NPY:
+        return &t->m->t[n->arg];
+    default:
+        return NULL;
+    }
+}
+
+/* ---- content ---- */
+
+/* Generated files are made whole in memory. A hostile header can make
+ * them many times its own size (a 1 GiB array of bools is 6 GiB of text):
+ * past this bound (on an estimate from the header) the file gives EFBIG. */
+#define MAX_TEXT (256ull << 20)
+
+/* Upper bound of the bytes of a node's text: rendering never writes more
+ * than 8 bytes per byte of a value ("false, " for a bool, \u00XX for a
+ * control byte in JSON) and 6 per byte of a name. */
+static uint64_t text_bound(const gg_mtree *t, const gg_node *n)
+{
+    const gg_model *m = t->m;
+    uint64_t b = 4096;
+    switch (n->content) {
+    case GG_C_KV:
+        return b + 8 * m->f->kv[n->arg].val_len;
+    case GG_C_METADATA_JSON:
+        for (uint64_t k = 0; k < m->f->n_kv; k++)
+            b += 128 + 8 * m->f->kv[k].val_len + 6 * m->f->kv[k].key.len;
+        return b;
+    case GG_C_TENSORS_TSV:
+        for (uint64_t k = 0; k < m->nt; k++)
+            b += 256 + 8 * m->t[k].name_len + strlen(gg_tensor_source(m, &m->t[k])->name) * 4;
+        return b;
+    case GG_C_INFO_JSON:
+        return b + 6 * m->t[n->arg].name_len;
+    case GG_C_SUMMARY:
+    case GG_C_SUMMARY_JSON:
+        return b + 128 * m->nt;
+    default:
+        return b;
+    }
+}
+
+/* The model changed under us: its decoded pages go (once), and every
+ * shard counts as changed, so that all its tensors' reads fail alike. */
+static void forget_model(gg_mtree *t)
+{
+    if (atomic_exchange(&t->forgotten, 1))
+        return;
+    for (uint32_t i = 0; i < t->m->nshards; i++)
+        if (t->m->shards[i].src)
+            atomic_store(&t->m->shards[i].src->stale, 1);
+    gg_reader_forget(t->reader, t->uid_base, t->uid_base + (uint32_t)t->m->nt);
+}
+
+int gg_mtree_check(gg_mtree *t, gg_err *err)
+{
+    gg_err local;
+    gg_err *e = err ? err : &local;
+    if (atomic_load(&t->forgotten))
+        return gg_fail(e, GG_E_STALE, "%s: changed since it was mounted", t->m->path);
+    for (uint32_t i = 0; i < t->m->nshards; i++) {
+        if (t->m->shards[i].src && gg_source_check(t->m->shards[i].src, e)) {
+            if (e->code == GG_E_STALE)
+                forget_model(t);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Files whose bytes are the tensors' (and stats, made from them): they fail
+ * once the model changed. */
+static int reads_tensors(const gg_node *n) { return gg_node_is_data(n) || n->content == GG_C_STATS; }
+
+static int tensors_tsv(gg_mtree *t, gg_buf *out)
+{
+    const gg_node *td = &t->nodes[t->tensors_dir];
+    char **names = malloc((td->n_children ? td->n_children : 1) * sizeof *names);
+    if (!names)
+        return -1;
+    for (uint32_t k = 0; k < td->n_children; k++)
+        names[k] = t->nodes[td->first_child + k].name;
+    gg_tensors_tsv(t->m, names, out);
+    free(names);
+    return 0;
+}
+
+/* Make the text of node i. */
+static int generate(gg_mtree *t, uint32_t i, gg_buf *out, gg_err *e)
+{
+    const gg_node *n = &t->nodes[i];
+    const gg_model *m = t->m;
+    if (text_bound(t, n) > MAX_TEXT)
+        return gg_fail(e, GG_E_TOOBIG, "%s: %s would be more than %llu MiB of text", m->path, n->name,
+                       MAX_TEXT >> 20);
+    switch (n->content) {
+    case GG_C_KV:
+        gg_render_kv_text(m->f, &m->f->kv[n->arg], out);
+        break;
+    case GG_C_METADATA_JSON:
+        gg_render_metadata_json(m->f, out);
+        break;
+    case GG_C_TENSORS_TSV:
+        if (tensors_tsv(t, out))
+            out->oom = 1;
+        break;
+    case GG_C_TYPES_TSV:
+        gg_types_tsv(m, out);
+        break;
+    case GG_C_SUMMARY:
+        gg_summary_text(m, out);
+        break;
+    case GG_C_SUMMARY_JSON:
+        gg_summary_json(m, out);
+        break;
+    case GG_C_INFO_JSON:
+        gg_tensor_info_json(m, &m->t[n->arg], out);
+        break;
+    case GG_C_STATS:
+        if (gg_tensor_stats(t->reader, m, &m->t[n->arg], out, e)) {
+            if (e && e->code == GG_E_STALE)
+                forget_model(t);
+            return -1;
+        }
+        break;
+    default:
+        return gg_fail(e, GG_E_INVAL, "%s: not a text file", n->name);
+    }
+    return out->oom ? gg_fail(e, GG_E_NOMEM, "out of memory for %s", n->name) : 0;
+}
+
+/* The node's cached text, generated on first use. */
+static int text_of(gg_mtree *t, uint32_t i, gg_text **res, gg_err *e)
+{
+    gg_node *n = &t->nodes[i];
+    gg_text *txt = atomic_load_explicit(&n->text, memory_order_acquire);
+    if (txt) {
+        *res = txt;
+        return 0;
+    }
+    gg_buf b = {0};
+    if (generate(t, i, &b, e)) {
+        gg_buf_free(&b);
+        return -1;
+    }
+    txt = malloc(sizeof *txt + b.len + 1);
+    if (!txt) {
+        gg_buf_free(&b);
+        return gg_fail(e, GG_E_NOMEM, "out of memory for %s", n->name);
+    }
+    txt->len = b.len;
+    if (b.len)
+        memcpy(txt->data, b.p, b.len);
+    gg_buf_free(&b);
+    gg_text *expected = NULL;
+    if (!atomic_compare_exchange_strong(&n->text, &expected, txt)) {
+        free(txt); /* another thread made it first */
+        txt = expected;
+    } else {
+        hold(t, sizeof *txt + txt->len + 1);
+    }
+    *res = txt;
+    return 0;
+}
+
+/* The segments of a composite file node, made on first use. */
+static int comp_of(gg_mtree *t, uint32_t i, gg_composite **res, gg_err *e)
+{
+    gg_node *n = &t->nodes[i];
+    gg_composite *c = atomic_load_explicit(&n->comp, memory_order_acquire);
+    if (!c) {
+        c = n->content == GG_C_SAFETENSORS
+                ? gg_export_safetensors(t->m, (gg_view_kind)t->o.safetensors_dtype, e)
+                : gg_export_npy(t->m, n->arg, n->content == GG_C_F32_NPY ? GG_VIEW_F32 : GG_VIEW_F16, e);
+        if (!c)
+            return -1;
+        gg_composite *expected = NULL;
+        if (!atomic_compare_exchange_strong(&n->comp, &expected, c)) {
+            gg_composite_free(c); /* another thread made it first */
+            c = expected;
+        } else {
+            hold(t, gg_composite_bytes(c));
+        }
+    }
+    *res = c;
+    return 0;
+}
+
+int gg_mtree_readlink(gg_mtree *t, uint32_t node, char *buf, size_t cap, gg_err *e)
+{
+    const gg_node *n = &t->nodes[node];
+    if (n->content != GG_C_LINK)
+        return gg_fail(e, GG_E_INVAL, "%s: not a symbolic link", n->name);
+    const gg_node *target = &t->nodes[t->nodes[t->tensors_dir].first_child + n->arg];
+    int k = snprintf(buf, cap, "../../tensors/%s", target->name);
+    return k < 0 || (size_t)k >= cap ? gg_fail(e, GG_E_RANGE, "link target too long") : k;
+}
+
+/* Bytes of a file node, without generating anything whose size is fixed. */
+static int file_size(gg_mtree *t, uint32_t i, uint64_t *size, gg_err *e)
+{
+    const gg_node *n = &t->nodes[i];
+    const gg_model *m = t->m;
+    switch (n->content) {
+    case GG_C_RAW:
+        *size = m->t[n->arg].nbytes;
+        return 0;
+    case GG_C_F32:
+        *size = m->t[n->arg].info->nelems * 4;
+        return 0;
+    case GG_C_F16:
+    case GG_C_BF16:
+        *size = m->t[n->arg].info->nelems * 2;
+        return 0;
+    case GG_C_F32_NPY:
+    case GG_C_F16_NPY:
+    case GG_C_SAFETENSORS: {
+        gg_composite *c;
+        if (comp_of(t, i, &c, e))
+            return -1;
+        *size = c->size;
+        return 0;
+    }
+    case GG_C_STATS:
+        *size = GG_STATS_BYTES;
+        return 0;
+    case GG_C_LINK: {
+        char target[512];
+        int k = gg_mtree_readlink(t, i, target, sizeof target, e);
+        if (k < 0)
+            return -1;
+        *size = (uint64_t)k;
+        return 0;
+    }
+    default: {
+        gg_text *txt;
+        if (text_of(t, i, &txt, e))
+            return -1;
+        *size = txt->len;
+        return 0;
+    }
+    }
+}
+
+int gg_mtree_getattr(gg_mtree *t, uint32_t node, gg_attr *a, gg_err *e)
+{
+    const gg_node *n = &t->nodes[node];
+    memset(a, 0, sizeof *a);
+    a->mtime = t->m->mtime;
+    if (gg_node_is_dir(n)) {
+        a->kind = GG_K_DIR;
+        a->nlink = 2;
+        for (uint32_t k = 0; k < n->n_children; k++)
+            a->nlink += gg_node_is_dir(&t->nodes[n->first_child + k]);
+        return 0;
+    }
+    a->kind = n->content == GG_C_LINK ? GG_K_LINK : GG_K_FILE;
+    a->nlink = 1;
+    if (file_size(t, node, &a->size, e))
+        return -1;
+    /* Only stored bytes take disk: du of a mount reports the model, not the
+     * decoded views and texts made from it. */
+    a->blocks = n->content == GG_C_RAW ? (a->size + 511) / 512 : 0;
+    a->tensor_data = gg_node_is_data(n);
+    return 0;
+}
+
+int gg_mtree_open(gg_mtree *t, uint32_t node, gg_open_file **of, gg_err *e)
+{
+    const gg_node *n = &t->nodes[node];
+    *of = NULL;
+    if (gg_node_is_dir(n))
+        return gg_fail(e, GG_E_ISDIR, "%s: is a folder", n->name);
+    /* Every open file has its state, so that it holds its model open
+     * (tree.c); only decoded views use the read-ahead. */
+    gg_open_file *o = calloc(1, sizeof *o);
+    if (!o)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    gg_readahead_init(&o->ra);
+    /* A model changed in place: what the kernel cached of its tensors'
+     * files must not be served (their reads fail). */
+    o->stale = reads_tensors(n) && gg_mtree_check(t, NULL) != 0;
+    *of = o;
+    return 0;
+}
+
+/* The cache id of a tensor: unique across the models of the mount. */
+static uint32_t tensor_uid(const gg_mtree *t, uint64_t tensor) { return t->uid_base + (uint32_t)tensor; }
+
+/* A view of one of the model's tensors, for composite files. */
+typedef struct view_ctx {
+    gg_mtree *t;
+    gg_readahead *ra;
+} view_ctx;
+
+static ssize_t read_view(void *arg, uint64_t tensor, gg_view_kind kind, char *buf, size_t n, uint64_t off,
+                         gg_err *e)
+{
+    view_ctx *v = arg;
+    const gg_model *m = v->t->m;
+    if (kind == GG_VIEW_F32)
+        return gg_read_f32(v->t->reader, m, &m->t[tensor], tensor_uid(v->t, tensor), buf, n, off, v->ra, e);
+    return gg_read_half(v->t->reader, m, &m->t[tensor], tensor_uid(v->t, tensor), kind == GG_VIEW_BF16, buf, n,
+                        off, v->ra, e);
+}
+
+/* The bytes are all in buf. */
+static ssize_t in_buf(gg_ref *ref, char *buf, ssize_t got)
+{
+    if (got > 0) {
+        ref->iov[0] = (struct iovec){buf, (size_t)got};
+        ref->niov = 1;
+    }
+    return got;
+}
+
+ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *buf, size_t size, uint64_t off,
+                          gg_ref *ref, gg_err *err)
+{
+    gg_err local;
+    gg_err *e = err ? err : &local;
+    gg_ref_init(ref);
+    const gg_node *n = &t->nodes[node];
+    const gg_model *m = t->m;
+    gg_readahead *ra = of ? &of->ra : NULL;
+    ssize_t got;
+    switch (n->content) {
+    case GG_C_DIR:
+    case GG_C_TENSOR_DIR:
+        return gg_fail(e, GG_E_ISDIR, "%s: is a folder", n->name);
+    case GG_C_LINK:
+        return gg_fail(e, GG_E_INVAL, "%s: a symbolic link", n->name);
+    case GG_C_RAW:
+        got = in_buf(ref, buf, gg_read_raw(t->reader, m, &m->t[n->arg], buf, size, off, e));
+        break;
+    case GG_C_F32:
+        got = gg_read_f32_ref(t->reader, m, &m->t[n->arg], tensor_uid(t, n->arg), buf, size, off, ra, ref, e);
+        break;
+    case GG_C_F16:
+    case GG_C_BF16:
+        got = in_buf(ref, buf,
+                     gg_read_half(t->reader, m, &m->t[n->arg], tensor_uid(t, n->arg), n->content == GG_C_BF16, buf,
+                                  size, off, ra, e));
+        break;
+    case GG_C_F32_NPY:
+    case GG_C_F16_NPY:
+    case GG_C_SAFETENSORS: {
+        gg_composite *c;
+        if (comp_of(t, node, &c, e))
+            return -1;
+        view_ctx v = {t, ra};
+        got = in_buf(ref, buf, gg_composite_read(c, read_view, &v, buf, size, off, e));
+        break;
+    }
+    default: {
+        gg_text *txt;
+        /* A tensor's stats describe its bytes: not once they changed. */
+        if (n->content == GG_C_STATS && gg_source_check(gg_tensor_source(m, &m->t[n->arg]), e)) {
+            forget_model(t);
+            return -1;
+        }
+        if (text_of(t, node, &txt, e))
+            return -1;
+        got = off < txt->len ? (ssize_t)(size < txt->len - off ? size : txt->len - off) : 0;
+        if (got > 0) {
+            /* Texts never change once made: no copy. */
+            ref->iov[0] = (struct iovec){txt->data + off, (size_t)got};
+            ref->niov = 1;
+        }
+        return got;
+    }
+    }
+    if (got < 0 && e->code == GG_E_STALE)
+        forget_model(t);
+    return got;
+}
