@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/files.h" /* the table of file kinds (internal to the tree) */
 #include "gguffs/tree.h"
 #include "gguffs/view.h"
 #include "mem_model.h"
@@ -247,6 +248,37 @@ static void stale(void)
     free(p);
 }
 
+/* The table of file kinds (files.h): every row is one thing, names are
+ * unique in their scope, and the tree lists the rows in table order. */
+static void table(void)
+{
+    char want_root[1024] = ".stats", want_tensor[1024] = "";
+    for (size_t i = 0; i < gg_n_files; i++) {
+        const gg_file_kind *k = &gg_files[i];
+        int makers = !!k->text + !!k->segments + !!k->build;
+        EXPECT(k->shape == GG_FS_VIEW ? makers == 0 : makers == 1, "row %zu (%s): %d ways to make it", i,
+               k->name ? k->name : "(kv)", makers);
+        EXPECT((k->shape == GG_FS_TEXT) == !!k->text && (k->shape == GG_FS_DIR) == !!k->build &&
+                   (k->shape == GG_FS_COMPOSITE) == !!k->segments,
+               "row %zu: its maker is not its shape's", i);
+        EXPECT(k->shape != GG_FS_VIEW || k->scope == GG_FK_TENSOR, "row %zu: a view outside a tensor folder", i);
+        EXPECT(!k->fixed_size || k->shape == GG_FS_TEXT, "row %zu: a fixed size for a non-text", i);
+        EXPECT((k->name == NULL) == (k->scope == GG_FK_KV), "row %zu: only metadata/<key> is named by its key", i);
+        EXPECT(!(k->flags & GG_FF_STORED) || (k->shape == GG_FS_VIEW && k->view == GG_VIEW_RAW),
+               "row %zu: stored bytes that are not raw", i);
+        for (size_t j = 0; j < i; j++)
+            EXPECT(!k->name || !gg_files[j].name || gg_files[j].scope != k->scope || strcmp(k->name, gg_files[j].name),
+                   "rows %zu and %zu: one name", j, i);
+        char *w = k->scope == GG_FK_MODEL ? want_root : k->scope == GG_FK_TENSOR ? want_tensor : NULL;
+        if (w)
+            snprintf(w + strlen(w), 1024 - strlen(w), "%s%s", *w ? " " : "", k->name);
+    }
+    EXPECT(gg_files_in_scope(GG_FK_KV) == 1, "one row for metadata/<key>");
+    EXPECT(!strcmp(ls(""), want_root), "root: %s, the table says %s", ls(""), want_root);
+    EXPECT(!strcmp(ls("tensors/blk.0.a"), want_tensor), "a tensor folder: %s, the table says %s", ls("tensors/blk.0.a"),
+           want_tensor);
+}
+
 int main(void)
 {
     mm_build(&mm, "tree.gguf");
@@ -265,6 +297,7 @@ int main(void)
     EXPECT(tree, "tree: %s", e.msg);
     if (tree) {
         listings();
+        table();
         stats_eio(); /* (before sizes() makes every stats) */
         sizes();
         stale();
