@@ -22,7 +22,7 @@ FUSE_LIBS := $(shell pkg-config --libs fuse3 2>/dev/null || echo -lfuse3)
 # -ffp-contract=off: never fuse a multiply and an add the reference does not fuse.
 WARN := -Wall -Wextra -Wno-unused-parameter
 BASE_CFLAGS := -std=c11 -O2 -g $(WARN) -ffp-contract=off -fno-strict-aliasing \
-	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -fopenmp -pthread
+	-D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -Isrc -fopenmp -pthread
 CFLAGS ?=
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 LDLIBS := -lcurl -lcjson -lm -fopenmp -pthread
@@ -30,15 +30,21 @@ LDLIBS := -lcurl -lcjson -lm -fopenmp -pthread
 AVX2_FLAGS := -mavx2 -mfma -mf16c -mbmi -mbmi2 -mlzcnt -mpopcnt
 AVX512_FLAGS := $(AVX2_FLAGS) -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512cd
 
-# The core library: no FUSE and no command line in it.
-APP_SRC := src/main.c src/fuse.c src/options.c src/tools.c src/mountset.c
-CORE_SRC := $(filter-out $(APP_SRC),$(wildcard src/*.c))
-# The HTTP layer needs libcurl's headers; a compiler without them (the aarch64
-# cross build) builds the rest of the core, which opens local files only.
-NET_SRC := src/net.c src/source_http.c src/hf.c
+# The layers of src/, lowest first: a file includes headers of its own
+# folder and of the folders before it (`make layers` checks it).
+LAYERS := base decode cache source gguf text read remote tree app
+# The core library: no FUSE and no command line in it (app/ has those).
+APP_SRC := $(wildcard src/app/*.c)
+CORE_SRC := $(filter-out $(APP_SRC) src/decode/%,$(wildcard src/*/*.c))
+# The HTTP layer (remote/) needs libcurl's headers; a compiler without them
+# (the aarch64 cross build) builds the rest of the core, which opens local
+# files only.
+NET_SRC := $(wildcard src/remote/*.c)
 HAVE_CURL := $(shell $(CC) -E -include curl/curl.h -x c /dev/null >/dev/null 2>&1 && echo 1)
 CORE_SRC := $(if $(HAVE_CURL),$(CORE_SRC),$(filter-out $(NET_SRC),$(CORE_SRC)))
 DECODE_SRC := $(filter-out %_simd.c,$(wildcard src/decode/*.c))
+# The kernels; the CPU dispatch and the f16 conversion of decode/ keep -O2.
+KERNEL_SRC := $(filter-out src/decode/cpu.c src/decode/halfconv.c,$(DECODE_SRC))
 # SIMD kernels: each family's src/decode/<family>_simd.c is compiled once per
 # target into <family>_avx2.o, _avx512.o and _neon.o, on every architecture;
 # an object whose target is foreign to the compiler holds an empty kernel list.
@@ -47,10 +53,12 @@ SIMD_FAMILIES := $(patsubst src/decode/%_simd.c,%,$(wildcard src/decode/*_simd.c
 SIMD_OBJ := $(foreach f,$(SIMD_FAMILIES),$(foreach t,$(SIMD_TARGETS),$(BUILD)/src/decode/$(f)_$(t).o))
 LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC) $(DECODE_SRC)) $(SIMD_OBJ)
 APP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(APP_SRC))
+# The command-line tools (--dump, --verify), which the fuzzers drive too.
+TOOLS_OBJ := $(filter %/tools.o,$(APP_OBJ))
 
 TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
 
-.PHONY: lib all check check-run check-arm decode-tests demo bench fuzz install uninstall clean deps tests
+.PHONY: lib all check check-run check-arm decode-tests demo bench fuzz install uninstall clean deps tests layers
 all: gguffs
 
 gguffs: $(LIB_OBJ) $(APP_OBJ)
@@ -75,9 +83,9 @@ SIMD_OPT := -O3
 # The scalar kernels (src/decode/*.c) too. Three families are not
 # vectorized: SSE2 vectorization of their strided byte loads and 32-bit
 # multiplies made Q8_K_R16, Q8_K_R8, IQ2_KT, Q6_0 and IQ4_K 1.3-2x slower.
-$(patsubst %.c,$(BUILD)/%.o,$(DECODE_SRC)): FILE_OPT := -O3
+$(patsubst %.c,$(BUILD)/%.o,$(KERNEL_SRC)): FILE_FLAGS := -O3
 $(BUILD)/src/decode/ik_interleaved.o $(BUILD)/src/decode/ik_k.o \
-$(BUILD)/src/decode/ik_kt.o: FILE_OPT := -O3 -fno-tree-vectorize
+$(BUILD)/src/decode/ik_kt.o: FILE_FLAGS := -O3 -fno-tree-vectorize
 $(BUILD)/src/decode/kquants_%.o: SIMD_OPT := -O2 -fno-tree-slp-vectorize
 define SIMD_RULE
 $$(BUILD)/src/decode/%_$(1).o: src/decode/%_simd.c
@@ -90,14 +98,13 @@ $(foreach t,$(SIMD_TARGETS),$(eval $(call SIMD_RULE,$(t))))
 src/decode/%_avx2.c src/decode/%_avx512.c: ;
 src/decode/ik_interleaved_x86.h src/decode/forks_x86.h: ;
 
-$(BUILD)/src/fuse.o $(BUILD)/src/main.o $(BUILD)/src/options.o: $(BUILD)/src/%.o: src/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FUSE_CFLAGS) -MMD -MP -c -o $@ $<
+# app/ sees libfuse's headers; the core does not.
+$(APP_OBJ): FILE_FLAGS := $(FUSE_CFLAGS)
 
-# FILE_OPT: a file's own optimization flags (the scalar kernels, above).
+# FILE_FLAGS: a file's own flags (the kernels' -O3, above; app/'s FUSE headers).
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FILE_OPT) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(FILE_FLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -132,6 +139,11 @@ check-arm:
 
 deps:
 	@tests/deps.sh
+
+# The folders of src/ lowest first; fails naming the file and the include
+# where a file reaches up into a folder above its own.
+layers:
+	@tests/layers.sh $(LAYERS)
 
 # Set-up first, then a fresh make that sees what set-up installed.
 check: deps

@@ -31,18 +31,18 @@ hardening-bins: $(TEST_PROGS) $(BUILD)/fuzz/replay_model $(BUILD)/fuzz/replay_de
 fuzz-bins: $(addprefix $(BUILD)/fuzz/,$(FUZZ_TARGETS))
 
 # (the fuzzers also drive --dump, a command-line tool: tools.o)
-$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c tests/fuzz/fuzz_common.h $(LIB_OBJ) $(BUILD)/src/tools.o
+$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c tests/fuzz/fuzz_common.h $(LIB_OBJ) $(TOOLS_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Isrc -Itests/fuzz -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay_main.c $(LIB_OBJ) \
-		$(BUILD)/src/tools.o $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests/fuzz -o $@ tests/fuzz/fuzz_$*.c tests/fuzz/replay_main.c $(LIB_OBJ) \
+		$(TOOLS_OBJ) $(LDLIBS)
 
 # The daemon itself, instrumented (run under FUSE by tests/check.d/40_concurrency.sh).
 $(BUILD)/gguffs: $(LIB_OBJ) $(APP_OBJ)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(FUSE_LIBS) $(LDLIBS)
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(LIB_OBJ) $(BUILD)/src/tools.o
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(LIB_OBJ) $(TOOLS_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Isrc -Itests/fuzz -fsanitize=fuzzer -o $@ $< $(LIB_OBJ) $(BUILD)/src/tools.o $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests/fuzz -fsanitize=fuzzer -o $@ $< $(LIB_OBJ) $(TOOLS_OBJ) $(LDLIBS)
 
 sanitize-build:
 	@$(MAKE) -s --no-print-directory BUILD=$(SAN_BUILD) CC=$(SAN_CC) CFLAGS="$(SAN_FLAGS)" hardening-bins

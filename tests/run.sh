@@ -72,6 +72,8 @@ done
 run simd-property "$BUILD"/tests/simd_prop
 # The NEON kernels, cross-built and run under qemu (x86-64 hosts).
 [ "$(uname -m)" = x86_64 ] && run check-arm make --no-print-directory check-arm
+# No file of src/ includes a header of a folder above its own.
+run layers make --no-print-directory -s layers
 
 for s in tests/check.d/*.sh; do
     [ -f "$s" ] && run "$(basename "$s" .sh)" bash "$s"

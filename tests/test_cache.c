@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "gguffs/cache.h"
-#include "gguffs/hash.h"
+#include "base/hash.h"
 
 #include "testlib.h"
 

@@ -14,9 +14,11 @@
 #include "gguffs/gguf.h"
 #include "gguffs/layout.h"
 #include "gguffs/model.h"
+#include "gguffs/types.h"
 #include "gguffs/modeltext.h"
 #include "gguffs/tree.h"
 #include "gguffs/render.h"
+#include "gguffs/stats.h"
 #include "gguffs/modeltext.h"
 #include "gguffs/tree.h"
 #include "gguffs/view.h"
@@ -507,6 +509,34 @@ static void model_empty_tensors(void)
     unlink(path);
 }
 
+/* ---- the type table (src/gguf/types.c) ---- */
+
+/* Every row is whole, and an id means one layout per dialect (a variant aside: it is only
+ * chosen when forced). */
+static void type_table(void)
+{
+    size_t n = gg_type_count();
+    EXPECT(n > 0, "empty type table");
+    for (size_t i = 0; i < n; i++) {
+        const gg_type *t = gg_type_at(i);
+        EXPECT(t->name && t->name[0], "row %zu: no name", i);
+        EXPECT(t->tid > GG_T_NONE && t->tid < GG_T_COUNT, "%s: identity %d", t->name, (int)t->tid);
+        EXPECT(t->block_elems >= 1 && t->block_bytes >= 1 && t->rows_interleaved >= 1,
+               "%s: block %u elems / %u bytes, %u rows interleaved", t->name, t->block_elems,
+               t->block_bytes, t->rows_interleaved);
+        EXPECT(t->dialects != 0 && (t->dialects & ~(uint32_t)GG_DIALECT_ALL) == 0, "%s: dialects %#x",
+               t->name, t->dialects);
+        EXPECT(gg_type_index(t) == i, "%s: index %zu, not %zu", t->name, gg_type_index(t), i);
+        for (size_t j = 0; j < i; j++) {
+            const gg_type *u = gg_type_at(j);
+            EXPECT(u->id != t->id || !(u->dialects & t->dialects) ||
+                       ((u->flags | t->flags) & GG_TYPE_VARIANT),
+                   "%s and %s share id %u in dialects %#x", u->name, t->name, t->id,
+                   u->dialects & t->dialects);
+        }
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -521,6 +551,7 @@ int main(void)
     layout_edges();
     model_types_tsv();
     model_empty_tensors();
+    type_table();
     rmdir(tmpdir);
     if (fails) {
         fprintf(stderr, "test_gguf: %d failures\n", fails);

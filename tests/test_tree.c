@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/files.h" /* the table of file kinds (internal to the tree) */
+#include "tree/files.h" /* the table of file kinds (internal to the tree) */
 #include "gguffs/tree.h"
 #include "gguffs/view.h"
 #include "mem_model.h"

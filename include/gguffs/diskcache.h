@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "gguffs/error.h"
-#include "gguffs/render.h"
+#include "gguffs/buf.h"
 
 typedef struct gg_diskcache gg_diskcache;
 

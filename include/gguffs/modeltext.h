@@ -1,17 +1,13 @@
 /* modeltext.h - texts about one model, as the tree's files show them:
- * info.json of a tensor, tensors.tsv, types.tsv, a tensor's stats, and the
- * model's summary (summary.h). They know the model, not the tree. */
+ * info.json of a tensor, tensors.tsv, types.tsv, and the model's summary
+ * (summary.h). They know the model's header, not the tree nor its tensor
+ * data (a tensor's stats, which decode it, are stats.h's). */
 #ifndef GGUFFS_MODELTEXT_H
 #define GGUFFS_MODELTEXT_H
 
 #include "gguffs/error.h"
 #include "gguffs/model.h"
-#include "gguffs/render.h"
-#include "gguffs/view.h"
-
-/* tensors/<name>/stats: 8 lines of "%-5s %24s\n". */
-#define GG_STATS_WIDTH 24
-#define GG_STATS_BYTES (8 * (5 + 1 + GG_STATS_WIDTH + 1))
+#include "gguffs/buf.h"
 
 /* info.json of a tensor (also used by --dump --json). */
 void gg_tensor_info_json(const gg_model *m, const gg_tensor *ts, gg_buf *out);
@@ -21,8 +17,5 @@ void gg_tensors_tsv(const gg_model *m, char *const *tree_names, gg_buf *out);
 
 /* types.tsv: one line per (type, id) present, in order of appearance. */
 void gg_types_tsv(const gg_model *m, gg_buf *out);
-
-/* A tensor's stats (it decodes the whole tensor): 0, or -1 with *e set. */
-int gg_tensor_stats(gg_reader *r, const gg_model *m, const gg_tensor *ts, gg_buf *out, gg_err *e);
 
 #endif

@@ -33,7 +33,7 @@
 #include "gguffs/cache.h"
 #include "gguffs/diskcache.h"
 #include "gguffs/error.h"
-#include "gguffs/render.h"
+#include "gguffs/buf.h"
 #include "gguffs/source.h"
 
 #define GG_NET_MAX_REDIRECTS 8

@@ -14,23 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gguffs/buf.h"
 #include "gguffs/floatfmt.h" /* gg_fmt_f32, gg_fmt_f64: the float text rules */
 #include "gguffs/gguf.h"
-
-/* A growable byte buffer. */
-typedef struct gg_buf {
-    char *p;
-    size_t len, cap;
-    int oom; /* an allocation failed; contents are incomplete */
-} gg_buf;
-
-/* Room for n more bytes and a NUL after b->len (the caller writes them and
- * advances len), or NULL with b->oom set. */
-char *gg_buf_room(gg_buf *b, size_t n);
-void gg_buf_put(gg_buf *b, const void *s, size_t n);
-void gg_buf_puts(gg_buf *b, const char *s);
-void gg_buf_printf(gg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void gg_buf_free(gg_buf *b);
 
 /* The text of metadata/<key> for KV kv. */
 void gg_render_kv_text(const gg_file *f, const gg_kv *kv, gg_buf *out);
@@ -55,20 +41,11 @@ void gg_render_value_json(const gg_file *f, const gg_kv *kv, uint64_t max, gg_bu
  * form), and its object says "key_hex": the exact bytes in hex. */
 void gg_render_metadata_json(const gg_file *f, gg_buf *out);
 
-/* Append s (n bytes) to out as a JSON string literal, quotes included; each
- * maximal invalid UTF-8 subpart becomes one U+FFFD, as Python's
- * errors="replace" decodes it. */
-void gg_json_string(gg_buf *out, const char *s, size_t n);
 /* The keys metadata.json gives the KVs that are not valid UTF-8, per KV
  * index: the inside of the JSON string literal; NULL for keys written as
  * themselves. Returns NULL when every key is valid UTF-8 (or, with *oom
  * set, when memory ran out). Free with gg_metadata_json_keys_free(). */
 char **gg_metadata_json_keys(const gg_file *f, int *oom);
 void gg_metadata_json_keys_free(const gg_file *f, char **keys);
-
-/* Is s[0..n) well-formed UTF-8? */
-int gg_utf8_valid(const char *s, size_t n);
-/* Append the bytes p[0..n) as lowercase hex digits. */
-void gg_hex(gg_buf *out, const void *p, size_t n);
 
 #endif

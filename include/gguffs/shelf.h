@@ -31,12 +31,11 @@
 
 #include "gguffs/error.h"
 #include "gguffs/model.h"
-#include "gguffs/render.h"
+#include "gguffs/buf.h"
+#include "gguffs/store.h"
 
 typedef struct gg_shelf gg_shelf;
 typedef struct gg_entry gg_entry;
-
-typedef enum gg_store { GG_STORE_AUTO, GG_STORE_PLAIN, GG_STORE_OLLAMA, GG_STORE_HF } gg_store;
 
 gg_shelf *gg_shelf_new(const gg_open_opts *o, gg_err *e);
 /* Stops the threads, closes every model; call the tree's teardown first. */
@@ -69,11 +68,6 @@ void gg_shelf_skip_dev(gg_shelf *s, dev_t dev);
  * watching the folders given to gg_shelf_add_dir (if live). Threads start
  * here, so call it after the daemon forked. */
 void gg_shelf_start(gg_shelf *s, int check, int live);
-
-/* Where the user's tools are: the default folders of the stores, from
- * their environment variables ($OLLAMA_MODELS; $HF_HUB_CACHE, $HF_HOME;
- * LM Studio's). Returns a malloc'ed path, or NULL with *e set. */
-char *gg_store_default_dir(gg_store kind, int lmstudio, gg_err *e);
 
 /* ---- what the tree asks ---- */
 

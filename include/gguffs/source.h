@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "gguffs/error.h"
-#include "gguffs/render.h"
+#include "gguffs/buf.h"
 
 typedef struct gg_source gg_source;
 /* Opens an http(s) URL; the HTTP layer (source_http.c) provides one, so the
@@ -44,13 +44,19 @@ struct gg_source {
 };
 
 /* Open a path, or an http:// / https:// URL through open_url (NULL refuses
- * URLs). Returns NULL with *e set: GG_E_NOTFOUND, GG_E_ACCESS, GG_E_NOTREG,
- * GG_E_IO, ... */
+ * URLs); another scheme's name is refused (GG_E_INVAL). Returns NULL with
+ * *e set: GG_E_NOTFOUND, GG_E_ACCESS, GG_E_NOTREG, GG_E_IO, ... */
 gg_source *gg_source_open(const char *spec, gg_url_opener open_url, void *url_arg, gg_err *e);
 void gg_source_close(gg_source *s);
 
-/* Is spec a URL this build can open? */
-int gg_source_is_url(const char *spec);
+/* What a spec names: a path, an http:// or https:// URL (lowercase, as
+ * given), or a name of another scheme ("hf://...": scheme [a-z][a-z0-9+.-]*
+ * then "://"), which a resolver turns into URLs. The one test of "is it a
+ * URL" in the program. */
+typedef enum gg_spec_kind { GG_SPEC_PATH, GG_SPEC_URL, GG_SPEC_NAME } gg_spec_kind;
+gg_spec_kind gg_spec_kind_of(const char *spec);
+/* Its length without a URL's ?query and #fragment (strlen for the others). */
+size_t gg_spec_path_len(const char *spec);
 
 /* A URL for others' eyes (messages, info.json, models.tsv, the mount's
  * source in /proc/mounts, the daemon's command line): scheme, host, port

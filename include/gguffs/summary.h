@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "gguffs/model.h"
-#include "gguffs/render.h"
+#include "gguffs/buf.h"
 
 typedef struct gg_summary {
     char arch[64];        /* "" if none */

@@ -25,31 +25,16 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "gguffs/attr.h"
 #include "gguffs/error.h"
 #include "gguffs/model.h"
-#include "gguffs/render.h"
+#include "gguffs/buf.h"
 #include "gguffs/view.h"
 
 typedef struct gg_tree gg_tree;
 typedef struct gg_shelf gg_shelf;
 typedef uint64_t gg_ino;
 #define GG_ROOT ((gg_ino)1)
-
-typedef enum gg_kind { GG_K_DIR, GG_K_FILE, GG_K_LINK } gg_kind;
-
-typedef struct gg_attr {
-    gg_kind kind;
-    uint64_t size;   /* bytes a read of the whole file gives */
-    uint64_t blocks; /* 512-byte blocks it takes on disk: stored bytes only */
-    uint32_t nlink;
-    struct timespec mtime;
-    int live;        /* new content at every read (its size does not change) */
-    int tensor_data; /* a view of tensor data (raw, f32, ...): big, read in streams */
-} gg_attr;
-
-typedef struct gg_tree_opts {
-    int safetensors_dtype; /* gg_view_kind of model.safetensors (export.h): F32 by default */
-} gg_tree_opts;
 
 /* The models given: one at the root, several each in a folder named after
  * its file (without .gguf and a -NNNNN-of-NNNNN shard suffix; clashes get
@@ -80,9 +65,9 @@ int gg_tree_readdir(gg_tree *t, gg_ino dir, uint64_t from, gg_dirent_fn fn, void
 /* The parent of a node (the root's is the root). */
 gg_ino gg_tree_parent(gg_tree *t, gg_ino ino);
 
-/* Per-open-file state (read-ahead of tensor views); NULL for files that
- * need none. gg_tree_open fails with GG_E_ISDIR on a folder. */
-typedef struct gg_open_file gg_open_file;
+/* Per-open-file state (read-ahead of tensor views; gg_open_file, attr.h);
+ * NULL for files that need none. gg_tree_open fails with GG_E_ISDIR on a
+ * folder. */
 int gg_tree_open(gg_tree *t, gg_ino ino, gg_open_file **of, gg_err *e);
 void gg_tree_close(gg_tree *t, gg_open_file *of);
 /* Its model had changed when it was opened (its reads fail with ESTALE):

@@ -25,7 +25,7 @@
 #include "gguffs/cache.h"
 #include "gguffs/error.h"
 #include "gguffs/model.h"
-#include "gguffs/render.h"
+#include "gguffs/buf.h"
 
 typedef struct gg_reader gg_reader;
 

@@ -10,7 +10,7 @@ B=${BUILD:-build}
 seed=()
 [ -n "${FLOATFMT_SEED:-}" ] && seed=(--seed "$FLOATFMT_SEED")
 check "floatfmt_tables.h is what floatfmt_gen.py writes" \
-    sh -c "$PY src/floatfmt_gen.py | cmp -s - src/floatfmt_tables.h"
+    sh -c "$PY src/text/floatfmt_gen.py | cmp -s - src/text/floatfmt_tables.h"
 check "float text equals Python's" \
     $PY tests/check_floatfmt.py "$B/tests/fmt_floats" "${seed[@]}" --random "${FLOATFMT_N:-1000000}"
 check "numeric arrays render element for element (text and JSON)" \

@@ -315,4 +315,13 @@ sys.exit(sum(ms.check_summary(f"{m}/{n}", [f"{d}/{n}.gguf"]) for n in ("bert-voc
 PY
 unmount "$M"
 
+# --- a name of a scheme nobody resolves (issue 19's one "is it a URL" test):
+# refused naming the scheme, not looked for as a local file "s3:/...".
+"$GGUFFS" s3://bucket/m.gguf "$M" 2> "$TMP/err"
+rc=$?
+check "s3://...: usage error (2), got $rc" test "$rc" = 2
+check "s3://...: the scheme named" grep -q "^gguffs: s3: no source for this scheme" "$TMP/err"
+"$GGUFFS" --dump ollama://library/m 2> "$TMP/err" > /dev/null
+check "--dump ollama://...: the scheme named" grep -q "^gguffs: ollama: no source for this scheme" "$TMP/err"
+
 finish 18_newuser_cli

@@ -29,8 +29,8 @@
 #include "gguffs/halfconv.h"
 #include "gguffs/model.h"
 #include "gguffs/names.h"
-#include "tools.h"
-#include "modeltree.h" /* the harness walks every node of a model's tree */
+#include "app/tools.h"
+#include "tree/modeltree.h" /* the harness walks every node of a model's tree */
 
 /* The command line's exit status for an open's outcome. */
 static int gg_tool_exit_status(const gg_err *e) { return e ? gg_exit_for(e->code) : GG_EXIT_OK; }

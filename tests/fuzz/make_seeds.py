@@ -22,12 +22,15 @@ MARK = b"\n~SHARD~\n"
 
 
 def type_table():
-    """Type names in the order of src/types.c's table (fuzz_decode indexes it)."""
+    """Type names in the order of src/gguf/types.c's table (fuzz_decode indexes it)."""
+    path = os.path.join(TOP, "src", "gguf", "types.c")
     names = []
-    for line in open(os.path.join(TOP, "src", "types.c")):
-        m = re.match(r'\s*\{"([A-Za-z0-9_]+)", (\d+),', line)
+    for line in open(path):
+        m = re.match(r"\s*\{T\(([A-Za-z0-9_]+)\), \.id = (\d+),", line)
         if m:
             names.append((m.group(1), int(m.group(2))))
+    if not names:  # the rows' spelling changed: say so rather than make no decoder seeds
+        sys.exit("make_seeds.py: no type rows found in %s" % path)
     return names
 
 

@@ -1,0 +1,36 @@
+/* buf.h - the growable byte buffer every text is built in, and the few
+ * writers into it that know no model: JSON string literals, UTF-8 checks,
+ * hex. The lowest layer (base/): anything may include it. */
+#ifndef GGUFFS_BUF_H
+#define GGUFFS_BUF_H
+
+#include <stddef.h>
+
+/* A growable byte buffer. */
+typedef struct gg_buf {
+    char *p;
+    size_t len, cap;
+    int oom; /* an allocation failed; contents are incomplete */
+} gg_buf;
+
+/* Room for n more bytes and a NUL after b->len (the caller writes them and
+ * advances len), or NULL with b->oom set. */
+char *gg_buf_room(gg_buf *b, size_t n);
+void gg_buf_put(gg_buf *b, const void *s, size_t n);
+void gg_buf_puts(gg_buf *b, const char *s);
+void gg_buf_printf(gg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gg_buf_free(gg_buf *b);
+
+/* asprintf that returns the string (NULL when out of memory). */
+char *gg_xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Append s (n bytes) to out as a JSON string literal, quotes included; each
+ * maximal invalid UTF-8 subpart becomes one U+FFFD, as Python's
+ * errors="replace" decodes it. */
+void gg_json_string(gg_buf *out, const char *s, size_t n);
+/* Is s[0..n) well-formed UTF-8? */
+int gg_utf8_valid(const char *s, size_t n);
+/* Append the bytes p[0..n) as lowercase hex digits. */
+void gg_hex(gg_buf *out, const void *p, size_t n);
+
+#endif

@@ -1,0 +1,534 @@
+/* fuse.c - the libfuse low-level callbacks: thin glue between the kernel and
+ * the tree (tree.h). Inode numbers are the tree's. The content never changes
+ * while mounted, so attributes and entries are cached by the kernel for a
+ * long time and file pages are kept across opens. Errors come from the tree
+ * as gg_err codes and leave here as errno values. */
+#define FUSE_USE_VERSION 312
+#include "fuse_glue.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "mountinfo.h"
+#include "gguffs/scope.h"
+#include "base/tlbuf.h"
+
+#define FOREVER 86400.0 /* seconds: nothing here ever changes */
+#define IO_BLOCK (1u << 20)
+
+typedef struct ctx {
+    gg_tree *tree;
+    const gg_fuse_opts *o;
+    uid_t uid;
+    gid_t gid;
+    char bdi[64];       /* the mount's /sys/class/bdi/MAJ:MIN; "" if unknown */
+    atomic_int bdi_set; /* read_ahead_kb written (or tried) */
+} ctx;
+
+static ctx *ctx_of(fuse_req_t req) { return fuse_req_userdata(req); }
+
+static void reply_error(fuse_req_t req, const gg_err *e) { fuse_reply_err(req, gg_code_errno(e->code)); }
+
+static void to_stat(ctx *c, gg_ino ino, const gg_attr *a, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_ino = ino;
+    st->st_uid = c->uid;
+    st->st_gid = c->gid;
+    st->st_mtim = st->st_ctim = st->st_atim = a->mtime;
+    st->st_blksize = IO_BLOCK;
+    st->st_nlink = a->nlink;
+    st->st_mode = a->kind == GG_K_DIR ? S_IFDIR | 0555 : a->kind == GG_K_LINK ? S_IFLNK | 0777 : S_IFREG | 0444;
+    st->st_size = (off_t)a->size;
+    st->st_blocks = (blkcnt_t)a->blocks;
+}
+
+/* The mount's device number as "MAJ:MIN", from the mount table: the mount
+ * point itself is never looked at (see mountinfo.h). */
+static void find_bdi(ctx *c, const char *mountpoint)
+{
+    gg_mount_entry e;
+    c->bdi[0] = 0;
+    if (gg_mountinfo_find(mountpoint, &e) == 1)
+        snprintf(c->bdi, sizeof c->bdi, "%s", e.dev);
+}
+
+/* Raise the mount's kernel read-ahead so page-cache reads reach us as 1 MiB
+ * requests (the kernel's 128 KiB default cannot be raised from init(): it
+ * is reset after it; from the first open() on it sticks). Root only;
+ * failures are ignored. */
+static void set_bdi_readahead(ctx *c)
+{
+    if (!c->o->read_ahead_kb || !c->bdi[0] || atomic_exchange(&c->bdi_set, 1))
+        return;
+    char path[128], val[32];
+    snprintf(path, sizeof path, "/sys/class/bdi/%s/read_ahead_kb", c->bdi);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    int n = snprintf(val, sizeof val, "%d\n", c->o->read_ahead_kb);
+    if (write(fd, val, (size_t)n) != n)
+        gg_log("%s: could not set read_ahead_kb", path);
+    close(fd);
+}
+
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+    (void)userdata;
+    /* Big requests: the kernel may send up to 1 MiB per read. */
+    if (conn->capable & FUSE_CAP_ASYNC_READ)
+        conn->want |= FUSE_CAP_ASYNC_READ;
+    conn->want &= ~(unsigned)FUSE_CAP_SPLICE_READ; /* measured: no gain here */
+}
+
+/* A live shelf changed: the kernel forgets what it cached of those names
+ * (called from the shelf's thread, never from a request's). */
+static void inval_entry(void *arg, gg_ino parent, const char *name)
+{
+    fuse_lowlevel_notify_inval_entry(arg, parent, name, strlen(name));
+}
+
+static void inval_inode(void *arg, gg_ino ino) { fuse_lowlevel_notify_inval_inode(arg, ino, 0, 0); }
+
+static void on_interrupt(fuse_req_t req, void *stop)
+{
+    (void)req;
+    atomic_store((_Atomic int *)stop, 1);
+}
+
+/* Has the reading thread a signal waiting (Ctrl-C), or is it gone? The
+ * kernel interrupts a read its reader waits on (FUSE_INTERRUPT), but not a
+ * read-ahead request of the page cache: its reader waits on the pages that
+ * request fills, killable only, with the signal pending until the request
+ * is answered. /proc shows the signal. */
+static int reader_gave_up(void *arg)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)(intptr_t)arg);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return errno == ENOENT;
+    unsigned long long pnd = 0, shd = 0, blk = 0, ign = 0;
+    while (fgets(line, sizeof line, f)) {
+        sscanf(line, "SigPnd: %llx", &pnd);
+        sscanf(line, "ShdPnd: %llx", &shd);
+        sscanf(line, "SigBlk: %llx", &blk);
+        sscanf(line, "SigIgn: %llx", &ign);
+    }
+    fclose(f);
+    return ((pnd | shd) & ~blk & ~ign) != 0;
+}
+
+/* What bounds a request that may reach a server (remote models): answered
+ * within -o timeout, whatever it waits for, and stopped early once its
+ * caller gave up: interrupted (FUSE interrupt), or signalled while it waits
+ * on a read-ahead. Begin before the tree call, end before replying. */
+typedef struct req_scope {
+    _Atomic int stop;
+    gg_scope scope;
+} req_scope;
+
+static void scope_begin(ctx *c, fuse_req_t req, req_scope *rs)
+{
+    if (!c->o->net)
+        return;
+    pid_t pid = fuse_req_ctx(req)->pid;
+    atomic_init(&rs->stop, 0);
+    gg_scope_init(&rs->scope, (int64_t)gg_net_options(c->o->net)->timeout_s * 1000, &rs->stop,
+                  pid > 0 ? reader_gave_up : NULL, (void *)(intptr_t)pid);
+    fuse_req_interrupt_func(req, on_interrupt, &rs->stop);
+    gg_scope_set(&rs->scope);
+}
+
+/* Did the caller give up? */
+static int scope_end(ctx *c, fuse_req_t req, req_scope *rs)
+{
+    if (!c->o->net)
+        return 0;
+    gg_scope_set(NULL);
+    fuse_req_interrupt_func(req, NULL, NULL); /* (waits for a call in progress: stop is ours) */
+    return atomic_load(&rs->stop) || atomic_load(&rs->scope.given_up);
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    ctx *c = ctx_of(req);
+    gg_err e;
+    gg_ino ino;
+    struct fuse_entry_param ep = {0};
+    gg_attr a;
+    req_scope rs; /* (a lookup into a remote model's folder opens it) */
+    scope_begin(c, req, &rs);
+    int found = gg_tree_lookup(c->tree, parent, name, &ino, &e) == 0;
+    int rc = found ? gg_tree_getattr(c->tree, ino, &a, &e) : -1;
+    int gave_up = scope_end(c, req, &rs);
+    if (!found) {
+        if (e.code != GG_E_NOENT) {
+            if (gave_up)
+                fuse_reply_err(req, EINTR);
+            else
+                reply_error(req, &e);
+            return;
+        }
+        /* Cache the miss too: names never appear later. */
+        ep.entry_timeout = FOREVER;
+        fuse_reply_entry(req, &ep);
+        return;
+    }
+    if (rc) {
+        reply_error(req, &e);
+        return;
+    }
+    to_stat(c, ino, &a, &ep.attr);
+    ep.ino = ino;
+    ep.generation = 1;
+    ep.attr_timeout = FOREVER;
+    ep.entry_timeout = FOREVER;
+    fuse_reply_entry(req, &ep);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)fi;
+    ctx *c = ctx_of(req);
+    gg_err e;
+    gg_attr a;
+    struct stat st;
+    if (gg_tree_getattr(c->tree, ino, &a, &e)) {
+        reply_error(req, &e);
+        return;
+    }
+    to_stat(c, ino, &a, &st);
+    fuse_reply_attr(req, &st, FOREVER);
+}
+
+typedef struct dirbuf {
+    fuse_req_t req;
+    char *p;
+    size_t size, used;
+    uint64_t next; /* the offset of the entry after the last one added */
+} dirbuf;
+
+static int add_entry(dirbuf *d, const char *name, gg_ino ino, gg_kind kind)
+{
+    struct stat st = {0};
+    st.st_ino = ino;
+    st.st_mode = kind == GG_K_DIR ? S_IFDIR : kind == GG_K_LINK ? S_IFLNK : S_IFREG;
+    size_t need = fuse_add_direntry(d->req, d->p + d->used, d->size - d->used, name, &st, (off_t)(d->next + 1));
+    if (need > d->size - d->used)
+        return 1; /* full */
+    d->used += need;
+    d->next++;
+    return 0;
+}
+
+static int add_child(void *arg, const char *name, gg_ino ino, gg_kind kind) { return add_entry(arg, name, ino, kind); }
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
+{
+    (void)fi;
+    ctx *c = ctx_of(req);
+    gg_err e;
+    dirbuf d = {req, malloc(size), size, 0, (uint64_t)off};
+    if (!d.p) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    /* Offsets: 0 ".", 1 "..", 2 + k the k-th child. */
+    int full = 0;
+    if (d.next == 0)
+        full = add_entry(&d, ".", ino, GG_K_DIR);
+    if (!full && d.next == 1)
+        full = add_entry(&d, "..", gg_tree_parent(c->tree, ino), GG_K_DIR);
+    req_scope rs; /* (listing a remote model's folder opens it) */
+    scope_begin(c, req, &rs);
+    int rc = !full ? gg_tree_readdir(c->tree, ino, d.next - 2, add_child, &d, &e) : 0;
+    int gave_up = scope_end(c, req, &rs);
+    if (rc) {
+        free(d.p);
+        if (gave_up)
+            fuse_reply_err(req, EINTR);
+        else
+            reply_error(req, &e);
+        return;
+    }
+    fuse_reply_buf(req, d.p, d.used);
+    free(d.p);
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    ctx *c = ctx_of(req);
+    gg_err e;
+    gg_attr a;
+    if (gg_tree_getattr(c->tree, ino, &a, &e)) {
+        reply_error(req, &e);
+        return;
+    }
+    if (a.kind == GG_K_DIR) {
+        fuse_reply_err(req, EISDIR);
+        return;
+    }
+    if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+        fuse_reply_err(req, EROFS);
+        return;
+    }
+    gg_open_file *of;
+    if (gg_tree_open(c->tree, ino, &of, &e)) {
+        reply_error(req, &e);
+        return;
+    }
+    fi->fh = (uint64_t)(uintptr_t)of;
+    if (a.live) {
+        fi->direct_io = 1; /* new numbers at every read: never from the page cache */
+    } else {
+        /* (a model changed in place: the kernel drops its pages of the
+         * file now, so that reads reach us and fail) */
+        fi->keep_cache = !gg_tree_open_stale(of);
+        if (a.tensor_data) {
+            if (c->o->direct_io)
+                fi->direct_io = 1;
+            else
+                set_bdi_readahead(c);
+        }
+    }
+    fuse_reply_open(req, fi);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino;
+    gg_tree_close(ctx_of(req)->tree, (gg_open_file *)(uintptr_t)fi->fh);
+    fuse_reply_err(req, 0);
+}
+
+/* Reply buffer of the calling FUSE thread, reused across requests. */
+static gg_tlbuf reply_buf = GG_TLBUF_INIT;
+
+/* Replies go out from where the bytes are (cached pages, texts) when they
+ * can: the kernel copies once, into the page cache or the reader. */
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi)
+{
+    ctx *c = ctx_of(req);
+    char *buf = gg_tlbuf_get(&reply_buf, size);
+    if (!buf) {
+        fuse_reply_err(req, ENOMEM);
+        return;
+    }
+    gg_err e;
+    gg_ref ref;
+    req_scope rs;
+    scope_begin(c, req, &rs);
+    ssize_t got = gg_tree_read_ref(c->tree, ino, (gg_open_file *)(uintptr_t)fi->fh, buf, size, (uint64_t)off, &ref, &e);
+    int gave_up = scope_end(c, req, &rs);
+    if (got < 0) {
+        if (gave_up)
+            fuse_reply_err(req, EINTR);
+        else
+            reply_error(req, &e);
+        return;
+    }
+    if (ref.niov)
+        fuse_reply_iov(req, ref.iov, ref.niov);
+    else
+        fuse_reply_buf(req, NULL, 0);
+    gg_tree_read_done(c->tree, &ref);
+}
+
+static void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+    (void)ino;
+    ctx *c = ctx_of(req);
+    struct statvfs sv = {0};
+    uint64_t bytes, nodes;
+    gg_tree_totals(c->tree, &bytes, &nodes);
+    sv.f_bsize = sv.f_frsize = 4096;
+    sv.f_blocks = (bytes + 4095) / 4096;
+    sv.f_files = nodes;
+    sv.f_namemax = 255;
+    fuse_reply_statfs(req, &sv);
+}
+
+static void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+    ctx *c = ctx_of(req);
+    char target[4096];
+    gg_err e;
+    if (gg_tree_readlink(c->tree, ino, target, sizeof target, &e) < 0)
+        reply_error(req, &e);
+    else
+        fuse_reply_readlink(req, target);
+}
+
+/* An xattr value or list of n bytes (n < 0: the error in e); size 0 asks
+ * for the length only. */
+static void reply_xattr(fuse_req_t req, const char *val, int n, size_t size, const gg_err *e)
+{
+    if (n < 0)
+        reply_error(req, e);
+    else if (size == 0)
+        fuse_reply_xattr(req, (size_t)n);
+    else if ((size_t)n > size)
+        fuse_reply_err(req, ERANGE);
+    else
+        fuse_reply_buf(req, val, (size_t)n);
+}
+
+static void op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+    ctx *c = ctx_of(req);
+    char val[256];
+    gg_err e;
+    int n = gg_tree_getxattr(c->tree, ino, name, val, sizeof val, &e);
+    reply_xattr(req, val, n, size, &e);
+}
+
+static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+    ctx *c = ctx_of(req);
+    char list[512];
+    gg_err e;
+    int n = gg_tree_listxattr(c->tree, ino, list, sizeof list, &e);
+    reply_xattr(req, list, n, size, &e);
+}
+
+/* SIGTERM, SIGINT, SIGHUP: stop every network transfer at once (a read
+ * waiting on a server must not hold the unmount up), then end the loop.
+ * SIGUSR1, SIGUSR2: ignored. */
+static struct fuse_session *signal_session;
+static gg_net *signal_net;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (signal_net)
+        gg_net_abort(signal_net);
+    if (signal_session)
+        fuse_session_exit(signal_session);
+}
+
+static int session_gone(void *se) { return fuse_session_exited(se); }
+
+static void catch_signals(struct fuse_session *se, gg_net *net)
+{
+    signal_session = se;
+    signal_net = net;
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    for (int i = 0; i < 3; i++) {
+        struct sigaction old;
+        /* A signal the caller ignores (SIGINT of a background job) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+    /* SIGUSR1 and SIGUSR2 have no use here; by default they would kill the
+     * daemon and leave a stale mount behind. */
+    signal(SIGUSR1, SIG_IGN);
+    signal(SIGUSR2, SIG_IGN);
+}
+
+static const struct fuse_lowlevel_ops ops = {
+    .init = op_init,
+    .lookup = op_lookup,
+    .getattr = op_getattr,
+    .readdir = op_readdir,
+    .open = op_open,
+    .release = op_release,
+    .read = op_read,
+    .readlink = op_readlink,
+    .statfs = op_statfs,
+    .getxattr = op_getxattr,
+    .listxattr = op_listxattr,
+};
+
+int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, const gg_fuse_opts *o)
+{
+    struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+    ctx c = {.tree = tree, .o = o, .uid = getuid(), .gid = getgid()};
+    struct fuse_session *se = fuse_session_new(&args, &ops, sizeof ops, &c);
+    if (!se) {
+        fuse_opt_free_args(&args);
+        return GG_EXIT_USAGE; /* libfuse printed which option it did not take */
+    }
+    int rc = GG_EXIT_OK;
+    if (fuse_set_signal_handlers(se) != 0) {
+        rc = GG_EXIT_INTERNAL;
+        goto out_session;
+    }
+    catch_signals(se, o->net);
+    if (o->net)
+        gg_net_set_probe(o->net, session_gone, se);
+    int mounted = fuse_session_mount(se, mountpoint);
+    /* Mounted (or not): another gguffs on this mount point may look now. */
+    if (o->mount_lock >= 0)
+        close(o->mount_lock);
+    if (mounted != 0) {
+        gg_log("%s: cannot mount (is FUSE available? see messages above)", mountpoint);
+        rc = GG_EXIT_MOUNT_FAILED;
+        goto out_signals;
+    }
+    find_bdi(&c, mountpoint);
+    if (fuse_daemonize(o->foreground) != 0) {
+        rc = GG_EXIT_INTERNAL;
+        goto out_unmount;
+    }
+    if (!o->foreground)
+        gg_log_to_syslog(1);
+    gg_tree_set_invalidate(tree, inval_entry, inval_inode, se);
+    unsigned maj, min;
+    if (o->shelf && sscanf(c.bdi, "%u:%u", &maj, &min) == 2)
+        gg_shelf_skip_dev(o->shelf, makedev(maj, min));
+    if (o->shelf)
+        gg_shelf_start(o->shelf, 1, 1);
+    int loop;
+    if (o->single_thread) {
+        loop = fuse_session_loop(se);
+    } else {
+        struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+        fuse_loop_cfg_set_clone_fd(cfg, o->clone_fd ? 1 : 0);
+        fuse_loop_cfg_set_max_threads(cfg, o->max_threads > 0 ? (unsigned)o->max_threads : 16);
+        fuse_loop_cfg_set_idle_threads(cfg, 8);
+        loop = fuse_session_loop_mt(se, cfg);
+        fuse_loop_cfg_destroy(cfg);
+    }
+    if (loop < 0)
+        rc = GG_EXIT_INTERNAL;
+out_unmount:
+    fuse_session_unmount(se);
+    /* Said, not assumed: a mount left behind is a broken folder for the user. */
+    char where[PATH_MAX];
+    if (c.bdi[0] && gg_mountinfo_find_dev(c.bdi, where, sizeof where) == 1) {
+        gg_log("%s: could not unmount (the mount is now at %s); clear it with: fusermount3 -u %s", mountpoint,
+               where, where);
+        rc = GG_EXIT_UNMOUNT;
+    }
+out_signals:
+    if (o->net) {
+        gg_net_abort(o->net);
+        gg_net_set_probe(o->net, NULL, NULL);
+    }
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    signal(SIGUSR1, SIG_DFL);
+    signal(SIGUSR2, SIG_DFL);
+    fuse_remove_signal_handlers(se);
+out_session:
+    fuse_session_destroy(se);
+    fuse_opt_free_args(&args);
+    return rc;
+}

@@ -1,0 +1,80 @@
+/* buf.c - the growable byte buffer, and asprintf that returns (see buf.h). */
+#include "gguffs/buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *gg_buf_room(gg_buf *b, size_t n)
+{
+    if (b->oom)
+        return NULL;
+    if (b->len + n + 1 > b->cap) {
+        size_t nc = b->cap ? b->cap : 256;
+        while (nc < b->len + n + 1)
+            nc *= 2;
+        char *p = realloc(b->p, nc);
+        if (!p) {
+            b->oom = 1;
+            return NULL;
+        }
+        b->p = p;
+        b->cap = nc;
+    }
+    return b->p + b->len;
+}
+
+void gg_buf_put(gg_buf *b, const void *s, size_t n)
+{
+    char *at = gg_buf_room(b, n);
+    if (!at)
+        return;
+    memcpy(at, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+void gg_buf_puts(gg_buf *b, const char *s) { gg_buf_put(b, s, strlen(s)); }
+
+void gg_buf_printf(gg_buf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        gg_buf_put(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        b->oom = 1;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    gg_buf_put(b, big, (size_t)n);
+    free(big);
+}
+
+void gg_buf_free(gg_buf *b)
+{
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+char *gg_xprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}

@@ -1,0 +1,715 @@
+/* view.c - raw and decoded reads of tensors (see view.h).
+ *
+ * An f32 read of bytes [off, off+size):
+ *  1. F32 tensors: pread into the caller's buffer, nothing to decode.
+ *  2. Read-ahead bookkeeping (per open file): a read that continues the
+ *     previous one queues the next pages for the workers, before this read
+ *     does any work of its own, so they decode while it does.
+ *  3. Small reads (< page/4) of a non-sequential reader: served from the
+ *     cache if their page is there, else only their blocks are decoded.
+ *  4. Otherwise every page the range touches is pinned without waiting:
+ *     pages present are used, missing ones are claimed and decoded by this
+ *     thread (several at once with OpenMP), and only then does it wait for
+ *     pages other threads were decoding.
+ * The caller either gets the bytes copied (gg_read_view_copy) or pointers into
+ * the pinned pages (gg_read_view), which the FUSE layer sends as they are. */
+#include "gguffs/view.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <omp.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gguffs/halfconv.h"
+#include "base/log.h"
+#include "gguffs/scope.h"
+#include "base/tlbuf.h"
+
+#define QUEUE_LEN 1024
+/* Source bytes decoded per pread: bounds the per-thread scratch buffer and
+ * keeps the source in L2 while it is decoded. */
+#define CHUNK_SRC (64u << 10)
+
+typedef struct ra_job {
+    const gg_model *m;
+    const gg_tensor *t;
+    uint32_t uid;
+    uint64_t page;
+} ra_job;
+
+struct gg_reader {
+    gg_reader_opts o;
+    int nthreads;
+    gg_cache *cache;
+    _Atomic uint64_t bytes_decoded, small_reads, page_reads, io_errors, stale_reads, passthrough_reads;
+    _Atomic uint64_t ra_queued, ra_dropped, parallel_fills;
+    /* Read-ahead workers, started on first use (after the daemon forked). */
+    pthread_mutex_t q_lock;
+    pthread_cond_t q_cond;
+    ra_job queue[QUEUE_LEN];
+    unsigned q_head, q_len;
+    pthread_t *workers;
+    int n_workers, stop;
+    /* Tensors whose decode failure was already logged. */
+    pthread_mutex_t log_lock;
+    uint32_t *logged;
+    size_t n_logged;
+};
+
+void gg_reader_default_opts(gg_reader_opts *o)
+{
+    o->cache_bytes = 256ull << 20;
+    o->page_bytes = 256u << 10;
+    o->threads = 0;
+    o->readahead_pages = 16;
+}
+
+gg_reader *gg_reader_new(const gg_reader_opts *o)
+{
+    gg_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->o = *o;
+    if (r->o.page_bytes < 4096)
+        r->o.page_bytes = 4096;
+    r->nthreads = o->threads;
+    if (r->nthreads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        r->nthreads = n > 0 ? (int)n : 1;
+    }
+    r->cache = gg_cache_new(o->cache_bytes);
+    if (!r->cache) {
+        free(r);
+        return NULL;
+    }
+    pthread_mutex_init(&r->q_lock, NULL);
+    pthread_cond_init(&r->q_cond, NULL);
+    pthread_mutex_init(&r->log_lock, NULL);
+    return r;
+}
+
+void gg_reader_free(gg_reader *r)
+{
+    if (!r)
+        return;
+    pthread_mutex_lock(&r->q_lock);
+    r->stop = 1;
+    pthread_cond_broadcast(&r->q_cond);
+    pthread_mutex_unlock(&r->q_lock);
+    for (int i = 0; i < r->n_workers; i++)
+        pthread_join(r->workers[i], NULL);
+    free(r->workers);
+    gg_cache_free(r->cache);
+    pthread_mutex_destroy(&r->q_lock);
+    pthread_cond_destroy(&r->q_cond);
+    pthread_mutex_destroy(&r->log_lock);
+    free(r->logged);
+    free(r);
+}
+
+void gg_readahead_init(gg_readahead *ra)
+{
+    memset(ra, 0, sizeof *ra);
+    pthread_mutex_init(&ra->lock, NULL);
+}
+
+void gg_readahead_destroy(gg_readahead *ra) { pthread_mutex_destroy(&ra->lock); }
+
+/* Read tensor bytes [off, off + n) from its source; counts failures. */
+static int read_bytes(gg_reader *r, const gg_model *m, const gg_tensor *t, void *buf, size_t n, uint64_t off,
+                      gg_err *e)
+{
+    gg_err local;
+    gg_err *ep = e ? e : &local;
+    if (gg_source_read(gg_tensor_source(m, t), buf, n, t->abs_offset + off, ep) == 0)
+        return 0;
+    atomic_fetch_add_explicit(ep->code == GG_E_STALE ? &r->stale_reads : &r->io_errors, 1, memory_order_relaxed);
+    return -1;
+}
+
+static ssize_t read_raw(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size, uint64_t off,
+                        gg_err *e)
+{
+    if (off >= t->nbytes)
+        return gg_source_check(gg_tensor_source(m, t), e) ? -1 : 0;
+    if (size > t->nbytes - off)
+        size = t->nbytes - off;
+    return read_bytes(r, m, t, buf, size, off, e) ? -1 : (ssize_t)size;
+}
+
+/* One log line per tensor and kind of failure (a broken tensor read in a
+ * loop must not flood the log). */
+static void log_once(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, const gg_err *e)
+{
+    uint32_t key = uid ^ (uint32_t)e->code << 26;
+    pthread_mutex_lock(&r->log_lock);
+    for (size_t i = 0; i < r->n_logged; i++) {
+        if (r->logged[i] == key) {
+            pthread_mutex_unlock(&r->log_lock);
+            return;
+        }
+    }
+    uint32_t *n = realloc(r->logged, (r->n_logged + 1) * sizeof *n);
+    if (n) {
+        r->logged = n;
+        r->logged[r->n_logged++] = key;
+    }
+    pthread_mutex_unlock(&r->log_lock);
+    gg_log("%s: tensor \"%.*s\" (type id %" PRIu32 "): f32 not readable: %s", m->path,
+           (int)(t->name_len > 200 ? 200 : t->name_len), t->name, t->info->type_id, e->msg);
+}
+
+/* Source bytes of the calling thread: at most about CHUNK_SRC (or one row
+ * group of an interleaved type, if larger). */
+static gg_tlbuf scratch = GG_TLBUF_INIT;
+
+/* Decode [e0, e1) (any range) with one read of its bytes. */
+static int decode_range(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t e0, uint64_t e1,
+                        float *dst, gg_err *e)
+{
+    uint64_t lo, hi, tail;
+    gg_layout_bytes(&t->layout, e0, e1, &lo, &hi, &tail);
+    uint8_t tailbuf[4];
+    uint8_t *src = gg_tlbuf_get(&scratch, hi - lo ? hi - lo : 1);
+    if (!src)
+        return gg_fail(e, GG_E_NOMEM, "out of memory for %" PRIu64 " bytes of source", hi - lo);
+    if (read_bytes(r, m, t, src, hi - lo, lo, e) ||
+        (tail != UINT64_MAX && read_bytes(r, m, t, tailbuf, 4, tail, e)))
+        return -1;
+    if (gg_layout_decode(&t->layout, gg_isa_active(), src, lo, tail != UINT64_MAX ? tailbuf : NULL, e0, e1,
+                         dst) != 0)
+        return gg_fail(e, GG_E_UNSUPPORTED, "no decoder for %s", t->type->name);
+    return 0;
+}
+
+int gg_decode_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t e0, uint64_t e1, float *dst,
+                    gg_err *e)
+{
+    if (e0 >= e1)
+        return 0;
+    /* Chunks of about CHUNK_SRC source bytes, on granule boundaries. */
+    const gg_layout *l = &t->layout;
+    uint64_t g = gg_layout_granule(l);
+    uint64_t chunk = l->nbytes ? (uint64_t)((double)CHUNK_SRC * (double)l->nelems / (double)l->nbytes) : 0;
+    chunk = chunk / g * g;
+    if (chunk < g)
+        chunk = g;
+    for (uint64_t at = e0; at < e1;) {
+        uint64_t ce = (at / chunk + 1) * chunk;
+        if (ce > e1)
+            ce = e1;
+        if (decode_range(r, m, t, at, ce, dst + (at - e0), e))
+            return -1;
+        at = ce;
+    }
+    atomic_fetch_add_explicit(&r->bytes_decoded, (e1 - e0) * 4, memory_order_relaxed);
+    return 0;
+}
+
+/* Elements per page for this tensor: the target size rounded to whole
+ * blocks / row groups. */
+static uint64_t page_elems(const gg_reader *r, const gg_tensor *t)
+{
+    uint64_t g = gg_layout_granule(&t->layout);
+    uint64_t want = r->o.page_bytes / 4;
+    uint64_t pe = (want + g - 1) / g * g;
+    return pe ? pe : g;
+}
+
+/* Cache keys: 24 bits of tensor number, 40 of page. */
+#define UID_BITS 24
+static uint64_t page_key(uint32_t uid, uint64_t page) { return (uint64_t)uid << 40 | page; }
+
+static size_t page_len(const gg_tensor *t, uint64_t pe, uint64_t p)
+{
+    uint64_t e0 = p * pe, e1 = e0 + pe < t->layout.nelems ? e0 + pe : t->layout.nelems;
+    return (size_t)(e1 - e0) * 4;
+}
+
+/* Fill one pinned page: elements [p*pe, min((p+1)*pe, n)). */
+static int fill_page(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t pe, uint64_t p, gg_page *pg,
+                     gg_err *e)
+{
+    uint64_t e0 = p * pe, e1 = e0 + pe < t->layout.nelems ? e0 + pe : t->layout.nelems;
+    int rc = gg_decode_elems(r, m, t, e0, e1, gg_page_data(pg), e);
+    gg_cache_filled(r->cache, pg, rc == 0);
+    return rc;
+}
+
+static void *ra_worker(void *arg)
+{
+    gg_reader *r = arg;
+    pthread_mutex_lock(&r->q_lock);
+    for (;;) {
+        while (!r->stop && r->q_len == 0)
+            pthread_cond_wait(&r->q_cond, &r->q_lock);
+        if (r->stop)
+            break;
+        ra_job j = r->queue[r->q_head];
+        r->q_head = (r->q_head + 1) % QUEUE_LEN;
+        r->q_len--;
+        pthread_mutex_unlock(&r->q_lock);
+        uint64_t pe = page_elems(r, j.t);
+        int st;
+        gg_page *pg = gg_cache_pin(r->cache, page_key(j.uid, j.page), page_len(j.t, pe, j.page),
+                                   GG_PIN_READAHEAD | GG_PIN_IFABSENT, &st);
+        if (pg) {
+            fill_page(r, j.m, j.t, pe, j.page, pg, NULL);
+            gg_cache_unpin(r->cache, pg);
+        }
+        pthread_mutex_lock(&r->q_lock);
+    }
+    pthread_mutex_unlock(&r->q_lock);
+    return NULL;
+}
+
+static void ra_enqueue(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, uint64_t first,
+                       uint64_t end)
+{
+    pthread_mutex_lock(&r->q_lock);
+    if (!r->workers && !r->stop) {
+        int n = r->nthreads;
+        r->workers = calloc((size_t)n, sizeof *r->workers);
+        for (int i = 0; r->workers && i < n; i++)
+            if (pthread_create(&r->workers[i], NULL, ra_worker, r) == 0)
+                r->n_workers++;
+    }
+    uint64_t queued = 0;
+    for (uint64_t p = first; p < end && r->q_len < QUEUE_LEN; p++, queued++) {
+        r->queue[(r->q_head + r->q_len) % QUEUE_LEN] = (ra_job){m, t, uid, p};
+        r->q_len++;
+    }
+    if (queued)
+        pthread_cond_broadcast(&r->q_cond);
+    pthread_mutex_unlock(&r->q_lock);
+    atomic_fetch_add_explicit(&r->ra_queued, queued, memory_order_relaxed);
+    atomic_fetch_add_explicit(&r->ra_dropped, end - first - queued, memory_order_relaxed);
+}
+
+/* Sequential-read detection. A read continues the stream when it starts
+ * near the furthest page read so far (within a request's worth either way:
+ * concurrent requests of one reader may arrive slightly out of order; small
+ * reads must start in that page or the next). Once a stream covers two
+ * pages, the pages after it are queued for the workers. Returns 1 for a
+ * read that continues a stream. */
+static int readahead(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_readahead *ra,
+                     uint64_t p0, uint64_t p1, uint64_t npages, uint64_t pe, size_t size)
+{
+    if (!ra)
+        return 0;
+    uint64_t first = 0, end = 0;
+    uint64_t slack = size < r->o.page_bytes / 4 ? 1 : (1u << 20) / 4 / pe + 1;
+    pthread_mutex_lock(&ra->lock);
+    int seq = ra->started && p0 + slack >= ra->next_page && p0 <= ra->next_page + slack;
+    if (seq) {
+        if (p1 + 1 > ra->next_page)
+            ra->next_page = p1 + 1;
+    } else {
+        ra->first_page = p0;
+        ra->next_page = p1 + 1;
+        ra->ahead_to = 0;
+    }
+    ra->started = 1;
+    if (seq && ra->next_page >= ra->first_page + 2 && r->o.readahead_pages > 0) {
+        end = ra->next_page + (uint64_t)r->o.readahead_pages;
+        if (end > npages)
+            end = npages;
+        first = ra->ahead_to > ra->next_page ? ra->ahead_to : ra->next_page;
+        if (first < end)
+            ra->ahead_to = end;
+    }
+    pthread_mutex_unlock(&ra->lock);
+    if (first < end)
+        ra_enqueue(r, m, t, uid, first, end);
+    return seq;
+}
+
+static int is_passthrough(const gg_tensor *t)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return t->type->block_elems == 1 && t->type->block_bytes == 4 && !strcmp(t->type->name, "F32") &&
+           t->nbytes == t->layout.nelems * 4;
+#else
+    return 0;
+#endif
+}
+
+void gg_ref_gather(const gg_ref *ref, char *buf)
+{
+    size_t at = 0;
+    for (int i = 0; i < ref->niov; i++) {
+        if (ref->iov[i].iov_base != buf + at)
+            memmove(buf + at, ref->iov[i].iov_base, ref->iov[i].iov_len);
+        at += ref->iov[i].iov_len;
+    }
+}
+
+void gg_ref_init(gg_ref *ref)
+{
+    ref->iov = ref->iov_local;
+    ref->pages = ref->pages_local;
+    ref->niov = ref->npages = 0;
+    ref->stream = NULL;
+    ref->held = NULL;
+}
+
+void gg_ref_release(gg_reader *r, gg_ref *ref)
+{
+    for (int i = 0; i < ref->npages; i++)
+        if (ref->pages[i])
+            gg_cache_release(r->cache, ref->pages[i], ref->stream);
+    if (ref->pages != ref->pages_local)
+        free(ref->pages);
+    if (ref->iov != ref->iov_local)
+        free(ref->iov);
+    gg_ref_init(ref);
+}
+
+/* The bytes are all in buf. */
+static ssize_t reply_from_buf(gg_ref *ref, char *buf, size_t size)
+{
+    ref->iov[0] = (struct iovec){buf, size};
+    ref->niov = 1;
+    return (ssize_t)size;
+}
+
+/* Small read of elements [e0, e1) decoded straight into buf (bytes from off). */
+static int read_small(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size, uint64_t off,
+                      uint64_t e0, uint64_t e1, gg_err *e)
+{
+    atomic_fetch_add_explicit(&r->small_reads, 1, memory_order_relaxed);
+    if (off % 4 == 0 && size % 4 == 0)
+        return gg_decode_elems(r, m, t, e0, e1, (float *)(void *)buf, e);
+    float stackbuf[1024];
+    float *tmp = e1 - e0 <= 1024 ? stackbuf : malloc((e1 - e0) * 4);
+    if (!tmp)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    int rc = gg_decode_elems(r, m, t, e0, e1, tmp, e);
+    if (rc == 0)
+        memcpy(buf, (char *)tmp + (off - e0 * 4), size);
+    if (tmp != stackbuf)
+        free(tmp);
+    return rc;
+}
+
+/* ---- An f32 read that goes through pages, step by step ---- */
+
+/* What a read covers: elements, pages, and whether it goes through the cache. */
+typedef struct f32_plan {
+    uint64_t off, e0, e1;     /* bytes from off; elements [e0, e1) */
+    uint64_t pe, p0, p1, np;  /* elements per page; pages p0..p1 (np of them) */
+    uint64_t npages;          /* pages of the whole tensor */
+    size_t size;
+    int cacheable, seq;
+    uint32_t uid;
+} f32_plan;
+
+static void plan_read(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, size_t size, uint64_t off,
+                      gg_readahead *ra, f32_plan *p)
+{
+    p->off = off;
+    p->size = size;
+    p->uid = uid;
+    p->e0 = off / 4;
+    p->e1 = (off + size + 3) / 4;
+    p->pe = page_elems(r, t);
+    p->p0 = p->e0 / p->pe;
+    p->p1 = (p->e1 - 1) / p->pe;
+    p->np = p->p1 - p->p0 + 1;
+    p->npages = (t->layout.nelems + p->pe - 1) / p->pe;
+    /* Beyond the key's bits (only absurd files) reads bypass the cache. */
+    p->cacheable = uid < (1u << UID_BITS) && p->npages <= (1ull << 40);
+    p->seq = p->cacheable ? readahead(r, m, t, uid, ra, p->p0, p->p1, p->npages, p->pe, size) : 0;
+}
+
+/* Pin every page of the plan without waiting; st[i] says what to do with
+ * each (fill it, wait for it, or read it). */
+static int pin_pages(gg_reader *r, const gg_tensor *t, const f32_plan *p, gg_ref *ref, unsigned char *st,
+                     uint64_t *nfill, gg_err *e)
+{
+    *nfill = 0;
+    for (uint64_t i = 0; i < p->np; i++) {
+        int s;
+        gg_page *pg = gg_cache_pin(r->cache, page_key(p->uid, p->p0 + i), page_len(t, p->pe, p->p0 + i),
+                                   GG_PIN_NOWAIT, &s);
+        if (!pg) {
+            /* Pages claimed must still be settled, or their waiters would hang. */
+            for (int k = 0; k < ref->npages; k++)
+                if (st[k] == GG_PIN_FILL)
+                    gg_cache_filled(r->cache, ref->pages[k], 0);
+            return gg_fail(e, GG_E_NOMEM, "out of memory for a decoded page");
+        }
+        ref->pages[ref->npages++] = pg;
+        st[i] = (unsigned char)s;
+        *nfill += s == GG_PIN_FILL;
+    }
+    return 0;
+}
+
+/* Decode the pages this thread claimed, in parallel when there are several. */
+static int fill_claimed(gg_reader *r, const gg_model *m, const gg_tensor *t, const f32_plan *p, gg_ref *ref,
+                        const unsigned char *st, uint64_t nfill, gg_err *e)
+{
+    if (!nfill)
+        return 0;
+    int nth = r->nthreads < (int)nfill ? r->nthreads : (int)nfill;
+    if (nth > 1)
+        atomic_fetch_add_explicit(&r->parallel_fills, 1, memory_order_relaxed);
+    int failed = 0;
+    gg_err first = {GG_OK, ""};
+    gg_scope *scope = gg_scope_get(); /* the caller's bound holds in every thread */
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) if (nth > 1)
+    for (uint64_t i = 0; i < p->np; i++) {
+        gg_err fe;
+        gg_scope *own = gg_scope_get();
+        gg_scope_set(scope);
+        if (st[i] == GG_PIN_FILL && fill_page(r, m, t, p->pe, p->p0 + i, ref->pages[i], &fe) != 0) {
+#pragma omp critical(gg_fill_error)
+            if (!failed++)
+                first = fe;
+        }
+        gg_scope_set(own);
+    }
+    if (failed && e)
+        *e = first;
+    return failed ? -1 : 0;
+}
+
+/* Then the pages other threads were decoding: wait, and refill any whose
+ * filler failed. */
+static int wait_busy(gg_reader *r, const gg_model *m, const gg_tensor *t, const f32_plan *p, gg_ref *ref,
+                     unsigned char *st, gg_err *e)
+{
+    for (uint64_t i = 0; i < p->np; i++) {
+        while (st[i] == GG_PIN_BUSY) {
+            if (gg_cache_wait(r->cache, ref->pages[i]) == 0) {
+                st[i] = GG_PIN_READY;
+                break;
+            }
+            gg_cache_unpin(r->cache, ref->pages[i]);
+            int s;
+            ref->pages[i] = gg_cache_pin(r->cache, page_key(p->uid, p->p0 + i), page_len(t, p->pe, p->p0 + i), 0, &s);
+            if (!ref->pages[i])
+                return gg_fail(e, GG_E_NOMEM, "out of memory for a decoded page");
+            st[i] = (unsigned char)s;
+            if (s == GG_PIN_FILL && fill_page(r, m, t, p->pe, p->p0 + i, ref->pages[i], e) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* The reply: the overlap of the request with each page, in order. */
+static ssize_t build_reply(const f32_plan *p, gg_ref *ref)
+{
+    for (uint64_t i = 0; i < p->np; i++) {
+        uint64_t ps = (p->p0 + i) * p->pe * 4, pend = ps + gg_page_bytes(ref->pages[i]);
+        uint64_t a = p->off > ps ? p->off : ps, b = p->off + p->size < pend ? p->off + p->size : pend;
+        if (a < b)
+            ref->iov[ref->niov++] = (struct iovec){(char *)gg_page_data(ref->pages[i]) + (a - ps), b - a};
+    }
+    return (ssize_t)p->size;
+}
+
+static ssize_t read_pages(gg_reader *r, const gg_model *m, const gg_tensor *t, const f32_plan *p,
+                          gg_readahead *ra, gg_ref *ref, gg_err *e)
+{
+    atomic_fetch_add_explicit(&r->page_reads, 1, memory_order_relaxed);
+    unsigned char st_local[GG_REF_INLINE], *st = st_local;
+    if (p->np > GG_REF_INLINE) {
+        ref->pages = calloc(p->np, sizeof *ref->pages);
+        ref->iov = malloc(p->np * sizeof *ref->iov);
+        st = malloc(p->np);
+        if (!ref->pages || !ref->iov || !st) {
+            if (st != st_local)
+                free(st);
+            gg_ref_release(r, ref);
+            return gg_fail(e, GG_E_NOMEM, "out of memory");
+        }
+    }
+    ref->stream = p->seq ? ra : NULL;
+    uint64_t nfill;
+    int rc = pin_pages(r, t, p, ref, st, &nfill, e);
+    if (rc == 0)
+        rc = fill_claimed(r, m, t, p, ref, st, nfill, e);
+    if (rc == 0)
+        rc = wait_busy(r, m, t, p, ref, st, e);
+    if (st != st_local)
+        free(st);
+    if (rc) {
+        gg_ref_release(r, ref);
+        return -1;
+    }
+    return build_reply(p, ref);
+}
+
+/* The f32 view (see the steps at the top). */
+static ssize_t read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
+                            size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e)
+{
+    gg_err local;
+    gg_err *ep = e ? e : &local;
+    gg_ref_init(ref);
+    if (!t->type || t->err) {
+        gg_fail(ep, t->err ? t->err->code : GG_E_UNSUPPORTED, "%s", t->err ? t->err->msg : "type unknown");
+        log_once(r, m, t, uid, ep);
+        return -1;
+    }
+    /* Cached pages hold what the source held: serve them only while it is
+     * the same object. */
+    if (gg_source_check(gg_tensor_source(m, t), ep)) {
+        atomic_fetch_add_explicit(&r->stale_reads, 1, memory_order_relaxed);
+        return -1;
+    }
+    uint64_t total = t->layout.nelems * 4;
+    if (off >= total || size == 0)
+        return 0;
+    if (size > total - off)
+        size = (size_t)(total - off);
+
+    ssize_t got;
+    if (is_passthrough(t)) {
+        atomic_fetch_add_explicit(&r->passthrough_reads, 1, memory_order_relaxed);
+        got = read_bytes(r, m, t, buf, size, off, ep) ? -1 : reply_from_buf(ref, buf, size);
+    } else {
+        f32_plan p;
+        plan_read(r, m, t, uid, size, off, ra, &p);
+        if (!p.cacheable || (size < page_len(t, p.pe, p.p0) / 4 && !p.seq)) {
+            /* Small read (a quarter of its page or less): from the cache if
+             * its page is there, else decode just the blocks it touches. */
+            gg_page *pg = p.p0 == p.p1 && p.cacheable ? gg_cache_peek(r->cache, page_key(uid, p.p0)) : NULL;
+            if (pg) {
+                ref->pages[0] = pg;
+                ref->npages = 1;
+                ref->iov[0] = (struct iovec){(char *)gg_page_data(pg) + (off - p.p0 * p.pe * 4), size};
+                ref->niov = 1;
+                return (ssize_t)size;
+            }
+            got = read_small(r, m, t, buf, size, off, p.e0, p.e1, ep) ? -1 : reply_from_buf(ref, buf, size);
+        } else {
+            got = read_pages(r, m, t, &p, ra, ref, ep);
+        }
+    }
+    if (got < 0 && ep->code != GG_E_STALE)
+        log_once(r, m, t, uid, ep);
+    return got;
+}
+
+/* f32 bytes of the calling thread, for the conversions below. */
+static gg_tlbuf conv_f32 = GG_TLBUF_INIT, conv_16 = GG_TLBUF_INIT;
+
+/* f16 or bf16 (view): the f32 view's values converted, into buf. */
+static ssize_t read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind view,
+                         char *buf, size_t size, uint64_t off, gg_readahead *ra, gg_err *e)
+{
+    uint64_t total = t->info->nelems * 2;
+    if (off >= total || size == 0)
+        return 0;
+    if (size > total - off)
+        size = (size_t)(total - off);
+    uint64_t e0 = off / 2, e1 = (off + size + 1) / 2, n = e1 - e0;
+    char *f32 = gg_tlbuf_get(&conv_f32, n * 4);
+    uint16_t *h = gg_tlbuf_get(&conv_16, n * 2);
+    if (!f32 || !h)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    /* The float32 values through the same pages and cache as f32, then
+     * converted as they come. */
+    gg_ref ref;
+    ssize_t got = read_f32_ref(r, m, t, uid, f32, n * 4, e0 * 4, ra, &ref, e);
+    if (got < 0)
+        return -1;
+    uint64_t at = 0;
+    for (int i = 0; i < ref.niov; i++) {
+        size_t k = ref.iov[i].iov_len / 4;
+        if (view == GG_VIEW_BF16)
+            gg_f32_to_bf16(ref.iov[i].iov_base, h + at, k);
+        else
+            gg_f32_to_f16(ref.iov[i].iov_base, h + at, k);
+        at += k;
+    }
+    gg_ref_release(r, &ref);
+    memcpy(buf, (char *)h + (off - e0 * 2), size);
+    return (ssize_t)size;
+}
+
+ssize_t gg_read_view(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind k, char *buf,
+                     size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e)
+{
+    if (k == GG_VIEW_F32)
+        return read_f32_ref(r, m, t, uid, buf, size, off, ra, ref, e);
+    gg_ref_init(ref);
+    ssize_t got = k == GG_VIEW_RAW ? read_raw(r, m, t, buf, size, off, e)
+                                   : read_half(r, m, t, uid, k, buf, size, off, ra, e);
+    if (got > 0) {
+        ref->iov[0] = (struct iovec){buf, (size_t)got};
+        ref->niov = 1;
+    }
+    return got;
+}
+
+ssize_t gg_read_view_copy(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind k,
+                          char *buf, size_t size, uint64_t off, gg_readahead *ra, gg_err *e)
+{
+    gg_ref ref;
+    ssize_t got = gg_read_view(r, m, t, uid, k, buf, size, off, ra, &ref, e);
+    if (got <= 0)
+        return got;
+    gg_ref_gather(&ref, buf);
+    gg_ref_release(r, &ref);
+    return got;
+}
+
+void gg_reader_forget(gg_reader *r, uint32_t uid_lo, uint32_t uid_hi)
+{
+    if (uid_lo >= (1u << UID_BITS))
+        return;
+    if (uid_hi > (1u << UID_BITS))
+        uid_hi = 1u << UID_BITS;
+    gg_cache_drop_range(r->cache, page_key(uid_lo, 0), page_key(uid_hi, 0));
+}
+
+/* One .stats line: fixed widths, so the file keeps one size while its
+ * numbers change. */
+static void stat_u64(gg_buf *out, const char *key, uint64_t v)
+{
+    gg_buf_printf(out, "%-28s %20" PRIu64 "\n", key, v);
+}
+
+void gg_reader_stats_text(gg_reader *r, gg_buf *out)
+{
+    gg_cache_stats s;
+    gg_cache_get_stats(r->cache, &s);
+    stat_u64(out, "cache_hits", s.hits);
+    stat_u64(out, "cache_misses", s.misses);
+    stat_u64(out, "cache_evictions", s.evictions);
+    stat_u64(out, "cache_waits", s.waits);
+    stat_u64(out, "cache_resident_bytes", s.resident_bytes);
+    stat_u64(out, "cache_resident_pages", s.resident_pages);
+    stat_u64(out, "cache_budget_bytes", s.budget_bytes);
+    stat_u64(out, "bytes_decoded", atomic_load(&r->bytes_decoded));
+    stat_u64(out, "readahead_pages_queued", atomic_load(&r->ra_queued));
+    stat_u64(out, "readahead_pages_decoded", s.readahead_filled);
+    stat_u64(out, "readahead_hits", s.readahead_hits);
+    stat_u64(out, "small_reads_decoded_directly", atomic_load(&r->small_reads));
+    stat_u64(out, "page_reads", atomic_load(&r->page_reads));
+    stat_u64(out, "parallel_decodes", atomic_load(&r->parallel_fills));
+    stat_u64(out, "f32_passthrough_reads", atomic_load(&r->passthrough_reads));
+    stat_u64(out, "io_errors", atomic_load(&r->io_errors));
+    stat_u64(out, "stale_reads", atomic_load(&r->stale_reads));
+    stat_u64(out, "page_bytes", r->o.page_bytes);
+    stat_u64(out, "readahead_depth_pages", (uint64_t)r->o.readahead_pages);
+    stat_u64(out, "decode_threads", (uint64_t)r->nthreads);
+    gg_buf_printf(out, "%-28s %20s\n", "simd", gg_isa_name(gg_isa_active()));
+}
+
+size_t gg_reader_stats_size(gg_reader *r)
+{
+    gg_buf b = {0};
+    gg_reader_stats_text(r, &b);
+    size_t n = b.len;
+    gg_buf_free(&b);
+    return n;
+}

@@ -1,0 +1,1058 @@
+/* net.c - the HTTP client (see net.h).
+ *
+ * Every GET runs on the calling thread with an easy handle from a pool;
+ * the handles share one connection cache, DNS cache and TLS sessions
+ * (CURLSH), so a connection opened by one thread is reused by the next
+ * request of any thread. libcurl does not follow redirects here: each hop is
+ * a request of its own, so that which headers go where, how many hops, and
+ * to which schemes, is decided in one place (next_hop). */
+#include "gguffs/net.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gguffs/diskcache.h"
+#include "base/log.h"
+#include "gguffs/scope.h"
+
+/* A range request answered with the whole body is read up to the wanted
+ * bytes; beyond this offset that costs too much and the read fails. */
+#define WHOLE_BODY_SKIP_MAX (256ull << 20)
+#define BACKOFF_FIRST_MS 200
+#define BACKOFF_MAX_MS 5000
+#define RETRY_AFTER_MAX_S 60
+/* A refused connection (or a host that does not resolve) is tried this many
+ * times more, quickly: a server that is down does not come back within the
+ * backoff of a read, and a reader must not wait for it. */
+#define REFUSED_RETRIES 1
+
+#define JOBS_MAX 256
+
+typedef struct job {
+    gg_net_job_fn fn;
+    void *obj;
+    uint64_t a, b;
+} job;
+
+struct gg_net {
+    gg_net_opts o;
+    /* Read-ahead workers; jobs_lock guards the queue, running[] and stop. */
+    pthread_mutex_t jobs_lock;
+    pthread_cond_t jobs_cond, jobs_done;
+    job jobs[JOBS_MAX];
+    int jobs_head, jobs_len;
+    void **running; /* per worker: the obj it works for, or NULL */
+    pthread_t *workers;
+    int n_workers, stop;
+    struct gg_net *next_net; /* in the list the fork handlers walk */
+    char *hf_endpoint, *hf_token, *cafile;
+    char *hf_host; /* scheme://host:port of the endpoint, for the token policy */
+    struct curl_slist *fixed;
+    CURLSH *share;
+    pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
+    pthread_mutex_t pool_lock; /* guards pool, npool */
+    CURL **pool;
+    int npool, cap;
+    _Atomic int aborted;
+    int (*probe)(void *);
+    void *probe_arg;
+    _Atomic uint32_t next_source;
+    gg_cache *cache;
+    gg_diskcache *disk;
+    _Atomic uint64_t counters[GG_NC_COUNT];
+};
+
+void gg_net_default_opts(gg_net_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->timeout_s = 30;
+    o->retries = 5;
+    o->mem_cache_bytes = 256ull << 20;
+    o->block_bytes = 1u << 20;
+    o->cache_dir_bytes = 10ull << 30;
+    o->prefetch_threads = 4;
+}
+
+void gg_net_count(gg_net *n, gg_net_counter c, uint64_t by)
+{
+    atomic_fetch_add_explicit(&n->counters[c], by, memory_order_relaxed);
+}
+
+static void share_lock(CURL *h, curl_lock_data d, curl_lock_access a, void *p)
+{
+    (void)h;
+    (void)a;
+    gg_net *n = p;
+    pthread_mutex_lock(&n->share_locks[d]);
+}
+
+static void share_unlock(CURL *h, curl_lock_data d, void *p)
+{
+    (void)h;
+    gg_net *n = p;
+    pthread_mutex_unlock(&n->share_locks[d]);
+}
+
+/* The token: $HF_TOKEN, else the first line of the token file. */
+static char *read_token(void)
+{
+    const char *env = getenv("HF_TOKEN");
+    if (env && *env)
+        return strdup(env);
+    char path[4096];
+    const char *tp = getenv("HF_TOKEN_PATH"), *home = getenv("HOME");
+    if (tp && *tp)
+        snprintf(path, sizeof path, "%s", tp);
+    else if (home && *home)
+        snprintf(path, sizeof path, "%s/.cache/huggingface/token", home);
+    else
+        return NULL;
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return NULL;
+    char line[1024];
+    char *tok = NULL;
+    if (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (*line)
+            tok = strdup(line);
+    }
+    fclose(f);
+    return tok;
+}
+
+/* "scheme://host:port" of a URL (default ports filled in), or NULL. */
+static char *origin_of(const char *url)
+{
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL, *port = NULL, *out = NULL;
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+        for (char *p = host; *p; p++)
+            if (*p >= 'A' && *p <= 'Z')
+                *p = (char)(*p - 'A' + 'a');
+        if (asprintf(&out, "%s://%s:%s", scheme, host, port) < 0)
+            out = NULL;
+    }
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
+    return out;
+}
+
+static int same_origin(const char *a, const char *b)
+{
+    char *x = origin_of(a), *y = origin_of(b);
+    int same = x && y && !strcmp(x, y);
+    free(x);
+    free(y);
+    return same;
+}
+
+/* Fork safety. The daemon forks (fuse_daemonize) after the models are
+ * opened; threads do not survive a fork. Should read-ahead workers run by
+ * then, the child would keep their queue, their condition variables' waiter
+ * counts (pthread_cond_broadcast in gg_net_free then blocks for ever) and
+ * the blocks their jobs had claimed in the block cache (readers would wait
+ * for those for ever). So a fork first lets the running jobs finish and
+ * drops the queued ones (read-ahead is a hint), and the child starts
+ * without workers; the next read-ahead starts new ones. */
+static pthread_mutex_t nets_lock = PTHREAD_MUTEX_INITIALIZER;
+static gg_net *nets;
+
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&nets_lock);
+    for (gg_net *n = nets; n; n = n->next_net) {
+        pthread_mutex_lock(&n->jobs_lock);
+        n->jobs_len = 0;
+        for (;;) {
+            int busy = 0;
+            for (int i = 0; i < n->n_workers; i++)
+                busy |= n->running[i] != NULL;
+            if (!busy)
+                break;
+            pthread_cond_wait(&n->jobs_done, &n->jobs_lock);
+        }
+    }
+}
+
+static void fork_parent(void)
+{
+    for (gg_net *n = nets; n; n = n->next_net)
+        pthread_mutex_unlock(&n->jobs_lock);
+    pthread_mutex_unlock(&nets_lock);
+}
+
+static void fork_child(void)
+{
+    for (gg_net *n = nets; n; n = n->next_net) {
+        free(n->workers);
+        free(n->running);
+        n->workers = NULL;
+        n->running = NULL;
+        n->n_workers = 0;
+        pthread_cond_init(&n->jobs_cond, NULL);
+        pthread_cond_init(&n->jobs_done, NULL);
+        pthread_mutex_unlock(&n->jobs_lock);
+    }
+    pthread_mutex_unlock(&nets_lock);
+}
+
+static void init_curl(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, init_curl);
+    gg_net *n = calloc(1, sizeof *n);
+    if (!n) {
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    n->o = *o;
+    const char *ep = o->hf_endpoint ? o->hf_endpoint : getenv("HF_ENDPOINT");
+    n->hf_endpoint = strdup(ep && *ep ? ep : "https://huggingface.co");
+    if (n->hf_endpoint) {
+        size_t l = strlen(n->hf_endpoint);
+        while (l > 0 && n->hf_endpoint[l - 1] == '/')
+            n->hf_endpoint[--l] = 0;
+        n->hf_host = origin_of(n->hf_endpoint);
+    }
+    n->hf_token = o->hf_token ? strdup(o->hf_token) : read_token();
+    const char *ca = o->cafile ? o->cafile : getenv("CURL_CA_BUNDLE");
+    n->cafile = ca && *ca ? strdup(ca) : NULL;
+    for (int i = 0; i < o->n_headers; i++)
+        n->fixed = curl_slist_append(n->fixed, o->headers[i]);
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+        pthread_mutex_init(&n->share_locks[i], NULL);
+    pthread_mutex_init(&n->pool_lock, NULL);
+    pthread_mutex_init(&n->jobs_lock, NULL);
+    pthread_cond_init(&n->jobs_cond, NULL);
+    pthread_cond_init(&n->jobs_done, NULL);
+    n->share = curl_share_init();
+    n->cache = gg_cache_new(o->mem_cache_bytes);
+    if (!n->hf_endpoint || !n->share || !n->cache || (o->n_headers && !n->fixed)) {
+        gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
+        gg_net_free(n);
+        return NULL;
+    }
+    if (!n->hf_host) {
+        gg_fail(e, GG_E_INVAL, "HF_ENDPOINT %s is not a URL", n->hf_endpoint);
+        gg_net_free(n);
+        return NULL;
+    }
+    if (o->cache_dir && !(n->disk = gg_diskcache_open(o->cache_dir, o->cache_dir_bytes, e))) {
+        /* (a folder that cannot be made or written is a bad option value) */
+        if (e && e->code != GG_E_NOMEM) {
+            e->code = GG_E_INVAL;
+            gg_err_prefix(e, "-o cache_dir=%s", o->cache_dir);
+        }
+        gg_net_free(n);
+        return NULL;
+    }
+    pthread_mutex_lock(&nets_lock);
+    n->next_net = nets;
+    nets = n;
+    pthread_mutex_unlock(&nets_lock);
+    curl_share_setopt(n->share, CURLSHOPT_LOCKFUNC, share_lock);
+    curl_share_setopt(n->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
+    curl_share_setopt(n->share, CURLSHOPT_USERDATA, n);
+    curl_share_setopt(n->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+    curl_share_setopt(n->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    curl_share_setopt(n->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    return n;
+}
+
+void gg_net_free(gg_net *n)
+{
+    if (!n)
+        return;
+    pthread_mutex_lock(&nets_lock);
+    for (gg_net **p = &nets; *p; p = &(*p)->next_net)
+        if (*p == n) {
+            *p = n->next_net;
+            break;
+        }
+    pthread_mutex_unlock(&nets_lock);
+    pthread_mutex_lock(&n->jobs_lock);
+    n->stop = 1;
+    pthread_cond_broadcast(&n->jobs_cond);
+    pthread_mutex_unlock(&n->jobs_lock);
+    for (int i = 0; i < n->n_workers; i++)
+        pthread_join(n->workers[i], NULL);
+    free(n->workers);
+    free(n->running);
+    pthread_mutex_destroy(&n->jobs_lock);
+    pthread_cond_destroy(&n->jobs_cond);
+    pthread_cond_destroy(&n->jobs_done);
+    for (int i = 0; i < n->npool; i++)
+        curl_easy_cleanup(n->pool[i]);
+    free(n->pool);
+    if (n->share)
+        curl_share_cleanup(n->share);
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
+        pthread_mutex_destroy(&n->share_locks[i]);
+    pthread_mutex_destroy(&n->pool_lock);
+    curl_slist_free_all(n->fixed);
+    gg_cache_free(n->cache);
+    gg_diskcache_close(n->disk);
+    free(n->hf_endpoint);
+    free(n->hf_host);
+    free(n->hf_token);
+    free(n->cafile);
+    free(n);
+}
+
+void gg_net_abort(gg_net *n) { atomic_store(&n->aborted, 1); }
+
+static int thread_stopped(void) { return gg_scope_stopped(); }
+
+void gg_net_set_probe(gg_net *n, int (*probe)(void *), void *arg)
+{
+    n->probe_arg = arg;
+    n->probe = probe;
+}
+const gg_net_opts *gg_net_options(const gg_net *n) { return &n->o; }
+const char *gg_net_hf_endpoint(const gg_net *n) { return n->hf_endpoint; }
+gg_cache *gg_net_cache(gg_net *n) { return n->cache; }
+gg_diskcache *gg_net_diskcache(gg_net *n) { return n->disk; }
+uint32_t gg_net_new_source_id(gg_net *n) { return atomic_fetch_add(&n->next_source, 1); }
+
+static CURL *handle_get(gg_net *n)
+{
+    CURL *h = NULL;
+    pthread_mutex_lock(&n->pool_lock);
+    if (n->npool)
+        h = n->pool[--n->npool];
+    pthread_mutex_unlock(&n->pool_lock);
+    if (h)
+        curl_easy_reset(h);
+    else
+        h = curl_easy_init();
+    return h;
+}
+
+static void handle_put(gg_net *n, CURL *h)
+{
+    pthread_mutex_lock(&n->pool_lock);
+    if (n->npool == n->cap) {
+        int nc = n->cap ? n->cap * 2 : 8;
+        CURL **p = realloc(n->pool, (size_t)nc * sizeof *p);
+        if (p) {
+            n->pool = p;
+            n->cap = nc;
+        }
+    }
+    if (n->npool < n->cap) {
+        n->pool[n->npool++] = h;
+        h = NULL;
+    }
+    pthread_mutex_unlock(&n->pool_lock);
+    if (h)
+        curl_easy_cleanup(h);
+}
+
+/* ---- one response ---- */
+
+typedef struct xfer {
+    gg_net *n;
+    gg_http_get *g;
+    int status;
+    int have_cl, have_cr;
+    uint64_t cl, cr_a, cr_b, cr_total;
+    uint64_t body;      /* body bytes of this response seen */
+    int overflow;       /* more body than the range */
+    int done;           /* we stopped the transfer on purpose: we have our bytes */
+    int too_big;        /* whole-body GET over max_body */
+    long retry_after;   /* seconds, -1 if none */
+    int refused;        /* the connection was refused (or the host unknown) */
+    int64_t stall_ms;   /* give up once no byte came for this long */
+    int64_t moved_ms;   /* when a byte last came (gg_scope_now_ms() clock) */
+    curl_off_t moved;   /* bytes by then */
+    int stalled;        /* given up for that */
+    char location[4096];
+    char why[CURL_ERROR_SIZE]; /* libcurl's own words for a failure */
+} xfer;
+
+static void trim(char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\r' || s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = 0;
+}
+
+/* "Name: value" -> value if the name matches (case-insensitive). */
+static const char *header_value(const char *line, size_t len, const char *name, char *buf, size_t cap)
+{
+    size_t nl = strlen(name);
+    if (len <= nl || strncasecmp(line, name, nl) || line[nl] != ':')
+        return NULL;
+    const char *v = line + nl + 1;
+    while (v < line + len && (*v == ' ' || *v == '\t'))
+        v++;
+    size_t k = (size_t)(line + len - v);
+    if (k >= cap)
+        k = cap - 1;
+    memcpy(buf, v, k);
+    buf[k] = 0;
+    trim(buf);
+    return buf;
+}
+
+/* (headers longer than their field are cut: an ETag of 160 bytes is absurd) */
+static void copy_field(char *dst, size_t cap, const char *v)
+{
+    size_t n = strnlen(v, cap - 1);
+    memcpy(dst, v, n);
+    dst[n] = 0;
+}
+
+static size_t on_header(char *p, size_t size, size_t nmemb, void *arg)
+{
+    xfer *x = arg;
+    size_t len = size * nmemb;
+    char v[4096];
+    if (len >= 5 && !strncmp(p, "HTTP/", 5)) {
+        /* A status line starts a response: forget an earlier one's headers. */
+        const char *sp = memchr(p, ' ', len);
+        x->status = sp ? atoi(sp + 1) : 0;
+        x->have_cl = x->have_cr = 0;
+        x->retry_after = -1;
+        x->location[0] = 0;
+        x->g->etag[0] = x->g->last_modified[0] = 0;
+        return len;
+    }
+    if (header_value(p, len, "Content-Length", v, sizeof v)) {
+        x->cl = strtoull(v, NULL, 10);
+        x->have_cl = 1;
+    } else if (header_value(p, len, "Content-Range", v, sizeof v)) {
+        unsigned long long a, b, t;
+        if (sscanf(v, "bytes %llu-%llu/%llu", &a, &b, &t) == 3) {
+            x->cr_a = a, x->cr_b = b, x->cr_total = t;
+            x->have_cr = 1;
+        } else if (sscanf(v, "bytes */%llu", &t) == 1) {
+            x->cr_total = t;
+            x->have_cr = 2; /* unsatisfiable range: only the size */
+        }
+    } else if (header_value(p, len, "ETag", v, sizeof v)) {
+        copy_field(x->g->etag, sizeof x->g->etag, v);
+    } else if (header_value(p, len, "Last-Modified", v, sizeof v)) {
+        copy_field(x->g->last_modified, sizeof x->g->last_modified, v);
+    } else if (header_value(p, len, "Location", v, sizeof v)) {
+        copy_field(x->location, sizeof x->location, v);
+    } else if (header_value(p, len, "Retry-After", v, sizeof v)) {
+        if (v[0] >= '0' && v[0] <= '9') {
+            x->retry_after = atol(v);
+        } else {
+            struct tm tm = {0};
+            if (strptime(v, "%a, %d %b %Y %H:%M:%S GMT", &tm)) {
+                long d = (long)(timegm(&tm) - time(NULL));
+                x->retry_after = d > 0 ? d : 0;
+            }
+        }
+    } else if (header_value(p, len, "X-Linked-Etag", v, sizeof v)) {
+        copy_field(x->g->linked_etag, sizeof x->g->linked_etag, v);
+    } else if (header_value(p, len, "X-Linked-Size", v, sizeof v)) {
+        x->g->linked_size = strtoull(v, NULL, 10);
+    } else if (header_value(p, len, "X-Repo-Commit", v, sizeof v)) {
+        copy_field(x->g->repo_commit, sizeof x->g->repo_commit, v);
+    } else if (header_value(p, len, "Link", v, sizeof v)) {
+        /* <URL>; rel="next" (possibly among other links) */
+        for (char *s = v; (s = strchr(s, '<'));) {
+            char *end = strchr(s, '>');
+            if (!end)
+                break;
+            const char *rest = end + 1;
+            const char *comma = strchr(rest, ',');
+            const char *rel = strstr(rest, "rel=\"next\"");
+            if (rel && (!comma || rel < comma)) {
+                size_t k = (size_t)(end - s - 1);
+                if (k < sizeof x->g->next_link) {
+                    memcpy(x->g->next_link, s + 1, k);
+                    x->g->next_link[k] = 0;
+                }
+                break;
+            }
+            s = end + 1;
+        }
+    }
+    return len;
+}
+
+/* Bytes [at, at + len) of the range, to where the caller wants them. */
+static void put_range(gg_http_get *g, uint64_t at, const char *p, uint64_t len)
+{
+    if (g->dst) {
+        memcpy(g->dst + at, p, len);
+        return;
+    }
+    while (len) {
+        uint64_t o = at % g->part_bytes, k = g->part_bytes - o < len ? g->part_bytes - o : len;
+        memcpy(g->parts[at / g->part_bytes] + o, p, k);
+        at += k;
+        p += k;
+        len -= k;
+    }
+}
+
+static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
+{
+    xfer *x = arg;
+    gg_http_get *g = x->g;
+    size_t len = size * nmemb;
+    uint64_t at = x->body;
+    x->body += len;
+    if (x->status < 200 || x->status >= 300)
+        return len; /* an error page or a redirect's body: not ours */
+    if (g->len == 0) {
+        if (g->body->len + len > g->max_body) {
+            x->too_big = 1;
+            return 0;
+        }
+        gg_buf_put(g->body, p, len);
+        return g->body->oom ? 0 : len;
+    }
+    if (x->status == 206) {
+        if (at + len > g->len) {
+            x->overflow = 1;
+            return 0;
+        }
+        put_range(g, at, p, len);
+        g->got = at + len;
+        return len;
+    }
+    /* 200 to a range request: the wanted bytes are somewhere in the body. */
+    uint64_t lo = at > g->off ? at : g->off, hi = at + len < g->off + g->len ? at + len : g->off + g->len;
+    if (lo < hi) {
+        put_range(g, lo - g->off, p + (lo - at), hi - lo);
+        g->got = hi - g->off;
+    }
+    if (g->got == g->len) {
+        x->done = 1;
+        return 0; /* stop: the rest of the body is not needed */
+    }
+    if (at + len > g->off && g->off > WHOLE_BODY_SKIP_MAX)
+        return 0;
+    return len;
+}
+
+/* (libcurl calls it at least once a second) */
+static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+    (void)dt, (void)ut, (void)un;
+    xfer *x = arg;
+    gg_net *n = x->n;
+    if (n->probe && n->probe(n->probe_arg))
+        atomic_store(&n->aborted, 1);
+    if (atomic_load_explicit(&n->aborted, memory_order_relaxed) || thread_stopped())
+        return 1;
+    /* No byte for stall_ms (libcurl's low-speed check averages over
+     * seconds, so a burst before a stall hides it for that long). */
+    int64_t now = gg_scope_now_ms();
+    if (dn != x->moved) {
+        x->moved = dn;
+        x->moved_ms = now;
+    } else if (now - x->moved_ms >= x->stall_ms) {
+        x->stalled = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- a request with its hops and retries ---- */
+
+typedef enum { OUTCOME_OK, OUTCOME_HOP, OUTCOME_RETRY, OUTCOME_FAIL } outcome;
+
+static int transient_curl(CURLcode c)
+{
+    switch (c) {
+    case CURLE_COULDNT_CONNECT: case CURLE_COULDNT_RESOLVE_HOST: case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR: case CURLE_PARTIAL_FILE: case CURLE_GOT_NOTHING:
+    case CURLE_OPERATION_TIMEDOUT: case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM: case CURLE_WEIRD_SERVER_REPLY:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The server's certificate, or the CA to check it with, is not right:
+ * trying again gives the same answer. */
+static int certificate_curl(CURLcode c)
+{
+    switch (c) {
+    case CURLE_PEER_FAILED_VERIFICATION: case CURLE_SSL_CACERT_BADFILE: case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_ISSUER_ERROR: case CURLE_SSL_PINNEDPUBKEYNOTMATCH: case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_CRL_BADFILE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* A TLS handshake that failed because the connection broke (worth another
+ * try), not because the two sides disagree (a server that does not speak
+ * TLS: "wrong version number"; no common cipher or version; an alert). */
+static int handshake_broke(const char *why)
+{
+    return strstr(why, "SSL_ERROR_SYSCALL") || strstr(why, "reset") || strstr(why, "unexpected eof") ||
+           strstr(why, "timed out") || strstr(why, "Broken pipe");
+}
+
+/* Run one hop to `url`, done by deadline (gg_scope_now_ms() clock). */
+static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int first_hop, int64_t deadline,
+                       xfer *x, gg_err *e)
+{
+    memset(x, 0, sizeof *x);
+    x->n = n;
+    x->g = g;
+    x->retry_after = -1;
+    x->stall_ms = n->o.timeout_s >= 2 ? (int64_t)n->o.timeout_s * 500 : 1000;
+    x->moved_ms = gg_scope_now_ms();
+    if (g->len)
+        g->got = 0;
+    struct curl_slist *hdr = NULL;
+    char line[512];
+    if (g->len) {
+        snprintf(line, sizeof line, "Range: bytes=%" PRIu64 "-%" PRIu64, g->off, g->off + g->len - 1);
+        hdr = curl_slist_append(hdr, line);
+    }
+    /* If-Match only to where the validator came from; the user's headers
+     * only to the host of the URL they were given with (not to where it
+     * redirects, even when later GETs go there directly); the token only
+     * to the hub. */
+    if (g->if_match && first_hop) {
+        snprintf(line, sizeof line, "If-Match: %s", g->if_match);
+        hdr = curl_slist_append(hdr, line);
+    }
+    if (same_origin(url, g->home ? g->home : g->url))
+        for (struct curl_slist *s = n->fixed; s; s = s->next)
+            hdr = curl_slist_append(hdr, s->data);
+    if (n->hf_token) {
+        char *o = origin_of(url);
+        if (o && !strcmp(o, n->hf_host)) {
+            char auth[1200];
+            snprintf(auth, sizeof auth, "Authorization: Bearer %s", n->hf_token);
+            hdr = curl_slist_append(hdr, auth);
+        }
+        free(o);
+    }
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_SHARE, n->share);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    /* The whole hop ends by the deadline; a connection that brings no byte
+     * for half of -o timeout is given up early (on_progress), so that a
+     * retry still fits in the deadline. */
+    int64_t left = deadline - gg_scope_now_ms();
+    if (left < 1)
+        left = 1;
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)left);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)left);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->why);
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "gguffs/0.2");
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, NULL);
+    curl_easy_setopt(h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (n->cafile)
+        curl_easy_setopt(h, CURLOPT_CAINFO, n->cafile);
+    gg_net_count(n, GG_NC_REQUESTS, 1);
+    CURLcode rc = curl_easy_perform(h);
+    curl_slist_free_all(hdr);
+    gg_net_count(n, GG_NC_BYTES, x->body);
+    char *shown = gg_url_display(url);
+    outcome out = OUTCOME_FAIL;
+
+    if (rc == CURLE_ABORTED_BY_CALLBACK && x->stalled && !atomic_load(&n->aborted)) {
+        gg_net_count(n, GG_NC_TIMEOUTS, 1);
+        gg_fail(e, GG_E_IO, "%s: no progress for %g s (-o timeout=)", shown, (double)x->stall_ms / 1000);
+        out = OUTCOME_RETRY;
+        goto done;
+    }
+    if (rc == CURLE_ABORTED_BY_CALLBACK || atomic_load(&n->aborted)) {
+        gg_fail(e, GG_E_IO, "%s: stopped (%s)", shown, atomic_load(&n->aborted) ? "unmounting" : "the read was interrupted");
+        goto done;
+    }
+    if (rc == CURLE_WRITE_ERROR && x->too_big) {
+        gg_fail(e, GG_E_TOOBIG, "%s: answer longer than %" PRIu64 " bytes", shown, g->max_body);
+        goto done;
+    }
+    if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x->done)) {
+        if (rc == CURLE_WRITE_ERROR && x->overflow) {
+            gg_net_count(n, GG_NC_BAD_RANGES, 1);
+            gg_fail(e, GG_E_IO, "%s: more bytes than the range asked for", shown);
+            out = OUTCOME_RETRY;
+        } else if (rc == CURLE_WRITE_ERROR && g->len && x->status == 200) {
+            gg_fail(e, GG_E_IO, "%s: the server ignores range requests and the bytes wanted are %" PRIu64
+                    " bytes in (more than %llu MiB to skip)", shown, g->off, WHOLE_BODY_SKIP_MAX >> 20);
+        } else if (certificate_curl(rc)) {
+            gg_fail(e, GG_E_ACCESS, "%s: TLS: %s (-o cafile=PATH names the CA to trust)", shown,
+                    x->why[0] ? x->why : curl_easy_strerror(rc));
+        } else if (rc == CURLE_SSL_CONNECT_ERROR && !handshake_broke(x->why)) {
+            gg_fail(e, GG_E_IO, "%s: TLS handshake failed: %s (is it an https server?)", shown,
+                    x->why[0] ? x->why : curl_easy_strerror(rc));
+        } else if (transient_curl(rc) || rc == CURLE_SSL_CONNECT_ERROR) {
+            gg_net_count(n, rc == CURLE_OPERATION_TIMEDOUT ? GG_NC_TIMEOUTS
+                            : rc == CURLE_PARTIAL_FILE ? GG_NC_SHORT_BODIES : GG_NC_CONNECT_ERRORS, 1);
+            x->refused = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST;
+            /* A timeout is an I/O error for the reader (EIO), as any other
+             * failure to get the bytes. */
+            if (rc == CURLE_OPERATION_TIMEDOUT)
+                gg_fail(e, GG_E_IO, "%s: no answer within the -o timeout= of %d s", shown, n->o.timeout_s);
+            else
+                gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
+            out = OUTCOME_RETRY;
+        } else {
+            gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
+        }
+        goto done;
+    }
+    int s = x->status;
+    g->status = s;
+    if (s >= 300 && s < 400 && s != 304) {
+        gg_net_count(n, GG_NC_S3XX, 1);
+        out = OUTCOME_HOP;
+        goto done;
+    }
+    if (s >= 200 && s < 300) {
+        gg_net_count(n, GG_NC_S2XX, 1);
+        if (g->len == 0) {
+            g->total = x->have_cl ? x->cl : g->body->len;
+            out = OUTCOME_OK;
+            goto done;
+        }
+        if (s == 206) {
+            /* Exactly the range asked for (cut at the end of the object). */
+            uint64_t want_b = g->off + g->len - 1;
+            int range_ok = x->have_cr == 1 && x->cr_a == g->off && x->cr_b <= want_b &&
+                           (x->cr_b == want_b || x->cr_b + 1 == x->cr_total) && x->cr_b < x->cr_total;
+            if (!range_ok) {
+                gg_net_count(n, GG_NC_BAD_RANGES, 1);
+                gg_fail(e, GG_E_IO, "%s: asked for bytes %" PRIu64 "-%" PRIu64 ", got a Content-Range of %" PRIu64
+                        "-%" PRIu64 "/%" PRIu64, shown, g->off, want_b, x->cr_a, x->cr_b, x->cr_total);
+                out = OUTCOME_RETRY;
+                goto done;
+            }
+            if (g->got != x->cr_b - x->cr_a + 1) {
+                gg_net_count(n, GG_NC_SHORT_BODIES, 1);
+                gg_fail(e, GG_E_IO, "%s: body of %" PRIu64 " bytes for a range of %" PRIu64, shown, g->got,
+                        x->cr_b - x->cr_a + 1);
+                out = OUTCOME_RETRY;
+                goto done;
+            }
+            g->total = x->cr_total;
+            out = OUTCOME_OK;
+            goto done;
+        }
+        if (s == 200) {
+            /* The whole object: its bytes at the range's place were taken. */
+            gg_net_count(n, GG_NC_WHOLE_BODIES, 1);
+            g->whole_body = 1;
+            g->total = x->have_cl ? x->cl : x->body;
+            uint64_t want = g->off >= g->total ? 0 : g->total - g->off < g->len ? g->total - g->off : g->len;
+            if (g->got != want) {
+                gg_net_count(n, GG_NC_SHORT_BODIES, 1);
+                gg_fail(e, GG_E_IO, "%s: the whole body ended before the bytes wanted", shown);
+                out = OUTCOME_RETRY;
+                goto done;
+            }
+            out = OUTCOME_OK;
+            goto done;
+        }
+        gg_fail(e, GG_E_IO, "%s: unexpected status %d", shown, s);
+        goto done;
+    }
+    if (s == 408 || s == 429 || s >= 500) {
+        gg_net_count(n, s == 408 ? GG_NC_S408 : s == 429 ? GG_NC_S429 : GG_NC_S5XX, 1);
+        gg_fail(e, GG_E_IO, "%s: HTTP %d", shown, s);
+        out = OUTCOME_RETRY;
+        goto done;
+    }
+    if (s == 412) {
+        gg_net_count(n, GG_NC_S412, 1);
+        gg_fail(e, GG_E_STALE, "%s: changed on the server (If-Match failed: HTTP 412)", shown);
+        goto done;
+    }
+    if (s == 416) {
+        gg_net_count(n, GG_NC_S416, 1);
+        g->total = x->have_cr == 2 ? x->cr_total : 0;
+        gg_fail(e, GG_E_STALE, "%s: range not satisfiable (HTTP 416): the object is %s%" PRIu64 " bytes now",
+                shown, x->have_cr == 2 ? "" : "of unknown size, not ", x->cr_total);
+        goto done;
+    }
+    if (s == 404 || s == 410) {
+        gg_net_count(n, GG_NC_S404, 1);
+        gg_fail(e, GG_E_NOTFOUND, "%s: not found (HTTP %d)", shown, s);
+        goto done;
+    }
+    gg_net_count(n, GG_NC_S4XX, 1);
+    if (s == 401 || s == 403) {
+        /* $HF_TOKEN is sent to the hub only: only the hub's refusal is helped by it. */
+        char *o = origin_of(url);
+        int hub = o && !strcmp(o, n->hf_host);
+        free(o);
+        gg_fail(e, GG_E_ACCESS, "%s: HTTP %d (%s)", shown, s,
+                hub ? "a token: $HF_TOKEN, or -o header='Authorization: ...'"
+                    : "credentials: -o header='Authorization: ...'");
+    } else {
+        gg_fail(e, GG_E_IO, "%s: HTTP %d", shown, s);
+    }
+done:
+    free(shown);
+    return out;
+}
+
+/* Nap up to ms, in slices, unless the net is aborted. */
+static void nap(gg_net *n, long ms)
+{
+    while (ms > 0 && !atomic_load(&n->aborted) && !thread_stopped()) {
+        long s = ms < 50 ? ms : 50;
+        struct timespec ts = {0, s * 1000000L};
+        nanosleep(&ts, NULL);
+        ms -= s;
+    }
+}
+
+static long backoff_ms(int attempt, long retry_after)
+{
+    if (retry_after >= 0)
+        return (retry_after > RETRY_AFTER_MAX_S ? RETRY_AFTER_MAX_S : retry_after) * 1000L;
+    long d = BACKOFF_FIRST_MS << (attempt < 10 ? attempt : 10);
+    if (d > BACKOFF_MAX_MS)
+        d = BACKOFF_MAX_MS;
+    /* Jitter: somewhere in [d/2, d], so that retries of many readers spread. */
+    static _Thread_local unsigned seed;
+    if (!seed)
+        seed = (unsigned)time(NULL) ^ (unsigned)(uintptr_t)&seed;
+    return d / 2 + (long)((unsigned long)rand_r(&seed) % (unsigned long)(d / 2 + 1));
+}
+
+/* Where a redirect goes: an absolute http(s) URL, or NULL. */
+static char *next_hop(const char *base, const char *location)
+{
+    CURLU *u = curl_url();
+    char *out = NULL;
+    if (u && curl_url_set(u, CURLUPART_URL, base, 0) == CURLUE_OK &&
+        curl_url_set(u, CURLUPART_URL, location, 0) == CURLUE_OK)
+        curl_url_get(u, CURLUPART_URL, &out, 0);
+    curl_url_cleanup(u);
+    /* (curl writes the scheme in lowercase: "HTTPS://h/" is followed too) */
+    char *r = out && gg_spec_kind_of(out) == GG_SPEC_URL ? strdup(out) : NULL;
+    curl_free(out);
+    return r;
+}
+
+int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
+{
+    gg_err local;
+    gg_err *ep = e ? e : &local;
+    g->final_url = NULL;
+    g->etag[0] = g->last_modified[0] = g->linked_etag[0] = g->repo_commit[0] = g->next_link[0] = 0;
+    g->linked_size = 0;
+    g->got = g->total = 0;
+    g->whole_body = 0;
+    CURL *h = handle_get(n);
+    if (!h)
+        return gg_fail(ep, GG_E_NOMEM, "out of memory for an HTTP handle");
+    /* One deadline for the request, its redirects, retries and backoff
+     * included: -o timeout from now, or the calling thread's scope's (a
+     * FUSE read's) if that comes first. */
+    int64_t limit = (int64_t)n->o.timeout_s * 1000, left = gg_scope_left_ms();
+    int64_t deadline = gg_scope_now_ms() + (left < limit ? left : limit);
+    int rc = -1, refused = 0;
+    size_t body_start = g->body ? g->body->len : 0;
+    for (int attempt = 0;; attempt++) {
+        if (atomic_load(&n->aborted) || thread_stopped()) {
+            char *shown = gg_url_display(g->url);
+            gg_fail(ep, GG_E_IO, "%s: stopped (%s)", shown,
+                    atomic_load(&n->aborted) ? "unmounting" : "the read was interrupted");
+            free(shown);
+            break;
+        }
+        if (gg_scope_now_ms() >= deadline) {
+            char *shown = gg_url_display(g->url);
+            gg_fail(ep, GG_E_IO, "%s: no answer within the -o timeout= of %d s", shown, n->o.timeout_s);
+            free(shown);
+            break;
+        }
+        char *url = strdup(g->url);
+        outcome out = OUTCOME_FAIL;
+        xfer x;
+        x.refused = 0;
+        x.retry_after = -1;
+        if (!url)
+            gg_fail(ep, GG_E_NOMEM, "out of memory");
+        if (g->body)
+            g->body->len = body_start;
+        for (int hop = 0; url; hop++) {
+            out = one_hop(n, h, g, url, hop == 0, deadline, &x, ep);
+            if (out != OUTCOME_HOP)
+                break;
+            gg_net_count(n, GG_NC_REDIRECTS, 1);
+            char *next = hop < GG_NET_MAX_REDIRECTS && x.location[0] ? next_hop(url, x.location) : NULL;
+            if (!next) {
+                char *shown = gg_url_display(url);
+                gg_fail(ep, GG_E_IO, "%s: %s", shown,
+                        hop >= GG_NET_MAX_REDIRECTS ? "too many redirects"
+                        : x.location[0]             ? "redirect to something that is not http(s)"
+                                                    : "redirect without a Location");
+                free(shown);
+                out = OUTCOME_FAIL;
+                break;
+            }
+            free(url);
+            url = next;
+        }
+        if (out == OUTCOME_OK) {
+            g->final_url = url;
+            rc = 0;
+            break;
+        }
+        free(url);
+        long wait = out == OUTCOME_RETRY ? backoff_ms(attempt, x.refused ? -1 : x.retry_after) : 0;
+        int again = out == OUTCOME_RETRY && !g->no_retry && attempt < n->o.retries &&
+                    !(x.refused && refused++ >= REFUSED_RETRIES);
+        if (again && gg_scope_now_ms() + wait >= deadline) {
+            /* No time left for the next try: fail now, not at the deadline. */
+            gg_err_prefix(ep, "after %d %s (no time left in the -o timeout= of %d s)", attempt + 1,
+                          attempt ? "tries" : "try", n->o.timeout_s);
+            break;
+        }
+        if (!again) {
+            if (out == OUTCOME_RETRY)
+                gg_err_prefix(ep, "after %d %s", attempt + 1, attempt ? "tries" : "try");
+            break;
+        }
+        gg_net_count(n, GG_NC_RETRIES, 1);
+        nap(n, wait);
+    }
+    if (rc)
+        gg_net_count(n, ep->code == GG_E_STALE ? GG_NC_STALE : GG_NC_FAILED, 1);
+    handle_put(n, h);
+    return rc;
+}
+
+/* ---- read-ahead workers ---- */
+
+typedef struct worker_arg {
+    gg_net *n;
+    int index;
+} worker_arg;
+
+static void *worker(void *arg)
+{
+    worker_arg wa = *(worker_arg *)arg;
+    free(arg);
+    gg_net *n = wa.n;
+    pthread_mutex_lock(&n->jobs_lock);
+    for (;;) {
+        while (!n->stop && n->jobs_len == 0)
+            pthread_cond_wait(&n->jobs_cond, &n->jobs_lock);
+        if (n->stop)
+            break;
+        job j = n->jobs[n->jobs_head];
+        n->jobs_head = (n->jobs_head + 1) % JOBS_MAX;
+        n->jobs_len--;
+        n->running[wa.index] = j.obj;
+        pthread_mutex_unlock(&n->jobs_lock);
+        j.fn(j.obj, j.a, j.b);
+        pthread_mutex_lock(&n->jobs_lock);
+        n->running[wa.index] = NULL;
+        pthread_cond_broadcast(&n->jobs_done);
+    }
+    pthread_mutex_unlock(&n->jobs_lock);
+    return NULL;
+}
+
+void gg_net_submit(gg_net *n, gg_net_job_fn fn, void *obj, uint64_t a, uint64_t b)
+{
+    pthread_mutex_lock(&n->jobs_lock);
+    if (!n->workers && !n->stop && n->o.prefetch_threads > 0) {
+        int k = n->o.prefetch_threads;
+        n->workers = calloc((size_t)k, sizeof *n->workers);
+        n->running = calloc((size_t)k, sizeof *n->running);
+        for (int i = 0; n->workers && n->running && i < k; i++) {
+            worker_arg *wa = malloc(sizeof *wa);
+            if (!wa)
+                break;
+            *wa = (worker_arg){n, i};
+            if (pthread_create(&n->workers[i], NULL, worker, wa) != 0) {
+                free(wa);
+                break;
+            }
+            n->n_workers++;
+        }
+    }
+    if (n->n_workers && n->jobs_len < JOBS_MAX && !atomic_load(&n->aborted)) {
+        n->jobs[(n->jobs_head + n->jobs_len) % JOBS_MAX] = (job){fn, obj, a, b};
+        n->jobs_len++;
+        pthread_cond_signal(&n->jobs_cond);
+    }
+    pthread_mutex_unlock(&n->jobs_lock);
+}
+
+void gg_net_cancel(gg_net *n, void *obj)
+{
+    pthread_mutex_lock(&n->jobs_lock);
+    int k = 0;
+    for (int i = 0; i < n->jobs_len; i++) {
+        job j = n->jobs[(n->jobs_head + i) % JOBS_MAX];
+        if (j.obj != obj)
+            n->jobs[(n->jobs_head + k++) % JOBS_MAX] = j;
+    }
+    n->jobs_len = k;
+    for (;;) {
+        int busy = 0;
+        for (int i = 0; i < n->n_workers; i++)
+            busy |= n->running[i] == obj;
+        if (!busy)
+            break;
+        pthread_cond_wait(&n->jobs_done, &n->jobs_lock);
+    }
+    pthread_mutex_unlock(&n->jobs_lock);
+}
+
+void gg_net_stats_text(gg_net *n, gg_buf *out)
+{
+    static const char *const names[GG_NC_COUNT] = {
+        "http_requests", "http_bytes_fetched", "http_retries", "http_redirects", "http_failed_reads",
+        "http_status_2xx", "http_status_3xx", "http_status_404", "http_status_408", "http_status_412",
+        "http_status_416", "http_status_429", "http_status_4xx_other", "http_status_5xx",
+        "http_connect_errors", "http_timeouts", "http_short_bodies", "http_wrong_ranges",
+        "http_whole_bodies", "net_mem_cache_hits", "net_mem_cache_misses", "net_disk_cache_hits",
+        "net_disk_cache_misses", "net_disk_cache_writes", "net_disk_cache_corrupt", "net_blocks_prefetched",
+        "http_stale", "http_known_failing"};
+    for (int i = 0; i < GG_NC_COUNT; i++)
+        gg_buf_printf(out, "%-28s %20" PRIu64 "\n", names[i], atomic_load(&n->counters[i]));
+    gg_cache_stats s;
+    gg_cache_get_stats(n->cache, &s);
+    gg_buf_printf(out, "%-28s %20" PRIu64 "\n", "net_mem_cache_bytes", s.resident_bytes);
+    gg_buf_printf(out, "%-28s %20" PRIu64 "\n", "net_disk_cache_bytes", n->disk ? gg_diskcache_bytes(n->disk) : 0);
+}

@@ -1,0 +1,666 @@
+/* source_http.c - an object behind an http(s) URL as a source (source.h).
+ *
+ * Opening asks for the first block (one GET of bytes 0 to 1 MiB): its answer
+ * gives the size and the object's validator (ETag; else Last-Modified; on
+ * the Hugging Face hub also the X-Linked-Etag and X-Repo-Commit of the
+ * redirect), and the first block, which holds most headers whole.
+ *
+ * Reads go through blocks of 1 MiB (net.h's block size) in the net's block
+ * cache (cache.h, shared by all remote sources), then the disk cache
+ * (diskcache.h, if any), then the network. Consecutive missing blocks are
+ * fetched with one range GET. Every answer is checked against the
+ * validator; once it differs the source is stale for good (GG_E_STALE).
+ * GETs go to the URL the last answer came from (after the hub's redirect)
+ * with If-Match; if that fails (a presigned URL expired), to the original.
+ *
+ * A range whose GET failed fails at once, without asking again, for a
+ * moment (FAILED_KEEP_MS): the kernel repeats a failed read-ahead as a read
+ * of its first page at once, and that must not wait for the server again.
+ *
+ * A sequential reader gets read-ahead: once a stream has read a block's
+ * worth, the blocks of a window ahead of it are fetched by the net's
+ * workers, a quarter of the window per GET, so several range GETs are in
+ * flight; each time it has read a window's worth, the window doubles (8 MiB
+ * up to 128 MiB). Random reads fetch only their blocks, and so does the
+ * header parser (reads from byte 0 in doubling ranges). */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "gguffs/diskcache.h"
+#include "base/log.h"
+#include "gguffs/net.h"
+#include "gguffs/scope.h"
+#include "gguffs/source.h"
+
+#define WINDOW_MIN (8ull << 20)
+#define WINDOW_MAX (128ull << 20)
+#define CHUNK_MAX (8ull << 20) /* bytes per read-ahead GET */
+#define STREAMS 4 /* sequential readers followed at once per source */
+#define FAILED_KEEP_MS 1000 /* a range that failed fails at once for this long */
+#define FAILED_RUNS 4       /* failed ranges remembered per source */
+
+typedef struct stream {
+    uint64_t start, next; /* the bytes it read: [start, next) */
+    uint64_t bytes;       /* bytes its reads asked for */
+    uint64_t window;
+    uint64_t ahead_to;    /* bytes below this were asked for */
+    uint64_t used;        /* for replacing the least recently used */
+    int header;           /* from byte 0, each read where the last ended: the header parser */
+} stream;
+
+typedef struct failed_run {
+    uint64_t b0, b1;  /* blocks [b0, b1) */
+    int64_t until;    /* gg_scope_now_ms() clock; 0: free */
+    gg_err err;       /* why */
+} failed_run;
+
+typedef struct http_source {
+    gg_source s;
+    gg_net *net;
+    gg_cache *cache;
+    gg_diskcache *disk;
+    char *url;          /* as given */
+    char *okey;         /* the object for caches: URL and validator */
+    uint32_t sid;       /* its number in the block cache's keys */
+    uint64_t bsize;
+    char etag[160];     /* strong ETag of the object, or "" */
+    char weak_etag[160];
+    char last_modified[64];
+    char linked_etag[160];
+    char repo_commit[64];
+    int offline;        /* opened from the disk cache: no network */
+    int unvalidated;    /* no ETag, no Last-Modified: only the size is checked (-o unvalidated) */
+    _Atomic int logged_stale;
+    _Atomic int disk_fed;  /* the last blocks filled all came from the disk cache */
+    _Atomic long long logged_io; /* when a failed read was last logged (s) */
+    pthread_mutex_t lock; /* guards effective, streams, use, failed */
+    char *effective;    /* the URL the last answer came from */
+    stream streams[STREAMS];
+    uint64_t use;
+    failed_run failed[FAILED_RUNS];
+} http_source;
+
+static uint64_t block_key(const http_source *h, uint64_t b) { return (uint64_t)h->sid << 40 | b; }
+
+static uint64_t block_len(const http_source *h, uint64_t b)
+{
+    uint64_t lo = b * h->bsize;
+    return h->s.size - lo < h->bsize ? h->s.size - lo : h->bsize;
+}
+
+static int stale(http_source *h, gg_err *e, const char *why)
+{
+    atomic_store(&h->s.stale, 1);
+    if (!atomic_exchange(&h->logged_stale, 1))
+        gg_log("%s: changed on the server since it was mounted (%s): its reads fail with ESTALE", h->s.name, why);
+    return gg_fail(e, GG_E_STALE, "%s: changed on the server since it was mounted (%s)", h->s.name, why);
+}
+
+static int http_check(gg_source *s, gg_err *e)
+{
+    if (atomic_load_explicit(&s->stale, memory_order_relaxed))
+        return gg_fail(e, GG_E_STALE, "%s: changed on the server since it was mounted", s->name);
+    return 0;
+}
+
+/* Is the answer g from the object we opened? */
+static int same_object(http_source *h, const gg_http_get *g, gg_err *e)
+{
+    if (g->total != h->s.size) {
+        char why[96];
+        snprintf(why, sizeof why, "size %" PRIu64 " -> %" PRIu64, h->s.size, g->total);
+        return stale(h, e, why);
+    }
+    if (h->etag[0] && g->etag[0] && strcmp(h->etag, g->etag))
+        return stale(h, e, "new ETag");
+    if (h->weak_etag[0] && g->etag[0] && strcmp(h->weak_etag, g->etag))
+        return stale(h, e, "new ETag");
+    if (!h->etag[0] && h->last_modified[0] && g->last_modified[0] && strcmp(h->last_modified, g->last_modified))
+        return stale(h, e, "new Last-Modified");
+    if (h->linked_etag[0] && g->linked_etag[0] && strcmp(h->linked_etag, g->linked_etag))
+        return stale(h, e, "new X-Linked-Etag");
+    return 0;
+}
+
+/* GET bytes [off, off+len) into dst, checked. */
+static int fetch_passes(http_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
+{
+    if (h->offline)
+        return gg_fail(e, GG_E_IO, "%s: bytes %" PRIu64 "-%" PRIu64 " are not in the disk cache and the server "
+                       "could not be reached when mounting", h->s.name, off, off + len - 1);
+    pthread_mutex_lock(&h->lock);
+    char *eff = h->effective ? strdup(h->effective) : NULL;
+    pthread_mutex_unlock(&h->lock);
+    for (int pass = eff ? 0 : 1; pass < 2; pass++) {
+        /* Pass 0: straight to where the bytes came from last time, with
+         * If-Match; pass 1: from the URL as given (redirected again). */
+        gg_http_get g = {.url = pass == 0 ? eff : h->url, .off = off, .len = len, .parts = parts,
+                         .part_bytes = h->bsize,
+                         .if_match = pass == 0 && h->etag[0] ? h->etag : NULL, .home = h->url};
+        gg_err ge;
+        int rc = gg_net_get(h->net, &g, &ge);
+        if (rc == 0 && same_object(h, &g, &ge) == 0) {
+            if (g.final_url && (!eff || strcmp(g.final_url, eff))) {
+                pthread_mutex_lock(&h->lock);
+                free(h->effective);
+                h->effective = g.final_url;
+                g.final_url = NULL;
+                pthread_mutex_unlock(&h->lock);
+            }
+            free(g.final_url);
+            free(eff);
+            return 0;
+        }
+        free(g.final_url);
+        if (ge.code == GG_E_STALE)
+            stale(h, NULL, ge.msg);
+        /* Back to the URL as given only when the redirect's target refused
+         * us (a presigned URL expired: 401/403/404/410...); a server that is
+         * down or slow would only be tried as many times again. */
+        int refused = g.status >= 400 && g.status < 500 && g.status != 408 && g.status != 429;
+        if (ge.code == GG_E_STALE || pass == 1 || atomic_load(&h->s.stale) || !refused || !strcmp(eff, h->url)) {
+            /* The reader only sees EIO: say why in the log, at most once
+             * every 10 s per model file (a reader retrying must not flood it). */
+            long long now = (long long)time(NULL), last = atomic_load(&h->logged_io);
+            if (ge.code != GG_E_STALE && now - last >= 10 && atomic_compare_exchange_strong(&h->logged_io, &last, now))
+                gg_log("%s: reading bytes %" PRIu64 "-%" PRIu64 " failed: %s", h->s.name, off, off + len - 1, ge.msg);
+            if (e)
+                *e = ge;
+            free(eff);
+            return -1;
+        }
+    }
+    free(eff);
+    return gg_fail(e, GG_E_IO, "%s: no answer", h->s.name);
+}
+
+/* The same within one deadline, both passes: the caller's (a FUSE
+ * request's, scope.h), else -o timeout from now (read-ahead jobs, header
+ * reads at mount): readers may wait for these blocks. */
+static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
+{
+    gg_scope own, *outer = gg_scope_get();
+    if (!outer) {
+        gg_scope_init(&own, (int64_t)gg_net_options(h->net)->timeout_s * 1000, NULL, NULL, NULL);
+        gg_scope_set(&own);
+    }
+    int rc = fetch_passes(h, off, len, parts, e);
+    if (!outer)
+        gg_scope_set(NULL);
+    return rc;
+}
+
+/* Did a GET of blocks overlapping [b0, b1) fail a moment ago? Then fail
+ * the same way now. */
+static int known_failing(http_source *h, uint64_t b0, uint64_t b1, gg_err *e)
+{
+    int64_t now = gg_scope_now_ms(), ago = -1;
+    gg_err why;
+    pthread_mutex_lock(&h->lock);
+    for (int i = 0; i < FAILED_RUNS && ago < 0; i++) {
+        const failed_run *f = &h->failed[i];
+        if (f->until > now && f->b0 < b1 && b0 < f->b1) {
+            ago = now - (f->until - FAILED_KEEP_MS);
+            why = f->err;
+        }
+    }
+    pthread_mutex_unlock(&h->lock);
+    if (ago < 0)
+        return 0;
+    gg_net_count(h->net, GG_NC_KNOWN_FAILING, 1);
+    gg_err_prefix(&why, "failed %lld ms ago, not asked again within %d ms", (long long)ago, FAILED_KEEP_MS);
+    if (e)
+        *e = why;
+    return -1;
+}
+
+static void remember_failing(http_source *h, uint64_t b0, uint64_t b1, const gg_err *why)
+{
+    pthread_mutex_lock(&h->lock);
+    failed_run *f = &h->failed[0];
+    for (int i = 1; i < FAILED_RUNS; i++)
+        if (h->failed[i].until < f->until)
+            f = &h->failed[i];
+    *f = (failed_run){b0, b1, gg_scope_now_ms() + FAILED_KEEP_MS, *why};
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* A fresh block buffer (the block cache maps them) faults in on its first
+ * write, page by page; on a virtual machine each fault is a trap that costs
+ * more than copying its 4 KiB: populate the buffer in one call instead. */
+static void prefault(void *p, uint64_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (((uintptr_t)p & 4095) == 0 && n >= 65536)
+        madvise(p, n, MADV_POPULATE_WRITE);
+#else
+    (void)p, (void)n;
+#endif
+}
+
+/* Fill the claimed pages of blocks [b0, b1) (all FILL): disk first, then
+ * one GET for what is left. Settles every page (filled or failed). */
+static int fill_blocks(http_source *h, uint64_t b0, uint64_t b1, gg_page **pg, gg_err *e)
+{
+    int rc = 0;
+    uint64_t first_missing = b1, last_missing = b0;
+    for (uint64_t b = b0; b < b1; b++) {
+        int hit = -1;
+        prefault(gg_page_data(pg[b - b0]), block_len(h, b));
+        if (h->disk) {
+            hit = gg_diskcache_get(h->disk, h->okey, b, gg_page_data(pg[b - b0]), block_len(h, b));
+            gg_net_count(h->net, hit == 0 ? GG_NC_DISK_HITS : GG_NC_DISK_MISSES, 1);
+            if (hit == 1)
+                gg_net_count(h->net, GG_NC_DISK_CORRUPT, 1);
+        }
+        if (hit == 0) {
+            gg_cache_filled(h->cache, pg[b - b0], 1);
+            pg[b - b0] = NULL;
+        } else {
+            if (b < first_missing)
+                first_missing = b;
+            last_missing = b;
+        }
+    }
+    atomic_store_explicit(&h->disk_fed, first_missing == b1, memory_order_relaxed);
+    if (first_missing < b1) {
+        /* One GET for the run, straight into the blocks' pages (a block in
+         * the middle that came from the disk gets a scratch buffer). */
+        uint64_t lo = first_missing * h->bsize, hi = last_missing * h->bsize + block_len(h, last_missing);
+        uint8_t *parts[64], *scratch = NULL;
+        for (uint64_t b = first_missing; b <= last_missing && rc == 0; b++) {
+            if (pg[b - b0]) {
+                parts[b - first_missing] = gg_page_data(pg[b - b0]);
+            } else {
+                if (!scratch && !(scratch = malloc(h->bsize)))
+                    rc = gg_fail(e, GG_E_NOMEM, "out of memory for a block");
+                parts[b - first_missing] = scratch;
+            }
+        }
+        gg_err fe;
+        if (rc == 0 && (rc = known_failing(h, first_missing, last_missing + 1, e)) == 0) {
+            rc = fetch(h, lo, hi - lo, parts, &fe);
+            /* (a read whose reader gave up, or a stale object, says nothing of the range) */
+            if (rc && fe.code != GG_E_STALE && !h->offline && !gg_scope_stopped())
+                remember_failing(h, first_missing, last_missing + 1, &fe);
+            if (rc && e)
+                *e = fe;
+        }
+        for (uint64_t b = first_missing; b <= last_missing; b++) {
+            gg_page *p = pg[b - b0];
+            if (!p)
+                continue;
+            if (rc == 0 && h->disk) {
+                gg_diskcache_put(h->disk, h->okey, b, gg_page_data(p), block_len(h, b));
+                gg_net_count(h->net, GG_NC_DISK_WRITES, 1);
+            }
+            gg_cache_filled(h->cache, p, rc == 0);
+        }
+        free(scratch);
+    }
+    return rc;
+}
+
+/* Read-ahead job: fetch blocks [b0, b1) that nobody has. */
+static void prefetch_job(void *obj, uint64_t b0, uint64_t b1)
+{
+    http_source *h = obj;
+    if (atomic_load(&h->s.stale))
+        return;
+    gg_page *pg[64];
+    if (b1 - b0 > 64)
+        b1 = b0 + 64;
+    /* Claim what is absent, in runs of consecutive blocks. */
+    uint64_t b = b0;
+    while (b < b1) {
+        int st;
+        gg_page *p = gg_cache_pin(h->cache, block_key(h, b), block_len(h, b), GG_PIN_READAHEAD | GG_PIN_IFABSENT, &st);
+        if (!p) {
+            b++;
+            continue;
+        }
+        uint64_t r0 = b;
+        pg[0] = p;
+        for (b++; b < b1; b++) {
+            p = gg_cache_pin(h->cache, block_key(h, b), block_len(h, b), GG_PIN_READAHEAD | GG_PIN_IFABSENT, &st);
+            if (!p)
+                break;
+            pg[b - r0] = p;
+        }
+        gg_page *keep[64];
+        memcpy(keep, pg, (b - r0) * sizeof *pg);
+        fill_blocks(h, r0, b, pg, NULL); /* (within -o timeout: fetch) */
+        gg_net_count(h->net, GG_NC_PREFETCHED, b - r0);
+        for (uint64_t k = 0; k < b - r0; k++)
+            gg_cache_unpin(h->cache, keep[k]);
+    }
+}
+
+/* Follow sequential readers; ask for the blocks ahead of them. Returns the
+ * stream this read continues (NULL: the header parser, or not yet a stream). */
+static const void *read_ahead(http_source *h, uint64_t off, uint64_t n)
+{
+    uint64_t first = 0, end = 0;
+    pthread_mutex_lock(&h->lock);
+    stream *s = NULL, *lru = &h->streams[0];
+    for (int i = 0; i < STREAMS; i++) {
+        stream *c = &h->streams[i];
+        if (c->window && off >= c->start && off <= c->next + h->bsize) {
+            s = c;
+            break;
+        }
+        if (c->used < lru->used)
+            lru = c;
+    }
+    if (s && s->header && (off != s->next || n <= h->bsize)) {
+        /* The header is read: a reader of what follows it is another stream
+         * (the parser's reads after the first are of 2 MiB and more; a
+         * reader's are at most FUSE's max_read). */
+        lru = s;
+        s = NULL;
+    }
+    if (!s) {
+        /* A new stream: no read-ahead until it reads on. */
+        *lru = (stream){off, off + n, n, WINDOW_MIN, off + n, ++h->use, off == 0};
+        pthread_mutex_unlock(&h->lock);
+        return NULL;
+    }
+    s->used = ++h->use;
+    s->bytes += n;
+    if (off + n > s->next)
+        s->next = off + n;
+    /* No read-ahead for the header parser: its reads double in size and
+     * each asks for all it needs next, so read-ahead would only split them
+     * into more requests. Nor for a few small reads near each other: a
+     * stream earns read-ahead once it has read a block's worth. */
+    if (s->header || s->bytes < h->bsize) {
+        pthread_mutex_unlock(&h->lock);
+        return NULL;
+    }
+    /* The window grows to hide the network's latency; blocks coming from the
+     * disk cache need none, and a small window keeps a stream cycling
+     * through a few warm buffers (fresh memory is slow to touch on a VM). */
+    if (s->next - s->start >= s->window && s->window < WINDOW_MAX &&
+        !atomic_load_explicit(&h->disk_fed, memory_order_relaxed))
+        s->window *= 2;
+    /* Keep a window ahead of the reader asked for, in whole chunks (a
+     * quarter of the window, at most CHUNK_MAX): as the reader moves on,
+     * the next GET waits until a chunk's worth is due, so GETs stay big
+     * instead of one block each, and several are in flight. */
+    uint64_t chunk = s->window / 4 < CHUNK_MAX ? s->window / 4 : CHUNK_MAX;
+    uint64_t target = s->next + s->window < h->s.size ? s->next + s->window : h->s.size;
+    uint64_t from = s->ahead_to > s->next ? s->ahead_to : s->next;
+    from = (from + h->bsize - 1) / h->bsize * h->bsize; /* (the reader fetches the block it is in) */
+    if (from < target && target - from >= chunk) {
+        first = from;
+        end = from + (target - from) / chunk * chunk;
+        s->ahead_to = end;
+    } else if (from < target && target == h->s.size) {
+        first = from;
+        end = target;
+        s->ahead_to = end;
+    }
+    pthread_mutex_unlock(&h->lock);
+    if (first >= end)
+        return s;
+    uint64_t cb = chunk / h->bsize ? chunk / h->bsize : 1;
+    for (uint64_t b = first / h->bsize; b * h->bsize < end; b += cb) {
+        uint64_t b1 = b + cb, last = (end - 1) / h->bsize + 1;
+        gg_net_submit(h->net, prefetch_job, h, b, b1 < last ? b1 : last);
+    }
+    return s;
+}
+
+static int http_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
+{
+    http_source *h = (http_source *)s;
+    if (http_check(s, e))
+        return -1;
+    if (n == 0)
+        return 0;
+    if (off > s->size || n > s->size - off)
+        return gg_fail(e, GG_E_IO, "%s: read of [%" PRIu64 ", +%zu) past its %" PRIu64 " bytes", s->name, off, n,
+                       s->size);
+    uint64_t b0 = off / h->bsize, b1 = (off + n - 1) / h->bsize + 1;
+    /* A stream lets go of its blocks as used once (cache.h): the cache then
+     * reuses their buffers for the blocks ahead instead of touching fresh
+     * memory, slow on a VM (a stream from a warm disk cache spent a third of
+     * its time there). A block another reader comes back for stays. */
+    const void *reader = read_ahead(h, off, n);
+    int rc = 0;
+    for (uint64_t b = b0; b < b1 && rc == 0;) {
+        /* Pin a run: ready blocks are copied as they come; blocks to fill
+         * are gathered so that consecutive ones share one GET. */
+        gg_page *claimed[64];
+        uint64_t c0 = 0, nclaimed = 0;
+        for (; b < b1 && nclaimed < 64; b++) {
+            int st;
+            gg_page *p = gg_cache_pin(h->cache, block_key(h, b), block_len(h, b), nclaimed ? GG_PIN_NOWAIT : 0, &st);
+            if (!p) {
+                rc = gg_fail(e, GG_E_NOMEM, "out of memory for a block");
+                break;
+            }
+            if (st == GG_PIN_FILL) {
+                if (!nclaimed)
+                    c0 = b;
+                claimed[nclaimed++] = p;
+                continue;
+            }
+            if (nclaimed) {
+                /* A block someone else has (or fills): end the run here. */
+                gg_cache_unpin(h->cache, p);
+                break;
+            }
+            gg_net_count(h->net, GG_NC_MEM_HITS, 1);
+            uint64_t lo = b * h->bsize, a = off > lo ? off : lo;
+            uint64_t z = off + n < lo + block_len(h, b) ? off + n : lo + block_len(h, b);
+            memcpy((char *)buf + (a - off), (char *)gg_page_data(p) + (a - lo), z - a);
+            gg_cache_release(h->cache, p, reader);
+        }
+        if (!nclaimed)
+            continue;
+        gg_net_count(h->net, GG_NC_MEM_MISSES, nclaimed);
+        gg_page *keep[64];
+        memcpy(keep, claimed, nclaimed * sizeof *claimed);
+        rc = fill_blocks(h, c0, c0 + nclaimed, claimed, e);
+        for (uint64_t k = 0; k < nclaimed; k++) {
+            uint64_t bb = c0 + k, lo = bb * h->bsize, a = off > lo ? off : lo;
+            uint64_t z = off + n < lo + block_len(h, bb) ? off + n : lo + block_len(h, bb);
+            if (rc == 0)
+                memcpy((char *)buf + (a - off), (char *)gg_page_data(keep[k]) + (a - lo), z - a);
+            gg_cache_release(h->cache, keep[k], reader);
+        }
+    }
+    return rc;
+}
+
+static void http_describe(gg_source *s, gg_buf *out)
+{
+    http_source *h = (http_source *)s;
+    gg_buf_puts(out, "\"url\": ");
+    gg_json_string(out, s->name, strlen(s->name));
+    if (h->etag[0] || h->weak_etag[0]) {
+        gg_buf_puts(out, ", \"etag\": ");
+        const char *t = h->etag[0] ? h->etag : h->weak_etag;
+        gg_json_string(out, t, strlen(t));
+    }
+    if (h->repo_commit[0]) {
+        gg_buf_puts(out, ", \"repo_commit\": ");
+        gg_json_string(out, h->repo_commit, strlen(h->repo_commit));
+    }
+    if (h->unvalidated)
+        gg_buf_puts(out, ", \"validated\": false, \"validation\": \"none: the server sends no ETag and no "
+                         "Last-Modified (-o unvalidated); only the size is checked, so a new version of the "
+                         "same size is not seen; not kept in the disk cache\"");
+}
+
+static void http_close(gg_source *s)
+{
+    http_source *h = (http_source *)s;
+    gg_net_cancel(h->net, h);
+    gg_cache_drop_range(h->cache, block_key(h, 0), block_key(h, 0) + (1ull << 40));
+    pthread_mutex_destroy(&h->lock);
+    free(h->url);
+    free(h->okey);
+    free(h->effective);
+    free(s->name);
+    free(s->id);
+    free(h);
+}
+
+static const gg_source_ops http_ops = {http_read, http_check, http_describe, http_close};
+
+/* The object's validator, and its key for the caches. */
+static int set_identity(http_source *h, const gg_http_get *g)
+{
+    if (!strncmp(g->etag, "W/", 2))
+        snprintf(h->weak_etag, sizeof h->weak_etag, "%s", g->etag);
+    else
+        snprintf(h->etag, sizeof h->etag, "%s", g->etag);
+    snprintf(h->last_modified, sizeof h->last_modified, "%s", g->last_modified);
+    snprintf(h->linked_etag, sizeof h->linked_etag, "%s", g->linked_etag);
+    snprintf(h->repo_commit, sizeof h->repo_commit, "%s", g->repo_commit);
+    free(h->okey);
+    if (asprintf(&h->okey, "%s\n%s|%s|%s|%" PRIu64, h->url, h->etag[0] ? h->etag : h->weak_etag, h->last_modified,
+                 h->linked_etag, h->s.size) < 0)
+        h->okey = NULL;
+    return h->okey ? 0 : -1;
+}
+
+/* Can a change of the object on the server be seen? */
+static int has_validator(const http_source *h)
+{
+    return h->etag[0] || h->weak_etag[0] || h->last_modified[0] || h->linked_etag[0];
+}
+
+/* The meta line kept in the disk cache for offline opens. */
+static void save_meta(http_source *h)
+{
+    if (!h->disk)
+        return;
+    char line[1024];
+    snprintf(line, sizeof line, "%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%lld", h->s.size, h->etag, h->weak_etag,
+             h->last_modified, h->linked_etag, h->repo_commit, (long long)h->s.mtime.tv_sec);
+    gg_diskcache_put_meta(h->disk, h->url, line);
+}
+
+static int load_meta(http_source *h)
+{
+    gg_buf m = {0};
+    if (!h->disk || gg_diskcache_get_meta(h->disk, h->url, &m)) {
+        gg_buf_free(&m);
+        return -1;
+    }
+    char *f[7] = {0};
+    int k = 0;
+    for (char *p = m.p, *t; k < 7 && (t = strsep(&p, "\t\n"));)
+        f[k++] = t;
+    int ok = k == 7;
+    if (ok) {
+        gg_http_get g = {0};
+        h->s.size = strtoull(f[0], NULL, 10);
+        snprintf(g.etag, sizeof g.etag, "%s", f[1][0] ? f[1] : f[2]);
+        snprintf(g.last_modified, sizeof g.last_modified, "%s", f[3]);
+        snprintf(g.linked_etag, sizeof g.linked_etag, "%s", f[4]);
+        snprintf(g.repo_commit, sizeof g.repo_commit, "%s", f[5]);
+        h->s.mtime.tv_sec = (time_t)strtoll(f[6], NULL, 10);
+        ok = set_identity(h, &g) == 0 && has_validator(h);
+    }
+    gg_buf_free(&m);
+    return ok ? 0 : -1;
+}
+
+gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e)
+{
+    http_source *h = calloc(1, sizeof *h);
+    if (!h || !(h->url = strdup(url)) || !(h->s.name = gg_url_display(url)) || !(h->s.id = strdup(url))) {
+        if (h) {
+            free(h->url);
+            free(h->s.name);
+        }
+        free(h);
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    h->s.ops = &http_ops;
+    h->s.remote = 1;
+    h->net = net;
+    h->cache = gg_net_cache(net);
+    h->disk = gg_net_diskcache(net);
+    h->sid = gg_net_new_source_id(net) & 0xffffff;
+    h->bsize = gg_net_options(net)->block_bytes;
+    pthread_mutex_init(&h->lock, NULL);
+
+    /* The first block: size, validator, and most headers whole. */
+    uint8_t *first = malloc(h->bsize);
+    gg_http_get g = {.url = url, .off = 0, .len = h->bsize, .dst = first};
+    gg_err ge;
+    int rc = first ? gg_net_get(net, &g, &ge) : gg_fail(&ge, GG_E_NOMEM, "out of memory");
+    if (rc && ge.code == GG_E_STALE && g.status == 416 && g.total == 0) {
+        rc = 0; /* an empty object */
+        g.got = 0;
+    }
+    if (rc == 0) {
+        h->s.size = g.total;
+        struct tm tm = {0};
+        if (g.last_modified[0] && strptime(g.last_modified, "%a, %d %b %Y %H:%M:%S GMT", &tm))
+            h->s.mtime.tv_sec = timegm(&tm);
+        h->effective = g.final_url;
+        g.final_url = NULL;
+        if (set_identity(h, &g) != 0 || (g.got != block_len(h, 0) && h->s.size != 0)) {
+            rc = gg_fail(&ge, GG_E_IO, "%s: the first answer was incomplete", h->s.name);
+        } else if (!has_validator(h) && !gg_net_options(net)->unvalidated) {
+            rc = gg_fail(&ge, GG_E_UNSUPPORTED, "%s: the server sends no ETag and no Last-Modified: a new version "
+                         "of the file on the server could not be told from the one mounted, and the bytes of "
+                         "both would be mixed; -o unvalidated mounts it anyway (without the disk cache)",
+                         h->s.name);
+        } else {
+            if (!has_validator(h)) {
+                h->unvalidated = 1;
+                h->disk = NULL; /* (its blocks could not be told from another version's) */
+            }
+            save_meta(h);
+            if (h->s.size) {
+                int st;
+                gg_page *p = gg_cache_pin(h->cache, block_key(h, 0), block_len(h, 0), 0, &st);
+                if (p && st == GG_PIN_FILL) {
+                    memcpy(gg_page_data(p), first, block_len(h, 0));
+                    gg_cache_filled(h->cache, p, 1);
+                }
+                if (p)
+                    gg_cache_unpin(h->cache, p);
+                if (h->disk) {
+                    gg_diskcache_put(h->disk, h->okey, 0, first, block_len(h, 0));
+                    gg_net_count(net, GG_NC_DISK_WRITES, 1);
+                }
+            }
+        }
+    } else if ((ge.code == GG_E_IO || ge.code == GG_E_TIMEOUT) && load_meta(h) == 0) {
+        /* Unreachable, but cached: serve what the disk cache holds. */
+        gg_log("%s: %s; reading from the disk cache only", h->s.name, ge.msg);
+        h->offline = 1;
+        rc = 0;
+    }
+    free(g.final_url);
+    free(first);
+    if (rc) {
+        if (e)
+            *e = ge;
+        http_close(&h->s);
+        return NULL;
+    }
+    if (!h->s.mtime.tv_sec) /* (no Last-Modified: when it was mounted, not 1970) */
+        clock_gettime(CLOCK_REALTIME, &h->s.mtime);
+    return &h->s;
+}
+
+gg_source *gg_net_url_opener(void *net, const char *url, gg_err *e)
+{
+    return gg_source_open_http(net, url, e);
+}

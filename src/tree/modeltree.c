@@ -1,0 +1,584 @@
+/* modeltree.c - the tree of one model: build it, look names up, produce the
+ * content of every file (see modeltree.h). */
+#include "modeltree.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "gguffs/names.h"
+#include "gguffs/render.h"
+
+/* ---- building ---- */
+
+static int add_node(gg_mtree *t, char *name, uint32_t parent, gg_content c, size_t file, uint64_t arg)
+{
+    if (!name)
+        return -1;
+    if (t->n == t->cap) {
+        uint32_t nc = t->cap ? t->cap * 2 : 256;
+        gg_node *p = realloc(t->nodes, nc * sizeof *p);
+        if (!p) {
+            free(name);
+            return -1;
+        }
+        t->nodes = p;
+        t->cap = nc;
+    }
+    gg_node *n = &t->nodes[t->n];
+    memset(n, 0, sizeof *n);
+    n->name = name;
+    n->parent = parent;
+    n->content = (uint8_t)c;
+    n->file = (uint8_t)file;
+    n->arg = arg;
+    atomic_init(&n->text, NULL);
+    atomic_init(&n->comp, NULL);
+    t->n++;
+    return 0;
+}
+
+static void set_children(gg_mtree *t, uint32_t dir, uint32_t first)
+{
+    t->nodes[dir].first_child = first;
+    t->nodes[dir].n_children = t->n - first;
+}
+
+/* Make the names of dir's children distinct (names.h). */
+static int unique_children(gg_mtree *t, uint32_t dir)
+{
+    const gg_node *d = &t->nodes[dir];
+    char ***names = malloc((d->n_children ? d->n_children : 1) * sizeof *names);
+    if (!names)
+        return -1;
+    for (uint32_t k = 0; k < d->n_children; k++)
+        names[k] = &t->nodes[d->first_child + k].name;
+    int rc = gg_names_unique(names, d->n_children, NULL, 0);
+    free(names);
+    return rc;
+}
+
+/* "blk.N.rest": N (and where rest starts), or -1. */
+static int64_t block_of(const gg_tensor *ts, size_t *rest)
+{
+    const char *s = ts->name;
+    size_t n = ts->name_len;
+    if (n < 6 || memcmp(s, "blk.", 4) || s[4] < '0' || s[4] > '9')
+        return -1;
+    uint64_t v = 0;
+    size_t i = 4;
+    for (; i < n && s[i] >= '0' && s[i] <= '9' && i < 14; i++)
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    if (i >= n - 1 || s[i] != '.' || (s[4] == '0' && i > 5))
+        return -1;
+    *rest = i + 1;
+    return (int64_t)v;
+}
+
+typedef struct blk {
+    uint64_t layer, tensor;
+} blk;
+
+static int by_layer(const void *a, const void *b)
+{
+    const blk *x = a, *y = b;
+    return x->layer != y->layer ? (x->layer < y->layer ? -1 : 1) : (x->tensor < y->tensor ? -1 : 1);
+}
+
+/* blocks/<N>/: one folder per layer, links to its tensors. */
+int gg_mtree_build_blocks(gg_mtree *t, uint32_t blocks_dir)
+{
+    const gg_model *m = t->m;
+    blk *b = malloc((m->nt ? m->nt : 1) * sizeof *b);
+    if (!b)
+        return -1;
+    size_t nb = 0, rest;
+    for (uint64_t i = 0; i < m->nt; i++) {
+        int64_t l = block_of(&m->t[i], &rest);
+        if (l >= 0)
+            b[nb++] = (blk){(uint64_t)l, i};
+    }
+    qsort(b, nb, sizeof *b, by_layer);
+    int rc = 0;
+    uint32_t first = t->n;
+    for (size_t i = 0; i < nb && !rc; i++) {
+        if (i && b[i].layer == b[i - 1].layer)
+            continue;
+        char num[24];
+        snprintf(num, sizeof num, "%" PRIu64, b[i].layer);
+        rc = add_node(t, strdup(num), blocks_dir, GG_C_DIR, 0, b[i].layer);
+    }
+    set_children(t, blocks_dir, first);
+    for (uint32_t d = first, i = 0; d < first + t->nodes[blocks_dir].n_children && !rc; d++) {
+        uint32_t f0 = t->n;
+        for (; i < nb && b[i].layer == t->nodes[d].arg && !rc; i++) {
+            const gg_tensor *ts = &m->t[b[i].tensor];
+            block_of(ts, &rest);
+            rc = add_node(t, gg_name_escape(ts->name + rest, ts->name_len - rest), d, GG_C_LINK, 0, b[i].tensor);
+        }
+        set_children(t, d, f0);
+        if (!rc)
+            rc = unique_children(t, d);
+    }
+    free(b);
+    return rc;
+}
+
+/* The row of a scope's KV files. */
+static size_t kv_row(void)
+{
+    for (size_t k = 0; k < gg_n_files; k++)
+        if (gg_files[k].scope == GG_FK_KV)
+            return k;
+    return 0;
+}
+
+/* metadata/: a file per KV. */
+int gg_mtree_build_kvs(gg_mtree *t, uint32_t meta_dir)
+{
+    const gg_model *m = t->m;
+    uint32_t kv0 = t->n;
+    size_t row = kv_row();
+    for (uint64_t i = 0; i < m->f->n_kv; i++) {
+        const gg_kv *kv = &m->f->kv[i];
+        if (add_node(t, gg_name_escape(gg_str_ptr(m->f, kv->key), kv->key.len), meta_dir, GG_C_FILE, row, i))
+            return -1;
+    }
+    set_children(t, meta_dir, kv0);
+    return unique_children(t, meta_dir);
+}
+
+/* tensors/: a folder per tensor, holding the tensor rows present for it. */
+int gg_mtree_build_tensors(gg_mtree *t, uint32_t tens_dir)
+{
+    const gg_model *m = t->m;
+    t->tensors_dir = tens_dir;
+    uint32_t td0 = t->n;
+    for (uint64_t i = 0; i < m->nt; i++)
+        if (add_node(t, gg_name_escape(m->t[i].name, m->t[i].name_len), tens_dir, GG_C_TENSOR_DIR, 0, i))
+            return -1;
+    set_children(t, tens_dir, td0);
+    if (unique_children(t, tens_dir))
+        return -1;
+    for (uint64_t i = 0; i < m->nt; i++) {
+        uint32_t d = td0 + (uint32_t)i, f0 = t->n;
+        for (size_t k = 0; k < gg_n_files; k++)
+            if (gg_files[k].scope == GG_FK_TENSOR && gg_file_present(&gg_files[k], m, i) &&
+                add_node(t, strdup(gg_files[k].name), d, gg_files[k].shape == GG_FS_DIR ? GG_C_DIR : GG_C_FILE, k,
+                         i))
+                return -1;
+        set_children(t, d, f0);
+    }
+    return 0;
+}
+
+/* The root: the model rows in order, then the folders' children (in row
+ * order, so node numbers are metadata's KVs, then the tensors, then blocks). */
+static int build(gg_mtree *t)
+{
+    int rc = add_node(t, strdup(""), 0, GG_C_DIR, 0, 0);
+    uint32_t first = t->n;
+    for (size_t k = 0; k < gg_n_files && !rc; k++)
+        if (gg_files[k].scope == GG_FK_MODEL && gg_file_present(&gg_files[k], t->m, 0))
+            rc = add_node(t, strdup(gg_files[k].name), 0, gg_files[k].shape == GG_FS_DIR ? GG_C_DIR : GG_C_FILE, k,
+                          0);
+    if (rc)
+        return -1;
+    set_children(t, 0, first);
+    uint32_t end = t->n;
+    for (uint32_t i = first; i < end; i++) {
+        const gg_file_kind *k = &gg_files[t->nodes[i].file];
+        if (k->shape == GG_FS_DIR && k->build(t, i))
+            return -1;
+    }
+    return 0;
+}
+
+static uint64_t name_hash(uint32_t parent, const char *name)
+{
+    return gg_hash64(name, strlen(name), (uint64_t)parent * 0x9E3779B97F4A7C15ull);
+}
+
+static int build_hash(gg_mtree *t)
+{
+    uint32_t cap = 64;
+    while (cap < 2 * t->n)
+        cap *= 2;
+    t->hash = calloc(cap, sizeof *t->hash);
+    if (!t->hash)
+        return -1;
+    t->hash_cap = cap;
+    for (uint32_t i = 1; i < t->n; i++) {
+        uint64_t k = name_hash(t->nodes[i].parent, t->nodes[i].name) & (cap - 1);
+        while (t->hash[k])
+            k = (k + 1) & (cap - 1);
+        t->hash[k] = i + 1;
+    }
+    return 0;
+}
+
+uint32_t gg_mtree_find(const gg_mtree *t, uint32_t parent, const char *name)
+{
+    uint64_t k = name_hash(parent, name) & (t->hash_cap - 1);
+    for (; t->hash[k]; k = (k + 1) & (t->hash_cap - 1)) {
+        const gg_node *n = &t->nodes[t->hash[k] - 1];
+        if (n->parent == parent && strcmp(n->name, name) == 0)
+            return t->hash[k] - 1;
+    }
+    return UINT32_MAX;
+}
+
+/* Node numbers are 32-bit and the tables double: keep well below that. */
+#define MAX_NODES (1u << 30)
+
+/* n more bytes held by t (made texts and composites). */
+static void hold(gg_mtree *t, uint64_t n)
+{
+    atomic_fetch_add(&t->held, n);
+    if (t->account)
+        atomic_fetch_add(t->account, n);
+}
+
+gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
+                       _Atomic uint64_t *account, gg_err *e)
+{
+    /* per tensor: its folder, its files, a link in blocks/ */
+    uint64_t want = 16 + m->f->n_kv + (2 + gg_files_in_scope(GG_FK_TENSOR)) * m->nt;
+    if (want > MAX_NODES) {
+        gg_fail(e, GG_E_TOOBIG, "%s: too many keys and tensors (%" PRIu64 " nodes; at most %u)", m->path, want,
+                MAX_NODES);
+        return NULL;
+    }
+    gg_mtree *t = calloc(1, sizeof *t);
+    if (!t) {
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    t->m = m;
+    t->uid_base = uid_base;
+    t->reader = r;
+    if (o)
+        t->o = *o;
+    if (build(t) || build_hash(t)) {
+        gg_mtree_free(t);
+        gg_fail(e, GG_E_NOMEM, "%s: out of memory building its tree", m->path);
+        return NULL;
+    }
+    uint64_t names = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        names += strlen(t->nodes[i].name) + 1;
+    t->account = account;
+    hold(t, sizeof *t + (uint64_t)t->cap * sizeof *t->nodes + names + (uint64_t)t->hash_cap * sizeof *t->hash +
+                gg_model_bytes(m));
+    return t;
+}
+
+void gg_mtree_free(gg_mtree *t)
+{
+    if (!t)
+        return;
+    if (t->account)
+        atomic_fetch_sub(t->account, atomic_load(&t->held));
+    for (uint32_t i = 0; i < t->n; i++) {
+        free(t->nodes[i].name);
+        free(atomic_load(&t->nodes[i].text));
+        gg_composite_free(atomic_load(&t->nodes[i].comp));
+    }
+    free(t->nodes);
+    free(t->hash);
+    free(t);
+}
+
+const gg_tensor *gg_mtree_tensor(const gg_mtree *t, uint32_t node)
+{
+    const gg_node *n = &t->nodes[node];
+    const gg_file_kind *k = gg_node_file(n);
+    return n->content == GG_C_TENSOR_DIR || (k && k->scope == GG_FK_TENSOR) ? &t->m->t[n->arg] : NULL;
+}
+
+/* ---- content ---- */
+
+/* Generated files are made whole in memory. A hostile header can make
+ * them many times its own size (a 1 GiB array of bools is 6 GiB of text):
+ * past this bound (on an estimate from the header) the file gives EFBIG. */
+#define MAX_TEXT (256ull << 20)
+
+/* The model changed under us: its decoded pages go (once), and every
+ * shard counts as changed, so that all its tensors' reads fail alike. */
+static void forget_model(gg_mtree *t)
+{
+    if (atomic_exchange(&t->forgotten, 1))
+        return;
+    for (uint32_t i = 0; i < t->m->nshards; i++)
+        if (t->m->shards[i].src)
+            atomic_store(&t->m->shards[i].src->stale, 1);
+    gg_reader_forget(t->reader, t->uid_base, t->uid_base + (uint32_t)t->m->nt);
+}
+
+int gg_mtree_check(gg_mtree *t, gg_err *err)
+{
+    gg_err local;
+    gg_err *e = err ? err : &local;
+    if (atomic_load(&t->forgotten))
+        return gg_fail(e, GG_E_STALE, "%s: changed since it was mounted", t->m->path);
+    for (uint32_t i = 0; i < t->m->nshards; i++) {
+        if (t->m->shards[i].src && gg_source_check(t->m->shards[i].src, e)) {
+            if (e->code == GG_E_STALE)
+                forget_model(t);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Files whose bytes are the tensors' (and stats, made from them): they fail
+ * once the model changed. */
+static int reads_tensors(const gg_node *n)
+{
+    const gg_file_kind *k = gg_node_file(n);
+    return k && (k->flags & (GG_FF_DATA | GG_FF_CHECK));
+}
+
+/* Make the text of node i. */
+static int generate(gg_mtree *t, uint32_t i, gg_buf *out, gg_err *e)
+{
+    const gg_node *n = &t->nodes[i];
+    const gg_file_kind *k = gg_node_file(n);
+    if (!k || k->shape != GG_FS_TEXT)
+        return gg_fail(e, GG_E_INVAL, "%s: not a text file", n->name);
+    if ((k->bound ? k->bound(t, n->arg) : 4096) > MAX_TEXT)
+        return gg_fail(e, GG_E_TOOBIG, "%s: %s would be more than %llu MiB of text", t->m->path, n->name,
+                       MAX_TEXT >> 20);
+    if (k->text(t, n->arg, out, e)) {
+        /* (a text made from tensor data: stats) */
+        if (e && e->code == GG_E_STALE)
+            forget_model(t);
+        return -1;
+    }
+    return out->oom ? gg_fail(e, GG_E_NOMEM, "out of memory for %s", n->name) : 0;
+}
+
+/* The node's cached text, generated on first use. */
+static int text_of(gg_mtree *t, uint32_t i, gg_text **res, gg_err *e)
+{
+    gg_node *n = &t->nodes[i];
+    gg_text *txt = atomic_load_explicit(&n->text, memory_order_acquire);
+    if (txt) {
+        *res = txt;
+        return 0;
+    }
+    gg_buf b = {0};
+    if (generate(t, i, &b, e)) {
+        gg_buf_free(&b);
+        return -1;
+    }
+    txt = malloc(sizeof *txt + b.len + 1);
+    if (!txt) {
+        gg_buf_free(&b);
+        return gg_fail(e, GG_E_NOMEM, "out of memory for %s", n->name);
+    }
+    txt->len = b.len;
+    if (b.len)
+        memcpy(txt->data, b.p, b.len);
+    gg_buf_free(&b);
+    gg_text *expected = NULL;
+    if (!atomic_compare_exchange_strong(&n->text, &expected, txt)) {
+        free(txt); /* another thread made it first */
+        txt = expected;
+    } else {
+        hold(t, sizeof *txt + txt->len + 1);
+    }
+    *res = txt;
+    return 0;
+}
+
+/* The segments of a composite file node, made on first use. */
+static int comp_of(gg_mtree *t, uint32_t i, gg_composite **res, gg_err *e)
+{
+    gg_node *n = &t->nodes[i];
+    gg_composite *c = atomic_load_explicit(&n->comp, memory_order_acquire);
+    if (!c) {
+        const gg_file_kind *k = &gg_files[n->file];
+        c = k->segments(t, k, n->arg, e);
+        if (!c)
+            return -1;
+        gg_composite *expected = NULL;
+        if (!atomic_compare_exchange_strong(&n->comp, &expected, c)) {
+            gg_composite_free(c); /* another thread made it first */
+            c = expected;
+        } else {
+            hold(t, gg_composite_bytes(c));
+        }
+    }
+    *res = c;
+    return 0;
+}
+
+int gg_mtree_readlink(gg_mtree *t, uint32_t node, char *buf, size_t cap, gg_err *e)
+{
+    const gg_node *n = &t->nodes[node];
+    if (n->content != GG_C_LINK)
+        return gg_fail(e, GG_E_INVAL, "%s: not a symbolic link", n->name);
+    const gg_node *target = &t->nodes[t->nodes[t->tensors_dir].first_child + n->arg];
+    int k = snprintf(buf, cap, "../../tensors/%s", target->name);
+    return k < 0 || (size_t)k >= cap ? gg_fail(e, GG_E_RANGE, "link target too long") : k;
+}
+
+/* Bytes of a file node, without generating anything whose size is fixed. */
+static int file_size(gg_mtree *t, uint32_t i, uint64_t *size, gg_err *e)
+{
+    const gg_node *n = &t->nodes[i];
+    if (n->content == GG_C_LINK) {
+        char target[512];
+        int k = gg_mtree_readlink(t, i, target, sizeof target, e);
+        if (k < 0)
+            return -1;
+        *size = (uint64_t)k;
+        return 0;
+    }
+    const gg_file_kind *k = &gg_files[n->file];
+    switch (k->shape) {
+    case GG_FS_VIEW:
+        *size = gg_view_size(&t->m->t[n->arg], k->view);
+        return 0;
+    case GG_FS_COMPOSITE: {
+        gg_composite *c;
+        if (comp_of(t, i, &c, e))
+            return -1;
+        *size = c->size;
+        return 0;
+    }
+    default: {
+        if (k->fixed_size) {
+            *size = k->fixed_size;
+            return 0;
+        }
+        gg_text *txt;
+        if (text_of(t, i, &txt, e))
+            return -1;
+        *size = txt->len;
+        return 0;
+    }
+    }
+}
+
+int gg_mtree_getattr(gg_mtree *t, uint32_t node, gg_attr *a, gg_err *e)
+{
+    const gg_node *n = &t->nodes[node];
+    memset(a, 0, sizeof *a);
+    a->mtime = t->m->mtime;
+    if (gg_node_is_dir(n)) {
+        a->kind = GG_K_DIR;
+        a->nlink = 2;
+        for (uint32_t k = 0; k < n->n_children; k++)
+            a->nlink += gg_node_is_dir(&t->nodes[n->first_child + k]);
+        return 0;
+    }
+    a->kind = n->content == GG_C_LINK ? GG_K_LINK : GG_K_FILE;
+    a->nlink = 1;
+    if (file_size(t, node, &a->size, e))
+        return -1;
+    /* Only stored bytes take disk: du of a mount reports the model, not the
+     * decoded views and texts made from it. */
+    a->blocks = n->content == GG_C_FILE && (gg_files[n->file].flags & GG_FF_STORED) ? (a->size + 511) / 512 : 0;
+    a->tensor_data = gg_node_is_data(n);
+    return 0;
+}
+
+int gg_mtree_open(gg_mtree *t, uint32_t node, gg_open_file **of, gg_err *e)
+{
+    const gg_node *n = &t->nodes[node];
+    *of = NULL;
+    if (gg_node_is_dir(n))
+        return gg_fail(e, GG_E_ISDIR, "%s: is a folder", n->name);
+    /* Every open file has its state, so that it holds its model open
+     * (tree.c); only decoded views use the read-ahead. */
+    gg_open_file *o = calloc(1, sizeof *o);
+    if (!o)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    gg_readahead_init(&o->ra);
+    /* A model changed in place: what the kernel cached of its tensors'
+     * files must not be served (their reads fail). */
+    o->stale = reads_tensors(n) && gg_mtree_check(t, NULL) != 0;
+    *of = o;
+    return 0;
+}
+
+/* The cache id of a tensor: unique across the models of the mount. */
+static uint32_t tensor_uid(const gg_mtree *t, uint64_t tensor) { return t->uid_base + (uint32_t)tensor; }
+
+/* A view of one of the model's tensors, for composite files. */
+typedef struct view_ctx {
+    gg_mtree *t;
+    gg_readahead *ra;
+} view_ctx;
+
+static ssize_t read_view(void *arg, uint64_t tensor, gg_view_kind kind, char *buf, size_t n, uint64_t off,
+                         gg_err *e)
+{
+    view_ctx *v = arg;
+    const gg_model *m = v->t->m;
+    return gg_read_view_copy(v->t->reader, m, &m->t[tensor], tensor_uid(v->t, tensor), kind, buf, n, off, v->ra, e);
+}
+
+/* The bytes are all in buf. */
+static ssize_t in_buf(gg_ref *ref, char *buf, ssize_t got)
+{
+    if (got > 0) {
+        ref->iov[0] = (struct iovec){buf, (size_t)got};
+        ref->niov = 1;
+    }
+    return got;
+}
+
+ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *buf, size_t size, uint64_t off,
+                          gg_ref *ref, gg_err *err)
+{
+    gg_err local;
+    gg_err *e = err ? err : &local;
+    gg_ref_init(ref);
+    const gg_node *n = &t->nodes[node];
+    const gg_model *m = t->m;
+    gg_readahead *ra = of ? &of->ra : NULL;
+    ssize_t got;
+    if (gg_node_is_dir(n))
+        return gg_fail(e, GG_E_ISDIR, "%s: is a folder", n->name);
+    if (n->content == GG_C_LINK)
+        return gg_fail(e, GG_E_INVAL, "%s: a symbolic link", n->name);
+    const gg_file_kind *k = &gg_files[n->file];
+    switch (k->shape) {
+    case GG_FS_VIEW:
+        got = gg_read_view(t->reader, m, &m->t[n->arg], tensor_uid(t, n->arg), k->view, buf, size, off, ra, ref, e);
+        break;
+    case GG_FS_COMPOSITE: {
+        gg_composite *c;
+        if (comp_of(t, node, &c, e))
+            return -1;
+        view_ctx v = {t, ra};
+        got = in_buf(ref, buf, gg_composite_read(c, read_view, &v, buf, size, off, e));
+        break;
+    }
+    default: {
+        gg_text *txt;
+        /* A text made from a tensor's bytes (stats): not once they changed. */
+        if ((k->flags & GG_FF_CHECK) && gg_source_check(gg_tensor_source(m, &m->t[n->arg]), e)) {
+            forget_model(t);
+            return -1;
+        }
+        if (text_of(t, node, &txt, e))
+            return -1;
+        got = off < txt->len ? (ssize_t)(size < txt->len - off ? size : txt->len - off) : 0;
+        if (got > 0) {
+            /* Texts never change once made: no copy. */
+            ref->iov[0] = (struct iovec){txt->data + off, (size_t)got};
+            ref->niov = 1;
+        }
+        return got;
+    }
+    }
+    if (got < 0 && e->code == GG_E_STALE)
+        forget_model(t);
+    return got;
+}

@@ -1,0 +1,1568 @@
+/* shelf.c - models by name, kept current (see shelf.h).
+ *
+ * Locks: `lock` (a read-write lock) guards the folders, the entries'
+ * state and node, and the lists; each entry's `mu` guards its model, its
+ * tree and its figures. Order: an entry's mu, then lock; notifications are
+ * queued under lock and delivered by the worker thread with no lock held
+ * (the kernel may call back into the mount while it takes them). */
+#include "gguffs/shelf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "gguffs/modeltext.h"
+#include "gguffs/names.h"
+#include "gguffs/render.h"
+#include "gguffs/summary.h"
+#include "stores.h"
+
+#define QUIET_MS 1000      /* where leases cannot tell if a new file is being written: it must
+                              not change for this long to be shown */
+#define DEBOUNCE_MS 150    /* events closer than this make one rescan */
+#define RESCAN_MS 2000     /* without inotify (or while files are pending): rescan this often */
+
+enum { E_PENDING, E_VISIBLE, E_ERROR, E_REMOVED };
+
+typedef struct snode {
+    char *name;       /* escaped; "" for the root */
+    uint32_t parent;
+    gg_snode kind;    /* GG_SN_NONE once removed */
+    uint32_t entry;   /* models: the entry's id */
+    uint32_t *kids;   /* children, in name order */
+    uint32_t nkids, capkids;
+    struct timespec mtime;
+    int pinned;       /* a folder argument's own folder: kept when empty */
+} snode;
+
+struct gg_entry {
+    uint32_t id;
+    int src;          /* index of the folder that holds it, -1 for models named directly */
+    char *key;        /* its place in that folder (stores.h) */
+    char **comps;     /* its name */
+    int ncomps;
+    char *spec;
+    int state;        /* E_* (lock) */
+    uint32_t node;    /* its folder node while visible (lock) */
+    dev_t dev;        /* the file when last seen */
+    ino_t ino;
+    uint64_t size;
+    struct timespec mtime;
+    struct timespec changed; /* when it was last seen changing */
+    int checked;      /* opened once (by the check or for use) (lock) */
+    int tries;        /* failed opens that said nothing about the file (lock) */
+    int told;         /* such a failure was logged (mu) */
+    pthread_mutex_t mu;
+    gg_model *model;  /* opened, or NULL (mu) */
+    void *tree;       /* what the tree made of it (mu) */
+    void (*unmake)(void *);
+    int have_sum;     /* (mu) */
+    gg_summary sum;
+    char *error;      /* why it is not shown (lock) */
+    int writing;      /* its file is open for writing: 1, 0, -1 cannot tell (lock) */
+    int incomplete;   /* a split set with a shard missing (lock) */
+    int scan_error;   /* what the scan found is a fault, not a model (lock) */
+    int logged;       /* that fault is logged (lock) */
+    uint32_t replaces;    /* the visible entry whose place it takes once checked (lock) */
+    uint32_t replaced_by; /* the pending entry that will take its place (lock) */
+    _Atomic int users;          /* callers between gg_entry_tree and gg_entry_put */
+    _Atomic uint64_t last_use;  /* the shelf's use clock at its last gg_entry_tree */
+    _Atomic int has_tree;       /* en->tree != NULL, for the trimmer's scan */
+    uint64_t tag;               /* the tree's word (mu) */
+    _Atomic int changed_told;   /* the tree heard that its file changed */
+    char *first_id;             /* the model its tree was first made of, so */
+    uint64_t first_size;        /* that a model closed while idle is opened */
+    struct timespec first_mtime; /* again only if it is the same file (mu) */
+};
+
+typedef struct note {
+    uint32_t dir;
+    char *name;
+    uint32_t model;   /* not 0: this model's file changed (the changed hook) */
+} note;
+
+typedef struct src_dir {
+    char *path;
+    gg_store kind;
+    uint32_t node;    /* the folder its models go in: 0 (the root) or its own */
+} src_dir;
+
+struct gg_shelf {
+    pthread_rwlock_t lock;
+    snode *nodes;
+    uint32_t n, cap;
+    gg_entry **ent;   /* by id - 1 */
+    uint32_t nent, capent;
+    src_dir *dirs;
+    int ndirs;
+    gg_open_opts oo;
+    note *notes;      /* waiting for the worker */
+    size_t nnotes, capnotes;
+    void (*notify)(void *arg, uint32_t dir, const char *name);
+    void *notify_arg;
+    void (*changed)(void *arg, uint32_t id);
+    void *changed_arg;
+    int lease_why;    /* leases cannot tell: why (an errno), at lease_path (lock) */
+    char *lease_path;
+    int lease_told;   /* that is logged (lock) */
+    /* the worker */
+    pthread_t worker;
+    int started, check, live;
+    int running;      /* the worker runs: it may log (lock) */
+    dev_t skip_dev;   /* the mount's own device: not scanned, not watched */
+    _Atomic int stop;
+    int wake[2];      /* a pipe: wakes the worker (new notes, stop) */
+    /* opened models: what they hold, and the bound on it */
+    _Atomic uint64_t open_bytes;
+    uint64_t budget;  /* 0: no bound */
+    _Atomic uint64_t use_clock;
+    _Atomic uint64_t closed_idle;
+    pthread_mutex_t trim_mu;
+};
+
+static struct timespec now_ts(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return t;
+}
+
+static int64_t ms_between(struct timespec a, struct timespec b)
+{
+    return (int64_t)(b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+}
+
+static void wake(gg_shelf *s)
+{
+    if (s->wake[1] >= 0 && write(s->wake[1], "x", 1) < 0) {
+        /* a full pipe already wakes it */
+    }
+}
+
+/* ---- folders (lock held for writing) ---- */
+
+static int new_node(gg_shelf *s, const char *name, uint32_t parent, gg_snode kind, uint32_t *out)
+{
+    if (s->n == s->cap) {
+        uint32_t nc = s->cap ? s->cap * 2 : 64;
+        snode *p = realloc(s->nodes, nc * sizeof *p);
+        if (!p)
+            return -1;
+        s->nodes = p;
+        s->cap = nc;
+    }
+    snode *nd = &s->nodes[s->n];
+    memset(nd, 0, sizeof *nd);
+    nd->name = strdup(name);
+    if (!nd->name)
+        return -1;
+    nd->parent = parent;
+    nd->kind = kind;
+    nd->mtime = now_ts();
+    *out = s->n++;
+    return 0;
+}
+
+static uint32_t find_kid(const gg_shelf *s, uint32_t dir, const char *name, uint32_t *pos)
+{
+    const snode *d = &s->nodes[dir];
+    uint32_t lo = 0, hi = d->nkids;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        int c = strcmp(s->nodes[d->kids[mid]].name, name);
+        if (c == 0) {
+            if (pos)
+                *pos = mid;
+            return d->kids[mid];
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (pos)
+        *pos = lo;
+    return UINT32_MAX;
+}
+
+static int add_kid(gg_shelf *s, uint32_t dir, uint32_t kid)
+{
+    uint32_t pos;
+    find_kid(s, dir, s->nodes[kid].name, &pos);
+    snode *d = &s->nodes[dir];
+    if (d->nkids == d->capkids) {
+        uint32_t nc = d->capkids ? d->capkids * 2 : 8;
+        uint32_t *p = realloc(d->kids, nc * sizeof *p);
+        if (!p)
+            return -1;
+        d->kids = p;
+        d->capkids = nc;
+    }
+    memmove(d->kids + pos + 1, d->kids + pos, (d->nkids - pos) * sizeof *d->kids);
+    d->kids[pos] = kid;
+    d->nkids++;
+    d->mtime = now_ts();
+    return 0;
+}
+
+static void drop_kid(gg_shelf *s, uint32_t dir, uint32_t kid)
+{
+    snode *d = &s->nodes[dir];
+    for (uint32_t i = 0; i < d->nkids; i++) {
+        if (d->kids[i] == kid) {
+            memmove(d->kids + i, d->kids + i + 1, (d->nkids - i - 1) * sizeof *d->kids);
+            d->nkids--;
+            d->mtime = now_ts();
+            return;
+        }
+    }
+}
+
+static void queue_note(gg_shelf *s, uint32_t dir, const char *name)
+{
+    if (s->nnotes == s->capnotes) {
+        size_t nc = s->capnotes ? s->capnotes * 2 : 32;
+        note *p = realloc(s->notes, nc * sizeof *p);
+        if (!p)
+            return;
+        s->notes = p;
+        s->capnotes = nc;
+    }
+    char *nm = name ? strdup(name) : NULL;
+    if (name && !nm)
+        return;
+    s->notes[s->nnotes++] = (note){dir, nm, 0};
+}
+
+/* Model id's file changed, or may have: the tree checks and tells the
+ * kernel (lock held for writing). */
+static void queue_model_note(gg_shelf *s, uint32_t id)
+{
+    size_t before = s->nnotes;
+    queue_note(s, 0, NULL);
+    if (s->nnotes > before)
+        s->notes[before].model = id;
+}
+
+/* Forget the queued notes (before anyone listens). */
+static void drop_notes(gg_shelf *s)
+{
+    for (size_t i = 0; i < s->nnotes; i++)
+        free(s->notes[i].name);
+    s->nnotes = 0;
+}
+
+/* Show entry en: make its folders and its node (a name taken gets ~N). */
+static int show(gg_shelf *s, gg_entry *en)
+{
+    uint32_t dir = en->src >= 0 ? s->dirs[en->src].node : 0;
+    for (int i = 0; i + 1 < en->ncomps; i++) {
+        char *nm = gg_name_escape(en->comps[i], strlen(en->comps[i]));
+        if (!nm)
+            return -1;
+        uint32_t k = find_kid(s, dir, nm, NULL);
+        if (k != UINT32_MAX && s->nodes[k].kind != GG_SN_DIR) {
+            /* a model holds this name: the folder goes beside it as NAME~2 */
+            char **p = &nm;
+            const char *taken = s->nodes[k].name;
+            if (gg_names_unique(&p, 1, &taken, 1)) {
+                free(nm);
+                return -1;
+            }
+            k = find_kid(s, dir, nm, NULL);
+        }
+        if (k == UINT32_MAX) {
+            if (new_node(s, nm, dir, GG_SN_DIR, &k) || add_kid(s, dir, k)) {
+                free(nm);
+                return -1;
+            }
+            queue_note(s, dir, nm);
+        }
+        free(nm);
+        dir = k;
+    }
+    const char *last = en->ncomps ? en->comps[en->ncomps - 1] : "model";
+    char *nm = gg_name_escape(last, strlen(last));
+    if (!nm)
+        return -1;
+    /* Distinct from every name of the folder, and from the root's files
+     * (the list of names taken is made only when this one is: a folder of
+     * 10 000 models is made in n log n, not n^2). */
+    int rc = 0;
+    if (find_kid(s, dir, nm, NULL) != UINT32_MAX ||
+        (dir == 0 && (!strcmp(nm, "models.tsv") || !strcmp(nm, ".errors") || !strcmp(nm, ".stats")))) {
+        const snode *d = &s->nodes[dir];
+        const char **taken = malloc((d->nkids + 4) * sizeof *taken);
+        if (!taken) {
+            free(nm);
+            return -1;
+        }
+        uint32_t nt = 0;
+        for (uint32_t i = 0; i < d->nkids; i++)
+            taken[nt++] = s->nodes[d->kids[i]].name;
+        if (dir == 0) {
+            taken[nt++] = "models.tsv";
+            taken[nt++] = ".errors";
+            taken[nt++] = ".stats";
+        }
+        char **p = &nm;
+        rc = gg_names_unique(&p, 1, taken, nt);
+        free(taken);
+    }
+    uint32_t k;
+    if (rc || new_node(s, nm, dir, GG_SN_MODEL, &k) || add_kid(s, dir, k)) {
+        free(nm);
+        return -1;
+    }
+    s->nodes[k].entry = en->id;
+    s->nodes[k].mtime = en->mtime;
+    en->node = k;
+    en->state = E_VISIBLE;
+    queue_note(s, dir, nm);
+    queue_note(s, UINT32_MAX, NULL);
+    free(nm);
+    return 0;
+}
+
+/* Hide entry en's node, and the folders it leaves empty. */
+static void hide(gg_shelf *s, gg_entry *en, int state)
+{
+    if (en->state == E_VISIBLE) {
+        uint32_t k = en->node;
+        while (k != 0) {
+            uint32_t dir = s->nodes[k].parent;
+            drop_kid(s, dir, k);
+            s->nodes[k].kind = GG_SN_NONE;
+            queue_note(s, dir, s->nodes[k].name);
+            if (dir == 0 || s->nodes[dir].nkids || s->nodes[dir].pinned)
+                break;
+            k = dir;
+        }
+    }
+    en->state = state;
+    queue_note(s, UINT32_MAX, NULL);
+}
+
+static int same_comps(const gg_entry *a, const gg_entry *b)
+{
+    if (a->ncomps != b->ncomps)
+        return 0;
+    for (int i = 0; i < a->ncomps; i++)
+        if (strcmp(a->comps[i], b->comps[i]))
+            return 0;
+    return 1;
+}
+
+/* Show en, checked, in the place of the model it replaces (lock held for
+ * writing): the name switches from the old model to the new one at once,
+ * never missing (a new node under the same name, so that the kernel asks
+ * again; readers of the old one keep its inodes). */
+static int take_place(gg_shelf *s, gg_entry *en)
+{
+    gg_entry *old = en->replaces ? s->ent[en->replaces - 1] : NULL;
+    en->replaces = 0;
+    if (!old || old->replaced_by != en->id)
+        return show(s, en);
+    old->replaced_by = 0;
+    uint32_t k = old->node, dir = s->nodes[k].parent, pos, nk;
+    if (old->state != E_VISIBLE || !same_comps(old, en) || find_kid(s, dir, s->nodes[k].name, &pos) != k ||
+        new_node(s, s->nodes[k].name, dir, GG_SN_MODEL, &nk)) {
+        if (old->state != E_REMOVED)
+            hide(s, old, E_REMOVED);
+        return show(s, en);
+    }
+    s->nodes[dir].kids[pos] = nk;
+    s->nodes[dir].mtime = now_ts();
+    s->nodes[k].kind = GG_SN_NONE;
+    s->nodes[nk].entry = en->id;
+    s->nodes[nk].mtime = en->mtime;
+    en->node = nk;
+    en->state = E_VISIBLE;
+    old->state = E_REMOVED;
+    queue_note(s, dir, s->nodes[nk].name);
+    queue_note(s, UINT32_MAX, NULL);
+    return 0;
+}
+
+/* ---- entries ---- */
+
+static gg_entry *new_entry(gg_shelf *s, int src, const char *key, char **comps, int ncomps, const char *spec)
+{
+    if (s->nent == s->capent) {
+        uint32_t nc = s->capent ? s->capent * 2 : 64;
+        gg_entry **p = realloc(s->ent, nc * sizeof *p);
+        if (!p)
+            return NULL;
+        s->ent = p;
+        s->capent = nc;
+    }
+    gg_entry *en = calloc(1, sizeof *en);
+    if (!en)
+        return NULL;
+    en->id = s->nent + 1;
+    en->src = src;
+    en->key = key ? strdup(key) : NULL;
+    en->spec = strdup(spec);
+    en->comps = calloc((size_t)(ncomps ? ncomps : 1), sizeof *en->comps);
+    int ok = en->spec && en->comps && (!key || en->key);
+    for (int i = 0; ok && i < ncomps; i++)
+        ok = (en->comps[i] = strdup(comps[i])) != NULL;
+    en->ncomps = ncomps;
+    pthread_mutex_init(&en->mu, NULL);
+    if (!ok) {
+        for (int i = 0; i < ncomps && en->comps; i++)
+            free(en->comps[i]);
+        free(en->comps);
+        free(en->key);
+        free(en->spec);
+        pthread_mutex_destroy(&en->mu);
+        free(en);
+        return NULL;
+    }
+    s->ent[s->nent++] = en;
+    return en;
+}
+
+gg_shelf *gg_shelf_new(const gg_open_opts *o, gg_err *e)
+{
+    gg_shelf *s = calloc(1, sizeof *s);
+    uint32_t root;
+    if (!s) {
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    pthread_rwlock_init(&s->lock, NULL);
+    pthread_mutex_init(&s->trim_mu, NULL);
+    s->wake[0] = s->wake[1] = -1;
+    if (o)
+        s->oo = *o;
+    if (new_node(s, "", 0, GG_SN_DIR, &root)) {
+        gg_shelf_free(s);
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    return s;
+}
+
+int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *opened, gg_err *e)
+{
+    char *copy = strdup(name);
+    char *comps[64];
+    int nc = 0;
+    for (char *p = copy, *c; copy && nc < 64 && (c = strsep(&p, "/"));)
+        if (*c)
+            comps[nc++] = c;
+    pthread_rwlock_wrlock(&s->lock);
+    gg_entry *en = copy ? new_entry(s, -1, NULL, comps, nc, spec) : NULL;
+    int rc = en ? 0 : -1;
+    if (en) {
+        en->model = opened;
+        en->checked = opened != NULL;
+        en->size = opened ? opened->size : 0;
+        if (opened)
+            en->mtime = opened->mtime;
+        else /* (a URL opened on first look: until then, the mount's time, not 1970) */
+            clock_gettime(CLOCK_REALTIME, &en->mtime);
+        rc = show(s, en);
+    }
+    drop_notes(s); /* nobody to tell yet */
+    pthread_rwlock_unlock(&s->lock);
+    free(copy);
+    return rc ? gg_fail(e, GG_E_NOMEM, "out of memory") : 0;
+}
+
+/* ---- folders and stores: scan, and compare with what is shown ---- */
+
+static int same_file(const gg_entry *en, const gg_found *f)
+{
+    return en->dev == f->dev && en->ino == f->ino && en->size == f->size && en->mtime.tv_sec == f->mtime.tv_sec &&
+           en->mtime.tv_nsec == f->mtime.tv_nsec;
+}
+
+static void remember(gg_entry *en, const gg_found *f)
+{
+    en->dev = f->dev;
+    en->ino = f->ino;
+    en->size = f->size;
+    en->mtime = f->mtime;
+}
+
+static int same_name(const gg_entry *en, const gg_found *f)
+{
+    if (en->ncomps != f->ncomps)
+        return 0;
+    for (int i = 0; i < f->ncomps; i++)
+        if (strcmp(en->comps[i], f->comps[i]))
+            return 0;
+    return 1;
+}
+
+/* The same file under a new name (Hugging Face's refs/main moved to another
+ * revision): hidden now, its name changed, shown again by the caller once
+ * every such entry is out of the way (lock held for writing). */
+static int take_new_name(gg_shelf *s, gg_entry *en, gg_found *f)
+{
+    int visible = en->state == E_VISIBLE;
+    if (visible)
+        hide(s, en, E_PENDING);
+    for (int i = 0; i < en->ncomps; i++)
+        free(en->comps[i]);
+    free(en->comps);
+    en->comps = f->comps; /* taken over */
+    en->ncomps = f->ncomps;
+    f->comps = NULL;
+    f->ncomps = 0;
+    return visible;
+}
+
+/* en, and the entry it is to replace, are still in the folder. */
+static void see(char *seen, const gg_entry *en)
+{
+    if (!seen)
+        return;
+    seen[en->id - 1] = 1;
+    if (en->replaces)
+        seen[en->replaces - 1] = 1;
+}
+
+/* Is f's file being written (lock held)? Said once in the log when leases
+ * cannot tell: the quiet rule decides then. */
+static int writing_now(gg_shelf *s, const gg_found *f)
+{
+    int why;
+    int w = gg_store_writing(f->spec, &why);
+    if (w < 0 && !s->lease_why && (s->lease_path = strdup(f->spec)))
+        s->lease_why = why;
+    return w;
+}
+
+/* What the scans found to say, said once the daemon logs where the user
+ * asked (by the worker: a mount's first scan runs before -o logfile is
+ * opened) (lock held for writing). */
+static void log_found(gg_shelf *s)
+{
+    if (!s->running)
+        return;
+    if (s->lease_why && !s->lease_told) {
+        s->lease_told = 1;
+        gg_log("%s: no read lease (%s), so it cannot be told whether a process has a file open for writing: "
+               "new files are shown once they are quiet for a second", s->lease_path, strerror(s->lease_why));
+    }
+    for (uint32_t k = 0; k < s->nent; k++) {
+        gg_entry *en = s->ent[k];
+        if (en->scan_error && !en->logged && en->state == E_ERROR && en->error) {
+            en->logged = 1;
+            gg_log("%s: left out: %s", en->spec, en->error);
+        }
+    }
+}
+
+/* A place of the folder that holds no model but a fault (a broken Ollama
+ * manifest): listed in .errors and logged, once (lock held). */
+static void found_error(gg_shelf *s, gg_entry *en, const gg_found *f)
+{
+    en->scan_error = 1;
+    en->error = strdup(f->error);
+    en->state = E_ERROR;
+    en->checked = 1;
+    queue_note(s, UINT32_MAX, NULL);
+}
+
+static int entry_by_key(const void *a, const void *b)
+{
+    return strcmp((*(gg_entry *const *)a)->key, (*(gg_entry *const *)b)->key);
+}
+
+/* Scan folder src and bring the entries up to date. initial: models found
+ * are shown at once (opened lazily); later, new ones wait to be checked.
+ * Files open for writing wait until they are closed. */
+static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
+{
+    gg_found *f;
+    size_t n;
+    if (gg_store_scan(s->dirs[src].path, s->dirs[src].kind, s->skip_dev, &f, &n, e))
+        return -1;
+    struct timespec now = now_ts();
+    pthread_rwlock_wrlock(&s->lock);
+    char *seen = calloc(s->nent + 1, 1);
+    gg_entry **renamed = calloc(n + 1, sizeof *renamed);
+    size_t nrenamed = 0;
+    /* The folder's entries by key, to find each model found in log n. */
+    gg_entry **byk = malloc((s->nent + 1) * sizeof *byk);
+    size_t nbyk = 0;
+    for (uint32_t k = 0; byk && k < s->nent; k++)
+        if (s->ent[k]->src == src && s->ent[k]->state != E_REMOVED && !s->ent[k]->replaced_by)
+            byk[nbyk++] = s->ent[k];
+    if (byk)
+        qsort(byk, nbyk, sizeof *byk, entry_by_key);
+    for (size_t i = 0; i < n; i++) {
+        gg_entry *en = NULL;
+        if (byk) {
+            size_t lo = 0, hi = nbyk;
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                int c = strcmp(byk[mid]->key, f[i].key);
+                if (c == 0) {
+                    en = byk[mid];
+                    break;
+                }
+                if (c < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+        } else {
+            for (uint32_t k = 0; k < s->nent && !en; k++) {
+                gg_entry *c = s->ent[k];
+                if (c->src == src && c->state != E_REMOVED && !c->replaced_by && !strcmp(c->key, f[i].key))
+                    en = c;
+            }
+        }
+        if (en && same_file(en, &f[i]) && en->scan_error == (f[i].error != NULL)) {
+            see(seen, en);
+            if (en->state == E_PENDING)
+                en->writing = writing_now(s, &f[i]);
+            if (!f[i].error && !same_name(en, &f[i]) && renamed && take_new_name(s, en, &f[i]))
+                renamed[nrenamed++] = en;
+            continue;
+        }
+        if (en && en->state == E_PENDING && !f[i].error) {
+            /* Still changing (a download): not shown yet. */
+            remember(en, &f[i]);
+            en->changed = now;
+            en->writing = writing_now(s, &f[i]);
+            en->incomplete = f[i].incomplete;
+            see(seen, en);
+            continue;
+        }
+        gg_entry *old = NULL;
+        if (en && en->state == E_VISIBLE && !f[i].error) {
+            /* Replaced (renamed over, a tag pulled anew) or changed in
+             * place: shown until the new file is checked, which then takes
+             * its place at once; readers of the old one keep its bytes, or
+             * get ESTALE for good if it was changed in place. */
+            old = en;
+            if (en->dev == f[i].dev && en->ino == f[i].ino)
+                queue_model_note(s, en->id);
+        } else if (en) {
+            hide(s, en, E_REMOVED);
+        }
+        gg_entry *ne = new_entry(s, src, f[i].key, f[i].comps, f[i].ncomps, f[i].spec);
+        if (!ne)
+            continue;
+        char *ns = realloc(seen, s->nent + 1);
+        if (ns) {
+            seen = ns;
+            seen[ne->id - 1] = 1;
+        }
+        remember(ne, &f[i]);
+        ne->changed = initial ? (struct timespec){0} : now;
+        if (f[i].error) {
+            found_error(s, ne, &f[i]);
+            continue;
+        }
+        ne->writing = writing_now(s, &f[i]);
+        ne->incomplete = f[i].incomplete;
+        if (old) {
+            ne->replaces = old->id;
+            old->replaced_by = ne->id;
+            see(seen, old);
+        }
+        /* Shown at once when mounting, unless it cannot open (a shard is
+         * missing: the check lists it in .errors) or is being written. */
+        if (initial && ne->writing <= 0 && !ne->incomplete)
+            show(s, ne);
+        else
+            ne->state = E_PENDING;
+    }
+    /* What is gone from the folder goes from the mount. */
+    for (uint32_t k = 0; seen && k < s->nent; k++) {
+        gg_entry *c = s->ent[k];
+        if (c->src == src && c->state != E_REMOVED && !seen[k])
+            hide(s, c, E_REMOVED); /* (.errors is told too) */
+    }
+    log_found(s);
+    /* Renamed ones under their new names, now that the old ones are free. */
+    for (size_t k = 0; k < nrenamed; k++)
+        if (renamed[k]->state == E_PENDING && show(s, renamed[k]))
+            renamed[k]->checked = 0; /* (out of memory: the check tries again) */
+    free(renamed);
+    free(byk);
+    free(seen);
+    pthread_rwlock_unlock(&s->lock);
+    gg_found_free(f, n);
+    wake(s);
+    return 0;
+}
+
+/* A folder of the root for a folder argument's models, named as (a name
+ * taken gets ~2), kept while empty (lock held for writing). */
+static int pinned_folder(gg_shelf *s, const char *as, uint32_t *out)
+{
+    char *nm = gg_name_escape(as, strlen(as));
+    if (!nm)
+        return -1;
+    const snode *root = &s->nodes[0];
+    const char **taken = malloc((root->nkids + 4) * sizeof *taken);
+    int rc = !taken;
+    if (taken) {
+        uint32_t nt = 0;
+        for (uint32_t i = 0; i < root->nkids; i++)
+            taken[nt++] = s->nodes[root->kids[i]].name;
+        taken[nt++] = "models.tsv";
+        taken[nt++] = ".errors";
+        taken[nt++] = ".stats";
+        char **p = &nm;
+        rc = gg_names_unique(&p, 1, taken, nt) || new_node(s, nm, 0, GG_SN_DIR, out) || add_kid(s, 0, *out);
+        free(taken);
+    }
+    free(nm);
+    if (!rc)
+        s->nodes[*out].pinned = 1;
+    return rc ? -1 : 0;
+}
+
+int gg_shelf_add_dir(gg_shelf *s, const char *dir, gg_store kind, const char *as, size_t *found, gg_err *e)
+{
+    src_dir *p = realloc(s->dirs, (size_t)(s->ndirs + 1) * sizeof *p);
+    if (!p)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    s->dirs = p;
+    char *abs = realpath(dir, NULL);
+    if (!abs)
+        return gg_fail_errno(e, errno, "%s", dir);
+    uint32_t node = 0;
+    pthread_rwlock_wrlock(&s->lock);
+    int rc = as ? pinned_folder(s, as, &node) : 0;
+    pthread_rwlock_unlock(&s->lock);
+    if (rc) {
+        free(abs);
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    }
+    s->dirs[s->ndirs] = (src_dir){abs, kind == GG_STORE_AUTO ? gg_store_detect(abs) : kind, node};
+    int src = s->ndirs++;
+    rc = rescan(s, src, 1, e);
+    pthread_rwlock_wrlock(&s->lock);
+    drop_notes(s); /* nobody to tell yet */
+    if (found) {
+        *found = 0;
+        for (uint32_t k = 0; k < s->nent; k++)
+            *found += s->ent[k]->src == src && s->ent[k]->state != E_REMOVED;
+    }
+    pthread_rwlock_unlock(&s->lock);
+    return rc;
+}
+
+void gg_shelf_drop_repeats(gg_shelf *s)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    for (uint32_t k = 0; k < s->nent; k++) {
+        gg_entry *en = s->ent[k];
+        struct stat st;
+        if (en->src >= 0 || en->state != E_VISIBLE || !en->model || !en->model->nshards ||
+            !en->model->shards[0].src || en->model->shards[0].src->remote ||
+            stat(en->model->shards[0].src->name, &st) != 0)
+            continue;
+        for (uint32_t j = 0; j < s->nent; j++) {
+            const gg_entry *c = s->ent[j];
+            if (c->src >= 0 && c->state != E_REMOVED && c->dev == st.st_dev && c->ino == st.st_ino) {
+                hide(s, en, E_REMOVED);
+                gg_model_close(en->model);
+                free(en->model);
+                en->model = NULL;
+                break;
+            }
+        }
+    }
+    drop_notes(s); /* nobody to tell yet */
+    pthread_rwlock_unlock(&s->lock);
+}
+
+/* ---- opening ---- */
+
+/* Failures that say nothing about the file itself: out of memory or of
+ * file descriptors (an I/O error), a file gone or changed while it was
+ * opened (the next scan sees to it), a server that did not answer. */
+static int transient(const gg_err *e)
+{
+    switch (e->code) {
+    case GG_E_NOMEM: case GG_E_IO: case GG_E_NOTFOUND: case GG_E_STALE: case GG_E_TIMEOUT: case GG_E_AGAIN:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The same for a URL: only a server that did not answer (I/O, timeouts). */
+static int remote_transient(const gg_err *e)
+{
+    switch (e->code) {
+    case GG_E_NOMEM: case GG_E_IO: case GG_E_STALE: case GG_E_TIMEOUT: case GG_E_AGAIN:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+#define MAX_TRIES 3 /* then a transient failure counts as the file's */
+
+/* en failed to open for a reason that may pass (mu held): logged once, left
+ * as it is, and tried again by the background check a moment later.
+ * Returns 0, or -1 once it failed too often: it is the file's fault then. */
+static int failed_for_now(gg_shelf *s, gg_entry *en, const gg_err *err)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    int again = ++en->tries < MAX_TRIES;
+    if (again) {
+        en->checked = 0;
+        en->changed = now_ts();
+    }
+    pthread_rwlock_unlock(&s->lock);
+    if (!again)
+        return -1;
+    if (!en->told)
+        gg_log("%s: cannot open it now (will try again): %s", en->spec, err->msg);
+    en->told = 1;
+    wake(s);
+    return 0;
+}
+
+/* en failed to open: not shown, listed in .errors (once). */
+static void failed(gg_shelf *s, gg_entry *en, const gg_err *err)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    if (en->state == E_VISIBLE || en->state == E_PENDING) {
+        free(en->error);
+        en->error = strdup(err->msg);
+        hide(s, en, E_ERROR);
+        gg_log("%s: left out: %s", en->spec, err->msg);
+        /* It was to replace a model: the name now holds this bad file. */
+        gg_entry *old = en->replaces ? s->ent[en->replaces - 1] : NULL;
+        if (old && old->replaced_by == en->id) {
+            old->replaced_by = 0;
+            if (old->state != E_REMOVED)
+                hide(s, old, E_REMOVED);
+        }
+        en->replaces = 0;
+    }
+    pthread_rwlock_unlock(&s->lock);
+    wake(s);
+}
+
+/* Open en's model if needed (mu held). */
+static int open_model(gg_shelf *s, gg_entry *en, gg_err *e)
+{
+    if (en->model)
+        return 0;
+    gg_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    if (gg_model_open(m, en->spec, &s->oo, e)) {
+        gg_model_close(m);
+        free(m);
+        return -1;
+    }
+    const gg_source *src = m->shards[0].src;
+    if (en->first_id && (strcmp(en->first_id, src->id) || en->first_size != m->size ||
+               en->first_mtime.tv_sec != m->mtime.tv_sec || en->first_mtime.tv_nsec != m->mtime.tv_nsec)) {
+        /* Closed while idle, and the file is another one now: its old
+         * inodes must not show the new file's bytes. */
+        gg_model_close(m);
+        free(m);
+        return gg_fail(e, GG_E_STALE, "%s: changed since it was first opened", en->spec);
+    }
+    en->model = m;
+    pthread_rwlock_wrlock(&s->lock); /* (check_one and statfs read them under it) */
+    en->checked = 1;
+    en->tries = 0;
+    if (!en->size)
+        en->size = m->size; /* (models not from a folder: URLs) */
+    pthread_rwlock_unlock(&s->lock);
+    if (!en->have_sum) {
+        gg_model_summary(m, &en->sum);
+        en->have_sum = 1;
+    }
+    return 0;
+}
+
+void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry *en, gg_model *m, gg_err *e),
+                    void *arg, void (*unmake)(void *tree), gg_err *e)
+{
+    pthread_mutex_lock(&en->mu);
+    void *t = en->tree;
+    if (!t) {
+        gg_err err;
+        if (open_model(s, en, &err) == 0 && (t = make(arg, en, en->model, &err)) != NULL) {
+            en->tree = t;
+            en->unmake = unmake;
+            atomic_store(&en->has_tree, 1);
+            if (!en->first_id) { /* what its tree shows, from now on */
+                en->first_id = strdup(en->model->shards[0].src->id);
+                en->first_size = en->model->size;
+                en->first_mtime = en->model->mtime;
+            }
+        } else {
+            /* A remote model that fails for a reason of its own (404, 401,
+             * not a GGUF file, no validator) goes to .errors; one whose
+             * server did not answer is tried again at the next look. */
+            int later = gg_spec_kind_of(en->spec) != GG_SPEC_PATH ? remote_transient(&err)
+                                                : transient(&err) && failed_for_now(s, en, &err) == 0;
+            pthread_mutex_unlock(&en->mu);
+            if (!later)
+                failed(s, en, &err);
+            if (!later && err.code == GG_E_NOTFOUND)
+                err.code = GG_E_IO; /* (a folder whose listing says ENOENT looks empty to ls) */
+            if (e)
+                *e = err;
+            return NULL;
+        }
+    }
+    atomic_fetch_add(&en->users, 1);
+    atomic_store(&en->last_use, atomic_fetch_add(&s->use_clock, 1) + 1);
+    pthread_mutex_unlock(&en->mu);
+    return t;
+}
+
+void *gg_entry_tree_if_open(gg_shelf *s, gg_entry *en)
+{
+    (void)s;
+    pthread_mutex_lock(&en->mu);
+    void *t = en->tree;
+    if (t)
+        atomic_fetch_add(&en->users, 1);
+    pthread_mutex_unlock(&en->mu);
+    return t;
+}
+
+/* Close en's tree and model if nobody uses them (not en's lock, nor the
+ * shelf's, held). Returns 1 if it did. */
+static int close_idle(gg_shelf *s, gg_entry *en)
+{
+    pthread_mutex_lock(&en->mu);
+    int done = 0;
+    if (en->tree && atomic_load(&en->users) == 0) {
+        en->unmake(en->tree);
+        en->tree = NULL;
+        atomic_store(&en->has_tree, 0);
+        gg_model_close(en->model);
+        free(en->model);
+        en->model = NULL;
+        done = 1;
+    }
+    pthread_mutex_unlock(&en->mu);
+    if (done)
+        atomic_fetch_add(&s->closed_idle, 1);
+    return done;
+}
+
+/* Over the budget: close the least recently used models nobody is using,
+ * but not keep (just used) and not models named on the command line (their
+ * path may be relative to a folder the daemon left) or remote ones (their
+ * header would be fetched again). One trimmer at a time. */
+static void trim(gg_shelf *s, const gg_entry *keep)
+{
+    if (pthread_mutex_trylock(&s->trim_mu))
+        return;
+    while (atomic_load(&s->open_bytes) > s->budget) {
+        gg_entry *lru = NULL;
+        uint64_t oldest = UINT64_MAX;
+        pthread_rwlock_rdlock(&s->lock);
+        for (uint32_t k = 0; k < s->nent; k++) {
+            gg_entry *c = s->ent[k];
+            uint64_t at = atomic_load(&c->last_use);
+            if (c != keep && c->src >= 0 && atomic_load(&c->has_tree) && atomic_load(&c->users) == 0 &&
+                at < oldest && gg_spec_kind_of(c->spec) == GG_SPEC_PATH) {
+                lru = c;
+                oldest = at;
+            }
+        }
+        pthread_rwlock_unlock(&s->lock);
+        if (!lru)
+            break;
+        close_idle(s, lru); /* (someone may have taken it meanwhile: then look again) */
+    }
+    pthread_mutex_unlock(&s->trim_mu);
+}
+
+void gg_entry_put(gg_shelf *s, gg_entry *en)
+{
+    if (!en)
+        return;
+    atomic_fetch_sub(&en->users, 1);
+    if (s->budget && atomic_load(&s->open_bytes) > s->budget)
+        trim(s, en);
+}
+
+uint64_t *gg_entry_tag(gg_entry *en) { return &en->tag; }
+
+_Atomic uint64_t *gg_shelf_account(gg_shelf *s) { return &s->open_bytes; }
+
+void gg_shelf_set_budget(gg_shelf *s, uint64_t bytes) { s->budget = bytes; }
+
+void gg_shelf_open_stats(gg_shelf *s, uint64_t *models, uint64_t *bytes, uint64_t *closed)
+{
+    *models = 0;
+    pthread_rwlock_rdlock(&s->lock);
+    for (uint32_t k = 0; k < s->nent; k++)
+        *models += atomic_load(&s->ent[k]->has_tree) != 0;
+    pthread_rwlock_unlock(&s->lock);
+    *bytes = atomic_load(&s->open_bytes);
+    *closed = atomic_load(&s->closed_idle);
+}
+
+/* ---- the worker: checks models, watches folders, delivers notes ---- */
+
+/* Check one entry (open, learn its figures, close again unless in use).
+ * Returns 1 if it did something. */
+static int check_one(gg_shelf *s)
+{
+    struct timespec now = now_ts();
+    gg_entry *en = NULL;
+    pthread_rwlock_rdlock(&s->lock);
+    for (uint32_t k = 0; k < s->nent && !en; k++) {
+        gg_entry *c = s->ent[k];
+        if (c->checked || (c->state != E_VISIBLE && c->state != E_PENDING))
+            continue;
+        int quiet = ms_between(c->changed, now) >= QUIET_MS;
+        if (c->state == E_PENDING && c->writing > 0)
+            continue; /* a process has it open for writing: a download */
+        if (!quiet && (c->tries || (c->state == E_PENDING && c->writing < 0)))
+            continue; /* to be tried again in a moment, or (no lease to tell) maybe still being written */
+        if (c->state == E_VISIBLE && (!s->check || gg_spec_kind_of(c->spec) != GG_SPEC_PATH))
+            continue; /* (remote models: their headers are fetched when looked at) */
+        en = c;
+    }
+    int incomplete = en && en->incomplete; /* (its failure is the file's: a shard is missing) */
+    pthread_rwlock_unlock(&s->lock);
+    if (!en)
+        return 0;
+    pthread_mutex_lock(&en->mu);
+    gg_err err;
+    int had = en->model != NULL;
+    int rc = open_model(s, en, &err);
+    pthread_rwlock_wrlock(&s->lock);
+    en->checked = 1;
+    pthread_rwlock_unlock(&s->lock);
+    if (rc == 0 && !had && !en->tree) {
+        gg_model_close(en->model);
+        free(en->model);
+        en->model = NULL;
+    }
+    if (rc && transient(&err) && !incomplete && failed_for_now(s, en, &err) == 0)
+        rc = 0, had = -1; /* (tried again later) */
+    pthread_mutex_unlock(&en->mu);
+    if (had == -1)
+        return 1;
+    pthread_rwlock_wrlock(&s->lock);
+    int pending = en->state == E_PENDING;
+    if (rc == 0 && pending)
+        take_place(s, en);
+    pthread_rwlock_unlock(&s->lock);
+    if (rc)
+        failed(s, en, &err);
+    return 1;
+}
+
+static void deliver_notes(gg_shelf *s)
+{
+    pthread_rwlock_wrlock(&s->lock);
+    note *v = s->notes;
+    size_t n = s->nnotes;
+    s->notes = NULL;
+    s->nnotes = s->capnotes = 0;
+    pthread_rwlock_unlock(&s->lock);
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].model && s->changed)
+            s->changed(s->changed_arg, v[i].model);
+        else if (!v[i].model && s->notify)
+            s->notify(s->notify_arg, v[i].dir, v[i].name);
+        free(v[i].name);
+    }
+    free(v);
+}
+
+/* The folders watch_tree is in: a link back to one is not followed. */
+typedef struct wanc {
+    dev_t dev;
+    ino_t ino;
+    const struct wanc *up;
+} wanc;
+
+/* Watch every folder below path (inotify), folders linked to included as
+ * the scan follows them, but those on device skip; returns how many were
+ * added. */
+static int watch_tree(int fd, const char *path, dev_t skip, int depth, const wanc *up)
+{
+    uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY |
+                    IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
+    struct stat me;
+    if (stat(path, &me) != 0)
+        return 0;
+    for (const wanc *a = up; a; a = a->up)
+        if (a->dev == me.st_dev && a->ino == me.st_ino)
+            return 0;
+    wanc here = {me.st_dev, me.st_ino, up};
+    if (inotify_add_watch(fd, path, mask) < 0)
+        return -1;
+    int n = 1;
+    DIR *d = depth < 16 ? opendir(path) : NULL;
+    for (struct dirent *de; d && (de = readdir(d));) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        char sub[4096];
+        struct stat st;
+        snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
+        if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && (!skip || st.st_dev != skip)) {
+            int k = watch_tree(fd, sub, skip, depth + 1, &here);
+            if (k < 0) {
+                closedir(d);
+                return -1;
+            }
+            n += k;
+        }
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Models named on the command line have no folder watched: their files are
+ * looked at (an fstat per shard) every RESCAN_MS, so that one changed in
+ * place is seen even while no read reaches the daemon (the kernel serving
+ * its cached pages). */
+static void check_named(gg_shelf *s)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    uint32_t n = s->nent;
+    pthread_rwlock_unlock(&s->lock);
+    for (uint32_t k = 0; k < n; k++) {
+        gg_entry *en = gg_shelf_entry(s, k + 1);
+        if (!en || en->src >= 0 || gg_spec_kind_of(en->spec) != GG_SPEC_PATH || atomic_load(&en->changed_told))
+            continue;
+        int stale = 0;
+        pthread_mutex_lock(&en->mu);
+        for (uint32_t i = 0; en->model && i < en->model->nshards && !stale; i++) {
+            gg_err e;
+            gg_source *src = en->model->shards[i].src;
+            stale = src && !src->remote && gg_source_check(src, &e) != 0 && e.code == GG_E_STALE;
+        }
+        pthread_mutex_unlock(&en->mu);
+        if (stale)
+            gg_shelf_model_changed(s, en->id);
+    }
+}
+
+static int pending_entries(gg_shelf *s)
+{
+    int any = 0;
+    pthread_rwlock_rdlock(&s->lock);
+    for (uint32_t k = 0; k < s->nent && !any; k++)
+        any = s->ent[k]->state == E_PENDING;
+    pthread_rwlock_unlock(&s->lock);
+    return any;
+}
+
+static void *worker(void *arg)
+{
+    gg_shelf *s = arg;
+    int ifd = -1, watching = 0;
+    if (s->live && s->ndirs) {
+        ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        watching = ifd >= 0;
+        for (int i = 0; watching && i < s->ndirs; i++)
+            watching = watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0, NULL) >= 0;
+        if (!watching)
+            gg_log("cannot watch the model folders with inotify (%s): rescanning every %d ms instead",
+                   strerror(errno), RESCAN_MS);
+    }
+    struct timespec last_event = {0}, last_scan = now_ts(), last_named = last_scan;
+    int dirty = 0;
+    pthread_rwlock_wrlock(&s->lock);
+    s->running = 1;
+    log_found(s); /* (what the first scans found) */
+    pthread_rwlock_unlock(&s->lock);
+    while (!atomic_load(&s->stop)) {
+        deliver_notes(s);
+        if (s->live && ms_between(last_named, now_ts()) >= RESCAN_MS) {
+            last_named = now_ts();
+            check_named(s);
+            deliver_notes(s);
+        }
+        int busy = check_one(s);
+        int pend = s->live && pending_entries(s);
+        struct pollfd p[2] = {{s->wake[0], POLLIN, 0}, {ifd, POLLIN, 0}};
+        int timeout = busy ? 0 : dirty ? DEBOUNCE_MS : pend ? 200 : s->live ? RESCAN_MS : -1;
+        if (poll(p, watching ? 2 : 1, timeout) > 0) {
+            char buf[4096];
+            if (p[0].revents & POLLIN)
+                while (read(s->wake[0], buf, sizeof buf) > 0) {
+                }
+            if (watching && (p[1].revents & POLLIN)) {
+                while (read(ifd, buf, sizeof buf) > 0) {
+                }
+                dirty = 1;
+                last_event = now_ts();
+            }
+        }
+        struct timespec now = now_ts();
+        int due = s->live && ((dirty && ms_between(last_event, now) >= DEBOUNCE_MS) ||
+                              ((pend || !watching) && ms_between(last_scan, now) >= (pend ? 200 : RESCAN_MS)));
+        if (due) {
+            dirty = 0;
+            last_scan = now;
+            if (watching) {
+                /* New folders need watches too (adding one twice is harmless). */
+                for (int i = 0; i < s->ndirs; i++)
+                    watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0, NULL);
+            }
+            for (int i = 0; i < s->ndirs; i++) {
+                gg_err e;
+                if (rescan(s, i, 0, &e))
+                    gg_log("%s", e.msg);
+            }
+        }
+    }
+    if (ifd >= 0)
+        close(ifd);
+    return NULL;
+}
+
+void gg_shelf_skip_dev(gg_shelf *s, dev_t dev)
+{
+    if (!s->started)
+        s->skip_dev = dev;
+}
+
+void gg_shelf_start(gg_shelf *s, int check, int live)
+{
+    if (s->started)
+        return;
+    s->check = check;
+    s->live = live;
+    if (pipe(s->wake) != 0) {
+        s->wake[0] = s->wake[1] = -1;
+        return;
+    }
+    for (int i = 0; i < 2; i++) {
+        int fl = fcntl(s->wake[i], F_GETFL);
+        fcntl(s->wake[i], F_SETFL, fl | O_NONBLOCK);
+    }
+    s->started = pthread_create(&s->worker, NULL, worker, s) == 0;
+}
+
+void gg_shelf_free(gg_shelf *s)
+{
+    if (!s)
+        return;
+    if (s->started) {
+        atomic_store(&s->stop, 1);
+        wake(s);
+        pthread_join(s->worker, NULL);
+    }
+    for (int i = 0; i < 2; i++)
+        if (s->wake[i] >= 0)
+            close(s->wake[i]);
+    for (uint32_t k = 0; k < s->nent; k++) {
+        gg_entry *en = s->ent[k];
+        if (en->tree && en->unmake)
+            en->unmake(en->tree);
+        if (en->model) {
+            gg_model_close(en->model);
+            free(en->model);
+        }
+        for (int i = 0; i < en->ncomps; i++)
+            free(en->comps[i]);
+        free(en->comps);
+        free(en->key);
+        free(en->spec);
+        free(en->error);
+        free(en->first_id);
+        pthread_mutex_destroy(&en->mu);
+        free(en);
+    }
+    free(s->ent);
+    pthread_mutex_destroy(&s->trim_mu);
+    for (uint32_t i = 0; i < s->n; i++) {
+        free(s->nodes[i].name);
+        free(s->nodes[i].kids);
+    }
+    free(s->nodes);
+    for (size_t i = 0; i < s->nnotes; i++)
+        free(s->notes[i].name);
+    free(s->notes);
+    for (int i = 0; i < s->ndirs; i++)
+        free(s->dirs[i].path);
+    free(s->dirs);
+    free(s->lease_path);
+    pthread_rwlock_destroy(&s->lock);
+    free(s);
+}
+
+/* ---- what the tree asks ---- */
+
+gg_snode gg_shelf_lookup(gg_shelf *s, uint32_t dir, const char *name, uint32_t *node)
+{
+    gg_snode k = GG_SN_NONE;
+    pthread_rwlock_rdlock(&s->lock);
+    if (dir < s->n && s->nodes[dir].kind == GG_SN_DIR) {
+        uint32_t c = find_kid(s, dir, name, NULL);
+        if (c != UINT32_MAX) {
+            *node = c;
+            k = s->nodes[c].kind;
+        }
+    }
+    pthread_rwlock_unlock(&s->lock);
+    return k;
+}
+
+gg_snode gg_shelf_kind(gg_shelf *s, uint32_t node)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    gg_snode k = node < s->n ? s->nodes[node].kind : GG_SN_NONE;
+    pthread_rwlock_unlock(&s->lock);
+    return k;
+}
+
+uint32_t gg_shelf_parent(gg_shelf *s, uint32_t node)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    uint32_t p = node < s->n ? s->nodes[node].parent : 0;
+    pthread_rwlock_unlock(&s->lock);
+    return p;
+}
+
+int gg_shelf_readdir(gg_shelf *s, uint32_t dir, uint64_t from,
+                     int (*fn)(void *arg, const char *name, uint32_t node, gg_snode kind), void *arg)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    if (dir >= s->n || s->nodes[dir].kind != GG_SN_DIR) {
+        pthread_rwlock_unlock(&s->lock);
+        return -1;
+    }
+    const snode *d = &s->nodes[dir];
+    for (uint64_t i = from; i < d->nkids; i++) {
+        const snode *c = &s->nodes[d->kids[i]];
+        if (fn(arg, c->name, d->kids[i], c->kind))
+            break;
+    }
+    pthread_rwlock_unlock(&s->lock);
+    return 0;
+}
+
+void gg_shelf_dir_info(gg_shelf *s, uint32_t dir, uint32_t *subdirs, struct timespec *mtime)
+{
+    *subdirs = 0;
+    pthread_rwlock_rdlock(&s->lock);
+    if (dir < s->n) {
+        const snode *d = &s->nodes[dir];
+        for (uint32_t i = 0; i < d->nkids; i++)
+            *subdirs += 1; /* folders and model folders alike */
+        *mtime = d->mtime;
+    }
+    pthread_rwlock_unlock(&s->lock);
+}
+
+gg_entry *gg_shelf_entry_at(gg_shelf *s, uint32_t node)
+{
+    gg_entry *en = NULL;
+    pthread_rwlock_rdlock(&s->lock);
+    if (node < s->n && s->nodes[node].entry && s->nodes[node].entry <= s->nent)
+        en = s->ent[s->nodes[node].entry - 1];
+    pthread_rwlock_unlock(&s->lock);
+    return en;
+}
+
+gg_entry *gg_shelf_entry(gg_shelf *s, uint32_t id)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    gg_entry *en = id >= 1 && id <= s->nent ? s->ent[id - 1] : NULL;
+    pthread_rwlock_unlock(&s->lock);
+    return en;
+}
+
+uint32_t gg_entry_id(const gg_entry *en) { return en->id; }
+
+uint32_t gg_entry_node(gg_shelf *s, const gg_entry *en)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    uint32_t n = en->node;
+    pthread_rwlock_unlock(&s->lock);
+    return n;
+}
+struct timespec gg_entry_mtime(const gg_entry *en) { return en->mtime; }
+
+void gg_shelf_set_notify(gg_shelf *s, void (*fn)(void *arg, uint32_t dir, const char *name), void *arg)
+{
+    s->notify_arg = arg;
+    s->notify = fn;
+}
+
+void gg_shelf_set_changed(gg_shelf *s, void (*fn)(void *arg, uint32_t id), void *arg)
+{
+    s->changed_arg = arg;
+    s->changed = fn;
+}
+
+void gg_shelf_model_changed(gg_shelf *s, uint32_t id)
+{
+    gg_entry *en = gg_shelf_entry(s, id);
+    if (!en || atomic_exchange(&en->changed_told, 1))
+        return;
+    pthread_rwlock_wrlock(&s->lock);
+    queue_model_note(s, id);
+    pthread_rwlock_unlock(&s->lock);
+    wake(s);
+}
+
+/* The full name of a visible entry as the tree shows it. */
+static void shown_path(const gg_shelf *s, uint32_t node, gg_buf *out)
+{
+    if (node == 0)
+        return;
+    shown_path(s, s->nodes[node].parent, out);
+    if (s->nodes[node].parent != 0)
+        gg_buf_put(out, "/", 1);
+    gg_buf_puts(out, s->nodes[node].name);
+}
+
+/* The entry ids of the models below folder dir, in the order a listing
+ * shows them (each folder's names in order, depth first); lock held. */
+static void models_in_order(const gg_shelf *s, uint32_t dir, uint32_t *ids, uint32_t *n, uint32_t cap, int depth)
+{
+    const snode *d = &s->nodes[dir];
+    for (uint32_t i = 0; i < d->nkids && *n < cap; i++) {
+        const snode *c = &s->nodes[d->kids[i]];
+        if (c->kind == GG_SN_MODEL)
+            ids[(*n)++] = c->entry;
+        else if (c->kind == GG_SN_DIR && depth < 64)
+            models_in_order(s, d->kids[i], ids, n, cap, depth + 1);
+    }
+}
+
+/* Where a model comes from, for models.tsv and .errors: a URL without its
+ * credentials and query string. */
+static void spec_field(gg_buf *out, const char *spec)
+{
+    char *shown = gg_spec_kind_of(spec) == GG_SPEC_URL ? gg_url_display(spec) : NULL;
+    const char *v = shown ? shown : gg_spec_kind_of(spec) == GG_SPEC_URL ? "(a URL)" : spec;
+    gg_tsv_field(out, v, strlen(v));
+    free(shown);
+}
+
+void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
+{
+    gg_buf_puts(out, "name\tarchitecture\tparameters\tmain_type\tbits_per_weight\tbytes\tpath\n");
+    pthread_rwlock_rdlock(&s->lock);
+    uint32_t cap = s->nent, n = 0;
+    uint32_t *ids = malloc((cap ? cap : 1) * sizeof *ids);
+    if (ids)
+        models_in_order(s, 0, ids, &n, cap, 0);
+    pthread_rwlock_unlock(&s->lock);
+    if (!ids) {
+        out->oom = 1;
+        return;
+    }
+    /* The figures of models not opened yet are learnt now (a header each). */
+    for (uint32_t k = 0; k < n; k++) {
+        gg_entry *en = gg_shelf_entry(s, ids[k]);
+        if (!en)
+            continue;
+        pthread_rwlock_rdlock(&s->lock);
+        int visible = en->state == E_VISIBLE;
+        pthread_rwlock_unlock(&s->lock);
+        if (!visible)
+            continue;
+        pthread_mutex_lock(&en->mu);
+        gg_err err;
+        int have = en->have_sum;
+        if (!have) {
+            int had = en->model != NULL;
+            if (open_model(s, en, &err) == 0) {
+                have = 1;
+                if (!had && !en->tree) {
+                    gg_model_close(en->model);
+                    free(en->model);
+                    en->model = NULL;
+                }
+            }
+        }
+        int later = !have && (gg_spec_kind_of(en->spec) != GG_SPEC_PATH || (transient(&err) && failed_for_now(s, en, &err) == 0));
+        gg_summary sum = en->sum;
+        pthread_mutex_unlock(&en->mu);
+        if (!have && !later) {
+            failed(s, en, &err);
+            continue;
+        }
+        pthread_rwlock_rdlock(&s->lock);
+        if (en->state == E_VISIBLE) {
+            gg_buf name = {0};
+            shown_path(s, en->node, &name);
+            char p[32];
+            gg_params_text(sum.params, p, sizeof p);
+            gg_tsv_field(out, name.p ? name.p : "", name.len);
+            gg_buf_put(out, "\t", 1);
+            if (have) {
+                gg_tsv_field(out, sum.arch[0] ? sum.arch : "-", strlen(sum.arch[0] ? sum.arch : "-"));
+                gg_buf_printf(out, "\t%s\t%s\t", p, sum.main_type[0] ? sum.main_type : "-");
+                if (sum.params) /* (bits per weight of no parameters: "-") */
+                    gg_buf_printf(out, "%.2f", sum.bpw);
+                else
+                    gg_buf_puts(out, "-");
+                gg_buf_printf(out, "\t%" PRIu64 "\t", sum.file_bytes);
+            } else { /* (cannot be opened just now: its figures are not known) */
+                gg_buf_printf(out, "-\t-\t-\t-\t%" PRIu64 "\t", en->size);
+            }
+            spec_field(out, en->spec);
+            gg_buf_put(out, "\n", 1);
+            gg_buf_free(&name);
+        }
+        pthread_rwlock_unlock(&s->lock);
+    }
+    free(ids);
+}
+
+void gg_shelf_errors(gg_shelf *s, gg_buf *out)
+{
+    gg_buf_puts(out, "path\toffset\tmessage\n");
+    pthread_rwlock_rdlock(&s->lock);
+    for (uint32_t k = 0; k < s->nent; k++) {
+        const gg_entry *en = s->ent[k];
+        if (en->state != E_ERROR || !en->error)
+            continue;
+        /* "FILE: offset N: what" -> N; messages without an offset give "-" */
+        const char *o = strstr(en->error, ": offset ");
+        spec_field(out, en->spec);
+        if (o)
+            gg_buf_printf(out, "\t%" PRIu64 "\t", (uint64_t)strtoull(o + 9, NULL, 10));
+        else
+            gg_buf_puts(out, "\t-\t");
+        gg_tsv_field(out, en->error, strlen(en->error));
+        gg_buf_put(out, "\n", 1);
+    }
+    pthread_rwlock_unlock(&s->lock);
+}
+
+void gg_shelf_totals(gg_shelf *s, uint64_t *bytes, uint64_t *models)
+{
+    *bytes = *models = 0;
+    pthread_rwlock_rdlock(&s->lock);
+    for (uint32_t k = 0; k < s->nent; k++) {
+        if (s->ent[k]->state == E_VISIBLE) {
+            *bytes += s->ent[k]->size; /* (not the model: another thread may be closing it) */
+            (*models)++;
+        }
+    }
+    pthread_rwlock_unlock(&s->lock);
+}
