@@ -4,6 +4,7 @@
 #ifndef GGUFFS_BUF_H
 #define GGUFFS_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* A growable byte buffer. */
@@ -21,8 +22,10 @@ void gg_buf_puts(gg_buf *b, const char *s);
 void gg_buf_printf(gg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gg_buf_free(gg_buf *b);
 
-/* asprintf that returns the string (NULL when out of memory). */
+/* asprintf that returns the string (NULL when out of memory); the va_list
+ * form for functions that take a format of their own. */
 char *gg_xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *gg_vxprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Append s (n bytes) to out as a JSON string literal, quotes included; each
  * maximal invalid UTF-8 subpart becomes one U+FFFD, as Python's

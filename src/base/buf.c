@@ -68,13 +68,19 @@ void gg_buf_free(gg_buf *b)
     memset(b, 0, sizeof *b);
 }
 
+char *gg_vxprintf(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    return s;
+}
+
 char *gg_xprintf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
+    char *s = gg_vxprintf(fmt, ap);
     va_end(ap);
     return s;
 }

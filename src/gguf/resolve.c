@@ -117,9 +117,7 @@ static void note(char **s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *add = NULL;
-    if (vasprintf(&add, fmt, ap) < 0)
-        add = NULL;
+    char *add = gg_vxprintf(fmt, ap);
     va_end(ap);
     if (!add)
         return;

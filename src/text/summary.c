@@ -258,6 +258,16 @@ void gg_summary_text(const gg_model *m, gg_buf *out)
     free(v);
 }
 
+/* A text field: a JSON string, or null when empty. */
+static void json_text(gg_buf *out, const char *key, const char *v)
+{
+    gg_buf_printf(out, ",\n  \"%s\": ", key);
+    if (v[0])
+        gg_json_string(out, v, strlen(v));
+    else
+        gg_buf_puts(out, "null");
+}
+
 static void json_num(gg_buf *out, const char *key, uint64_t v, int known)
 {
     if (known)
@@ -277,22 +287,14 @@ void gg_summary_json(const gg_model *m, gg_buf *out)
         gg_json_string(out, s.name, strlen(s.name));
     else
         gg_buf_puts(out, "null");
-    gg_buf_puts(out, ",\n  \"architecture\": ");
-    if (s.arch[0])
-        gg_json_string(out, s.arch, strlen(s.arch));
-    else
-        gg_buf_puts(out, "null");
+    json_text(out, "architecture", s.arch);
     gg_buf_printf(out, ",\n  \"parameters\": %" PRIu64 ",\n  \"parameters_text\": \"%s\"", s.params, p);
     gg_buf_printf(out, ",\n  \"file_bytes\": %" PRIu64 ",\n  \"tensor_bytes\": %" PRIu64, s.file_bytes, s.tensor_bytes);
     if (s.params)
         gg_buf_printf(out, ",\n  \"bits_per_weight\": %.4f", s.bpw);
     else
         gg_buf_puts(out, ",\n  \"bits_per_weight\": null");
-    gg_buf_puts(out, ",\n  \"main_type\": ");
-    if (s.main_type[0])
-        gg_json_string(out, s.main_type, strlen(s.main_type));
-    else
-        gg_buf_puts(out, "null");
+    json_text(out, "main_type", s.main_type);
     json_num(out, "context_length", s.context, s.context);
     json_num(out, "layers", s.layers, s.layers);
     json_num(out, "embedding_length", s.embedding, s.embedding);

@@ -1,5 +1,6 @@
 /* stores.c - the models a folder holds (see stores.h). */
 #include "stores.h"
+#include "gguffs/buf.h"
 #include "gguffs/model.h"
 
 #include <cjson/cJSON.h>
@@ -107,8 +108,7 @@ static void add_error(list *l, const char *key, const char *path, const char *fm
         return;
     va_list ap;
     va_start(ap, fmt);
-    if (vasprintf(&f->error, fmt, ap) < 0)
-        f->error = NULL;
+    f->error = gg_vxprintf(fmt, ap);
     va_end(ap);
     f->key = strdup(key);
     f->spec = strdup(path);
