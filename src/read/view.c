@@ -11,8 +11,8 @@
  *     pages present are used, missing ones are claimed and decoded by this
  *     thread (several at once with OpenMP), and only then does it wait for
  *     pages other threads were decoding.
- * The caller either gets the bytes copied (gg_read_f32) or pointers into the
- * pinned pages (gg_read_f32_ref), which the FUSE layer sends as they are. */
+ * The caller either gets the bytes copied (gg_read_view_copy) or pointers into
+ * the pinned pages (gg_read_view), which the FUSE layer sends as they are. */
 #include "gguffs/view.h"
 
 #include <errno.h>
@@ -119,8 +119,8 @@ static int read_bytes(gg_reader *r, const gg_model *m, const gg_tensor *t, void 
     return -1;
 }
 
-ssize_t gg_read_raw(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size, uint64_t off,
-                    gg_err *e)
+static ssize_t read_raw(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size, uint64_t off,
+                        gg_err *e)
 {
     if (off >= t->nbytes)
         return gg_source_check(gg_tensor_source(m, t), e) ? -1 : 0;
@@ -510,8 +510,9 @@ static ssize_t read_pages(gg_reader *r, const gg_model *m, const gg_tensor *t, c
     return build_reply(p, ref);
 }
 
-ssize_t gg_read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
-                        size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e)
+/* The f32 view (see the steps at the top). */
+static ssize_t read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
+                            size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e)
 {
     gg_err local;
     gg_err *ep = e ? e : &local;
@@ -561,23 +562,12 @@ ssize_t gg_read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uin
     return got;
 }
 
-ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf, size_t size,
-                    uint64_t off, gg_readahead *ra, gg_err *e)
-{
-    gg_ref ref;
-    ssize_t got = gg_read_f32_ref(r, m, t, uid, buf, size, off, ra, &ref, e);
-    if (got <= 0)
-        return got;
-    gg_ref_gather(&ref, buf);
-    gg_ref_release(r, &ref);
-    return got;
-}
-
 /* f32 bytes of the calling thread, for the conversions below. */
 static gg_tlbuf conv_f32 = GG_TLBUF_INIT, conv_16 = GG_TLBUF_INIT;
 
-ssize_t gg_read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, int bf16, char *buf,
-                     size_t size, uint64_t off, gg_readahead *ra, gg_err *e)
+/* f16 or bf16 (view): the f32 view's values converted, into buf. */
+static ssize_t read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind view,
+                         char *buf, size_t size, uint64_t off, gg_readahead *ra, gg_err *e)
 {
     uint64_t total = t->info->nelems * 2;
     if (off >= total || size == 0)
@@ -592,13 +582,13 @@ ssize_t gg_read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32
     /* The float32 values through the same pages and cache as f32, then
      * converted as they come. */
     gg_ref ref;
-    ssize_t got = gg_read_f32_ref(r, m, t, uid, f32, n * 4, e0 * 4, ra, &ref, e);
+    ssize_t got = read_f32_ref(r, m, t, uid, f32, n * 4, e0 * 4, ra, &ref, e);
     if (got < 0)
         return -1;
     uint64_t at = 0;
     for (int i = 0; i < ref.niov; i++) {
         size_t k = ref.iov[i].iov_len / 4;
-        if (bf16)
+        if (view == GG_VIEW_BF16)
             gg_f32_to_bf16(ref.iov[i].iov_base, h + at, k);
         else
             gg_f32_to_f16(ref.iov[i].iov_base, h + at, k);
@@ -607,6 +597,33 @@ ssize_t gg_read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32
     gg_ref_release(r, &ref);
     memcpy(buf, (char *)h + (off - e0 * 2), size);
     return (ssize_t)size;
+}
+
+ssize_t gg_read_view(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind k, char *buf,
+                     size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e)
+{
+    if (k == GG_VIEW_F32)
+        return read_f32_ref(r, m, t, uid, buf, size, off, ra, ref, e);
+    gg_ref_init(ref);
+    ssize_t got = k == GG_VIEW_RAW ? read_raw(r, m, t, buf, size, off, e)
+                                   : read_half(r, m, t, uid, k, buf, size, off, ra, e);
+    if (got > 0) {
+        ref->iov[0] = (struct iovec){buf, (size_t)got};
+        ref->niov = 1;
+    }
+    return got;
+}
+
+ssize_t gg_read_view_copy(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind k,
+                          char *buf, size_t size, uint64_t off, gg_readahead *ra, gg_err *e)
+{
+    gg_ref ref;
+    ssize_t got = gg_read_view(r, m, t, uid, k, buf, size, off, ra, &ref, e);
+    if (got <= 0)
+        return got;
+    gg_ref_gather(&ref, buf);
+    gg_ref_release(r, &ref);
+    return got;
 }
 
 void gg_reader_forget(gg_reader *r, uint32_t uid_lo, uint32_t uid_hi)
