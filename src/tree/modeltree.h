@@ -72,6 +72,7 @@ struct gg_open_file {
     gg_readahead ra;
     void *held;
     int stale;        /* its model had changed when it was opened */
+    gg_open_file *prev, *next; /* in its tree's list of open files (tree.c) */
 };
 
 gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
