@@ -234,7 +234,8 @@ static void test_close_with_readahead(void)
     char buf[4096];
     /* Pages 0 and 1: a stream; pages 2, 3, 4 are queued, 2 is held. */
     for (int p = 0; p < 2; p++)
-        EXPECT(gg_read_f32(r, m, t, 0, buf, sizeof buf, (uint64_t)p * 4096, &ra, &e) == 4096, "read page %d: %s",
+        EXPECT(gg_read_view_copy(r, m, t, 0, GG_VIEW_F32, buf, sizeof buf, (uint64_t)p * 4096, &ra, &e) == 4096,
+               "read page %d: %s",
                p, e.msg);
     pthread_mutex_lock(&mu);
     for (int i = 0; i < 500 && !gate_waiting; i++) {
