@@ -306,10 +306,10 @@ int main(void)
         gg_open_file *left;
         EXPECT(gg_tree_open(tree, walk("tensors/q/f32"), &left, &e) == 0 && left, "open a file left open");
     }
-    /* The reader first: its read-ahead workers may still hold the model's
-     * tensors, which the tree frees (the use-after-free of issue 19's C6). */
-    gg_reader_free(r);
+    /* The tree first: closing each model cancels and waits for its
+     * read-ahead jobs (gg_reader_cancel), which needs the reader alive. */
     gg_tree_free(tree);
+    gg_reader_free(r);
     mm_free(&mm);
     if (fails) {
         fprintf(stderr, "test_tree: %d failed\n", fails);
