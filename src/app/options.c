@@ -299,7 +299,7 @@ static const option options[] = {
     {.name = "net_cache", .value = "SIZE", .kind = OPT_SIZE, .at = U64(net.mem_cache_bytes), .group = OPT_REMOTE,
      .lo = 4 << 20, .hi = OPT_RAM, .help = "downloaded blocks kept in memory (default 256M)"},
     {.name = "cache_dir", .value = "DIR", .kind = OPT_DIR, .at = STR(cache_dir), .group = OPT_REMOTE,
-     .help = "keep downloaded blocks on disk (default: off)"},
+     .help = "keep downloaded blocks on disk (default: off; made with its parents)"},
     {.name = "cache_dir_size", .value = "SIZE", .kind = OPT_SIZE, .at = U64(net.cache_dir_bytes),
      .group = OPT_REMOTE, .lo = 16 << 20, .hi = 1ll << 50, .help = "bound of cache_dir (default 10G)"},
     {.name = "unvalidated", .kind = OPT_FLAG, .at = INT(net.unvalidated), .group = OPT_REMOTE,
