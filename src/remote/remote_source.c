@@ -138,7 +138,10 @@ static int fetch_checked(remote_source *h, uint64_t off, uint64_t len, uint8_t *
                   .if_match = h->v.etag[0] ? h->v.etag : NULL};
     gg_err fe;
     int rc = h->f->ops->fetch(h->f, &r, &fe);
-    if (rc == 0 && same_object(h, &r, &fe) == 0)
+    if (rc == 0 && (rc = same_object(h, &r, &fe)) == 0 && r.got != len)
+        rc = gg_fail(&fe, GG_E_IO, "%s: bytes %" PRIu64 "-%" PRIu64 ": the answer was cut short (%" PRIu64 " bytes)",
+                     h->s.name, off, off + len - 1, r.got);
+    if (rc == 0)
         return 0;
     if (rc && fe.code == GG_E_STALE)
         stale(h, NULL, fe.msg);
