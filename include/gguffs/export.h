@@ -1,6 +1,6 @@
 /* export.h - files in the formats Python tools load directly, made of
  * segments laid end to end: literal bytes (a header) and ranges of tensor
- * views (f32, f16, bf16). Nothing is decoded to build one: only the header
+ * views (view.h: f32, f16, bf16, raw). Nothing is decoded to build one: only the header
  * is made, whose size depends on the tensor count, not on the data.
  *
  *   tensors/<name>/f32.npy, f16.npy   .npy format 1.0 (2.0 only if its header
@@ -18,8 +18,7 @@
 
 #include "gguffs/error.h"
 #include "gguffs/model.h"
-
-typedef enum gg_view_kind { GG_VIEW_F32 = 0, GG_VIEW_F16, GG_VIEW_BF16 } gg_view_kind;
+#include "gguffs/view.h" /* gg_view_kind */
 
 typedef struct gg_segment {
     uint64_t at, len;    /* where it lies in the file */
@@ -52,8 +51,5 @@ typedef ssize_t (*gg_view_read_fn)(void *arg, uint64_t tensor, gg_view_kind kind
                                    uint64_t off, gg_err *e);
 ssize_t gg_composite_read(const gg_composite *c, gg_view_read_fn view, void *arg, char *buf, size_t size,
                           uint64_t off, gg_err *e);
-
-/* Bytes per element of a view. */
-static inline uint64_t gg_view_esize(gg_view_kind k) { return k == GG_VIEW_F32 ? 4 : 2; }
 
 #endif

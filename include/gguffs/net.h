@@ -23,7 +23,7 @@
  *    stops early when that scope's caller gives up, and gg_net_abort() makes
  *    all of them stop at once.
  * It knows nothing of GGUF, caches or validators' meaning: callers say which
- * If-Match to send and check what comes back (source_http.c). */
+ * If-Match to send and check what comes back (remote_source.c). */
 #ifndef GGUFFS_NET_H
 #define GGUFFS_NET_H
 
@@ -103,7 +103,7 @@ typedef struct gg_http_get {
 /* Perform g. Returns 0, or -1 with *e set; in both cases free(g->final_url). */
 int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e);
 
-/* Open an http(s) URL as a source (source_http.c). gg_net_url_opener has the
+/* Open an http(s) URL as a source (http_fetch.c, remote_source.c). gg_net_url_opener has the
  * shape of gg_url_opener (source.h): pass it with the net as its argument. */
 gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e);
 gg_source *gg_net_url_opener(void *net, const char *url, gg_err *e);
@@ -115,10 +115,10 @@ uint32_t gg_net_new_source_id(gg_net *n);
 /* The persistent block cache, or NULL (no -o cache_dir). */
 gg_diskcache *gg_net_diskcache(gg_net *n);
 
-/* Background jobs of remote sources (read-ahead): fn(obj, a, b) runs on one
+/* Background jobs of remote sources (read-ahead): fn(net, obj, a, b) runs on one
  * of the prefetch_threads workers (started on first use, so after the
  * daemon forked). A full queue drops the job (read-ahead is a hint). */
-typedef void (*gg_net_job_fn)(void *obj, uint64_t a, uint64_t b);
+typedef void (*gg_net_job_fn)(void *net, void *obj, uint64_t a, uint64_t b);
 void gg_net_submit(gg_net *n, gg_net_job_fn fn, void *obj, uint64_t a, uint64_t b);
 /* Drop obj's queued jobs and wait for its running ones (before freeing obj). */
 void gg_net_cancel(gg_net *n, void *obj);

@@ -19,7 +19,7 @@
 #include "gguffs/buf.h"
 
 typedef struct gg_source gg_source;
-/* Opens an http(s) URL; the HTTP layer (source_http.c) provides one, so the
+/* Opens an http(s) URL; the HTTP layer (http_fetch.c) provides one, so the
  * core builds and runs without libcurl. */
 typedef gg_source *(*gg_url_opener)(void *arg, const char *url, gg_err *e);
 

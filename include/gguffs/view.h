@@ -3,7 +3,7 @@
  * f32 reads map the byte range to pages of decoded floats (aligned to whole
  * blocks, or whole row groups for interleaved types), take them from the
  * cache or decode them, and hand them out without copying where the caller
- * can send straight from the cache (gg_read_f32_ref). A read that misses
+ * can send straight from the cache (gg_read_view). A read that misses
  * several pages decodes them in parallel (OpenMP); pages another thread is
  * decoding are waited for only after the reader's own are done.
  * Small reads that miss the cache decode only the blocks they touch.
@@ -29,6 +29,20 @@
 
 typedef struct gg_reader gg_reader;
 
+/* The views of a tensor: its values as float32, float16 or bfloat16
+ * (halfconv.h), or its stored bytes. RAW is last: 0 is F32, the default of
+ * -o safetensors_dtype (gg_tree_opts). */
+typedef enum gg_view_kind { GG_VIEW_F32 = 0, GG_VIEW_F16, GG_VIEW_BF16, GG_VIEW_RAW } gg_view_kind;
+
+/* Bytes per element of a decoded view (F32, F16, BF16). */
+static inline uint64_t gg_view_esize(gg_view_kind k) { return k == GG_VIEW_F32 ? 4 : 2; }
+
+/* Bytes of a tensor's view: its stored bytes for RAW, else elements x esize. */
+static inline uint64_t gg_view_size(const gg_tensor *t, gg_view_kind k)
+{
+    return k == GG_VIEW_RAW ? t->nbytes : t->info->nelems * gg_view_esize(k);
+}
+
 typedef struct gg_reader_opts {
     uint64_t cache_bytes; /* decoded-page budget */
     uint64_t page_bytes;  /* target page size (rounded to whole blocks / row groups) */
@@ -52,6 +66,8 @@ void gg_readahead_destroy(gg_readahead *ra);
 void gg_reader_default_opts(gg_reader_opts *o);
 gg_reader *gg_reader_new(const gg_reader_opts *o);
 void gg_reader_free(gg_reader *r);
+/* Drop m's queued read-ahead and wait for its running jobs: before m is closed. */
+void gg_reader_cancel(gg_reader *r, const gg_model *m);
 
 /* Bytes described without copying: on success iov[0..niov) hold the bytes,
  * in cached pages (pinned until gg_ref_release) or in the caller's buffer. */
@@ -72,29 +88,20 @@ void gg_ref_release(gg_reader *r, gg_ref *ref);
 /* Copy the bytes into buf, in order (parts already in buf stay put). */
 void gg_ref_gather(const gg_ref *ref, char *buf);
 
-/* Bytes [off, off+size) of the tensor's stored data into buf. Returns the
- * bytes read, or -1 with *e set. */
-ssize_t gg_read_raw(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size,
-                    uint64_t off, gg_err *e);
-
-/* Bytes [off, off+size) of the tensor decoded to float32, described in ref
- * (buf, of size bytes, is used where the bytes are not in the cache).
- * `uid` identifies the tensor in the cache (unique per mounted tensor), ra
- * is per-open-file read-ahead state (may be NULL). Returns the byte count,
- * or -1 with *e set (GG_E_UNSUPPORTED for a tensor that cannot be decoded,
- * logged once per tensor); on error there is nothing to release. */
-ssize_t gg_read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
-                        size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e);
+/* Bytes [off, off+size) of a view of the tensor, described in ref (buf, of
+ * size bytes, is used where the bytes are not in the cache: f32 pages are
+ * handed out as they are, raw, f16 and bf16 bytes are put in buf). `uid`
+ * identifies the tensor in the cache (unique per mounted tensor), ra is
+ * per-open-file read-ahead state (may be NULL). Returns the byte count (0 at
+ * the end), or -1 with *e set (GG_E_UNSUPPORTED for a decoded view of a
+ * tensor that cannot be decoded, logged once per tensor); on error there is
+ * nothing to release. f16 and bf16 are made from the f32 pages. */
+ssize_t gg_read_view(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind k, char *buf,
+                     size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e);
 
 /* The same, copied into buf. */
-ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
-                    size_t size, uint64_t off, gg_readahead *ra, gg_err *e);
-
-/* Bytes [off, off+size) of the tensor as float16 (bf16 = 0) or bfloat16
- * (halfconv.h), made from the f32 pages, into buf. Returns the byte
- * count or -1 with *e set. */
-ssize_t gg_read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, int bf16, char *buf,
-                     size_t size, uint64_t off, gg_readahead *ra, gg_err *e);
+ssize_t gg_read_view_copy(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind k,
+                          char *buf, size_t size, uint64_t off, gg_readahead *ra, gg_err *e);
 
 /* Decode elements [e0, e1) of a tensor into dst, bypassing the cache (used by
  * --verify and stats). Returns 0, or -1 with *e set. */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,62 +11,6 @@
 
 #include "gguffs/decode.h"
 #include "gguffs/export.h"
-
-void gg_cli_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: gguffs [options] MODEL.gguf|URL|hf://ORG/REPO[@REV][/FILE]|FOLDER ... MOUNTPOINT\n"
-            "       gguffs [options] --ollama|--hf-cache|--lmstudio [...] MOUNTPOINT\n"
-            "       gguffs --dump [--json] [--full] [-o OPTS] MODEL.gguf\n"
-            "       gguffs --verify [--tensor GLOB ...] [-o OPTS] MODEL.gguf\n"
-            "       gguffs --help | --version\n"
-            "\n"
-            "Mounts GGUF models as a read-only tree: metadata/<key>, metadata.json, summary,\n"
-            "tensors/<name>/{raw,f32,f32.npy,f16,bf16,info.json,stats}, tensors.tsv,\n"
-            "model.safetensors, blocks/<N>/. A folder or a model store gives one folder\n"
-            "per model, kept current, with models.tsv and .errors.\n"
-            "Unmount with: fusermount3 -u MOUNTPOINT\n"
-            "\n"
-            "options:\n"
-            "  -f                      stay in the foreground\n"
-            "  -d                      debug output (implies -f)\n"
-            "  -s                      single-threaded (slower)\n"
-            "  -o cache_size=SIZE      decoded-page cache budget (default 256M; K, M, G, T; 1.5G)\n"
-            "  -o page_size=SIZE       decoded page size (default 256K; 4K to 64M)\n"
-            "  -o threads=N            decode threads (default: number of cores)\n"
-            "  -o readahead=N          pages decoded ahead of sequential readers (default 16, 0 off)\n"
-            "  -o read_ahead_kb=N      kernel read-ahead of the mount, as root (default 1024, 0: kernel's)\n"
-            "  -o simd=ISA             force scalar, avx2, avx512 or neon decoding (also $GGUFFS_SIMD)\n"
-            "  -o types=ID:NAME[,ID:NAME...]  force the meaning of type ids,\n"
-            "                          e.g. types=42:STQ1_0,43:STQ1_0\n"
-            "  -o stq1_0_order=ORDER   stride16 (default) or consecutive\n"
-            "  -o direct_io            tensor files bypass the kernel page cache\n"
-            "  -o max_threads=N        FUSE worker threads (default 16)\n"
-            "  -o clone_fd             one /dev/fuse descriptor per FUSE thread\n"
-            "  -o logfile=PATH         append the daemon's messages to PATH\n"
-            "  -o safetensors_dtype=T  f32 (default), f16 or bf16 for model.safetensors\n"
-            "  -o model_memory=SIZE    opened models of a folder kept within SIZE (default 256M)\n"
-            "model stores (each also recognised when given as FOLDER):\n"
-            "  --ollama                Ollama's models ($OLLAMA_MODELS, ~/.ollama/models)\n"
-            "  --hf-cache              the Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub)\n"
-            "  --lmstudio              LM Studio's models (~/.lmstudio/models)\n"
-            "remote models (https://..., hf://ORG/REPO[@REV][/FILE.gguf]):\n"
-            "  -o timeout=SECONDS      the longest a remote read waits, retries included (default 30)\n"
-            "  -o retries=N            tries after the first for transient failures (default 5)\n"
-            "  -o cafile=PATH          CA certificates to trust (also $CURL_CA_BUNDLE)\n"
-            "  -o header='NAME: VALUE' an HTTP header for the models' own host (repeatable)\n"
-            "  -o net_cache=SIZE       downloaded blocks kept in memory (default 256M)\n"
-            "  -o cache_dir=DIR        keep downloaded blocks on disk (default: off)\n"
-            "  -o cache_dir_size=SIZE  bound of cache_dir (default 10G)\n"
-            "  -o unvalidated          mount URLs whose server sends no ETag and no Last-Modified\n"
-            "  -o OPT                  any other option is passed to libfuse (e.g. allow_other)\n"
-            "\n"
-            "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot open model, 4 model is not\n"
-            "a regular file, 5 malformed model, 6 mount point missing or not a directory,\n"
-            "7 mount point busy or stale, 8 mount failed, 9 --verify found problems,\n"
-            "10 unmounting failed.\n"
-            "See gguffs(1).\n");
-}
 
 int gg_parse_size(const char *s, unsigned long long *out)
 {
@@ -176,6 +121,70 @@ static int int_opt(const char *name, const char *val, long long lo, long long hi
     return -1;
 }
 
+/* One of a NULL-terminated list of words: its index. */
+static int choice_opt(const char *name, const char *val, const char *const *choices, int *out)
+{
+    int n = 0;
+    for (; choices[n]; n++)
+        if (!strcmp(val, choices[n])) {
+            *out = n;
+            return 0;
+        }
+    fprintf(stderr, "gguffs: -o %s=%s: expected ", name, val);
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", choices[i]);
+    fprintf(stderr, "\n");
+    return -1;
+}
+
+static int simd_opt(gg_cli *c, const char *val)
+{
+    gg_isa isa;
+    if (gg_isa_parse(val, &isa) != 0) {
+        fprintf(stderr, "gguffs: -o simd=%s: expected scalar, avx2, avx512 or neon\n", val);
+        return -1;
+    }
+    if (gg_isa_set(isa) != 0) {
+        fprintf(stderr, "gguffs: -o simd=%s: this CPU (or this build) does not have it\n", val);
+        return -1;
+    }
+    return 0;
+}
+
+static int types_opt(gg_cli *c, const char *val)
+{
+    gg_err e;
+    if (!*val) {
+        fprintf(stderr, "gguffs: -o types= needs ID:NAME[,ID:NAME...] (e.g. types=42:STQ1_0)\n");
+        return -1;
+    }
+    if (gg_parse_forced_types(&c->open, val, &e) != 0) {
+        fprintf(stderr, "gguffs: -o types=%s: %s\n", val, e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int header_opt(gg_cli *c, const char *val)
+{
+    const char *colon = strchr(val, ':');
+    if (!colon || colon == val || strpbrk(val, "\r\n")) {
+        fprintf(stderr, "gguffs: -o header=%s: expected 'Name: value'\n", val);
+        return -1;
+    }
+    if (c->net.n_headers >= GG_NET_MAX_HEADERS) {
+        fprintf(stderr, "gguffs: -o header: at most %d of them\n", GG_NET_MAX_HEADERS);
+        return -1;
+    }
+    if (!(c->headers[c->net.n_headers] = strdup(val))) {
+        fprintf(stderr, "gguffs: out of memory\n");
+        return -1;
+    }
+    c->net.headers[c->net.n_headers] = c->headers[c->net.n_headers];
+    c->net.n_headers++;
+    return 0;
+}
+
 static int push(char ***arr, int *n, const char *s)
 {
     char **p = realloc(*arr, (size_t)(*n + 2) * sizeof *p);
@@ -209,166 +218,225 @@ static int fuse_o_add(fuse_o *f, const char *opt)
     return 0;
 }
 
+/* What an option's value is: how it is checked and what field it fills. */
+typedef enum opt_kind {
+    OPT_FLAG,   /* no value: the int field becomes 1 */
+    OPT_INT,    /* a whole number in [lo, hi]: int */
+    OPT_SIZE,   /* bytes in [lo, hi] (gg_parse_size): uint64_t */
+    OPT_CHOICE, /* one of choices[]: its index, an int */
+    OPT_FILE,   /* a file that exists, made absolute: char * */
+    OPT_DIR,    /* a folder, made absolute; it may not exist yet: char * */
+    OPT_PATH,   /* a path as given: char * */
+    OPT_CALL,   /* checked and stored by call() */
+} opt_kind;
+
+enum { OPT_MOUNT, OPT_REMOTE }; /* the --help section of a row */
+
+/* Bounds known only at run time, as hi. */
+#define OPT_RAM (-1)    /* the machine's memory */
+#define OPT_4CORES (-2) /* 4 x the cores, at least 8 */
+
+typedef struct option {
+    const char *name, *value; /* --help shows -o name=VALUE; no value: a flag */
+    opt_kind kind;
+    size_t at;                /* the gg_cli field: INT(f), U64(f) or STR(f) */
+    long long lo, hi;         /* INT and SIZE */
+    const char *const *choices;              /* CHOICE, NULL-terminated */
+    int (*call)(gg_cli *c, const char *val); /* CALL: 0, or -1 after a message */
+    int group;
+    const char *help;         /* the --help text; a \n goes on under it */
+} option;
+
+/* A field's offset; a field of another type than the kind fills does not compile. */
+#define INT(f) _Generic(((gg_cli *)0)->f, int: offsetof(gg_cli, f))
+#define U64(f) _Generic(((gg_cli *)0)->f, uint64_t: offsetof(gg_cli, f))
+#define STR(f) _Generic(((gg_cli *)0)->f, char *: offsetof(gg_cli, f))
+
+_Static_assert(GG_VIEW_F32 == 0 && GG_VIEW_F16 == 1 && GG_VIEW_BF16 == 2,
+               "safetensors_dtype's choices are in gg_view_kind order");
+
+/* Every gguffs -o option, in --help order (and the man page's: 60_toolbox checks). */
+static const option options[] = {
+    {.name = "cache_size", .value = "SIZE", .kind = OPT_SIZE, .at = U64(reader.cache_bytes),
+     .lo = 64 << 10, .hi = OPT_RAM, .help = "decoded-page cache budget (default 256M; K, M, G, T; 1.5G)"},
+    {.name = "page_size", .value = "SIZE", .kind = OPT_SIZE, .at = U64(reader.page_bytes),
+     .lo = 4096, .hi = 64 << 20, .help = "decoded page size (default 256K; 4K to 64M)"},
+    {.name = "threads", .value = "N", .kind = OPT_INT, .at = INT(reader.threads),
+     .lo = 1, .hi = OPT_4CORES, .help = "decode threads (default: number of cores)"},
+    {.name = "readahead", .value = "N", .kind = OPT_INT, .at = INT(reader.readahead_pages),
+     .lo = 0, .hi = 1024, .help = "pages decoded ahead of sequential readers (default 16, 0 off)"},
+    {.name = "read_ahead_kb", .value = "N", .kind = OPT_INT, .at = INT(fuse.read_ahead_kb),
+     .lo = 0, .hi = 65536, .help = "kernel read-ahead of the mount, as root (default 1024, 0: kernel's)"},
+    {.name = "simd", .value = "ISA", .kind = OPT_CALL, .call = simd_opt,
+     .help = "force scalar, avx2, avx512 or neon decoding (also $GGUFFS_SIMD)"},
+    {.name = "types", .value = "ID:NAME[,ID:NAME...]", .kind = OPT_CALL, .call = types_opt,
+     .help = "force the meaning of type ids,\ne.g. types=42:STQ1_0,43:STQ1_0"},
+    {.name = "stq1_0_order", .value = "ORDER", .kind = OPT_CHOICE, .at = INT(open.stq1_0_consecutive),
+     .choices = (const char *const[]){"stride16", "consecutive", NULL},
+     .help = "stride16 (default) or consecutive"},
+    {.name = "direct_io", .kind = OPT_FLAG, .at = INT(fuse.direct_io),
+     .help = "tensor files bypass the kernel page cache"},
+    {.name = "max_threads", .value = "N", .kind = OPT_INT, .at = INT(fuse.max_threads),
+     .lo = 1, .hi = 256, .help = "FUSE worker threads (default 16)"},
+    {.name = "clone_fd", .kind = OPT_FLAG, .at = INT(fuse.clone_fd),
+     .help = "one /dev/fuse descriptor per FUSE thread"},
+    {.name = "logfile", .value = "PATH", .kind = OPT_PATH, .at = STR(logfile),
+     .help = "append the daemon's messages to PATH"},
+    {.name = "safetensors_dtype", .value = "T", .kind = OPT_CHOICE, .at = INT(tree.safetensors_dtype),
+     .choices = (const char *const[]){"f32", "f16", "bf16", NULL},
+     .help = "f32 (default), f16 or bf16 for model.safetensors"},
+    {.name = "model_memory", .value = "SIZE", .kind = OPT_SIZE, .at = U64(models_bytes),
+     .lo = 1 << 20, .hi = OPT_RAM, .help = "opened models of a folder kept within SIZE (default 256M)"},
+
+    {.name = "timeout", .value = "SECONDS", .kind = OPT_INT, .at = INT(net.timeout_s), .group = OPT_REMOTE,
+     .lo = 1, .hi = 3600, .help = "the longest a remote read waits, retries included (default 30)"},
+    {.name = "retries", .value = "N", .kind = OPT_INT, .at = INT(net.retries), .group = OPT_REMOTE,
+     .lo = 0, .hi = 20, .help = "tries after the first for transient failures (default 5)"},
+    {.name = "cafile", .value = "PATH", .kind = OPT_FILE, .at = STR(cafile), .group = OPT_REMOTE,
+     .help = "CA certificates to trust (also $CURL_CA_BUNDLE)"},
+    {.name = "header", .value = "'NAME: VALUE'", .kind = OPT_CALL, .call = header_opt, .group = OPT_REMOTE,
+     .help = "an HTTP header for the models' own host (repeatable)"},
+    {.name = "net_cache", .value = "SIZE", .kind = OPT_SIZE, .at = U64(net.mem_cache_bytes), .group = OPT_REMOTE,
+     .lo = 4 << 20, .hi = OPT_RAM, .help = "downloaded blocks kept in memory (default 256M)"},
+    {.name = "cache_dir", .value = "DIR", .kind = OPT_DIR, .at = STR(cache_dir), .group = OPT_REMOTE,
+     .help = "keep downloaded blocks on disk (default: off; made with its parents)"},
+    {.name = "cache_dir_size", .value = "SIZE", .kind = OPT_SIZE, .at = U64(net.cache_dir_bytes),
+     .group = OPT_REMOTE, .lo = 16 << 20, .hi = 1ll << 50, .help = "bound of cache_dir (default 10G)"},
+    {.name = "unvalidated", .kind = OPT_FLAG, .at = INT(net.unvalidated), .group = OPT_REMOTE,
+     .help = "mount URLs whose server sends no ETag and no Last-Modified"},
+};
+#define N_OPTIONS (sizeof options / sizeof *options)
+
+static long long option_hi(const option *o)
+{
+    if (o->hi == OPT_RAM)
+        return (long long)physical_memory();
+    if (o->hi == OPT_4CORES)
+        return 4 * cores() < 8 ? 8 : 4 * cores();
+    return o->hi;
+}
+
+/* The rows of one --help section: "  -o name=VALUE" in 23 columns, then the text. */
+static void usage_rows(FILE *out, int group)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        const option *o = &options[i];
+        if (o->group != group)
+            continue;
+        char head[64];
+        snprintf(head, sizeof head, "-o %s%s%s", o->name, o->value ? "=" : "", o->value ? o->value : "");
+        fprintf(out, "  %-23s%s", head, strlen(head) > 23 ? "  " : " ");
+        for (const char *p = o->help; *p; p++)
+            if (*p == '\n')
+                fprintf(out, "\n%26s", "");
+            else
+                fputc(*p, out);
+        fputc('\n', out);
+    }
+}
+
+void gg_cli_usage(FILE *out)
+{
+    fputs("usage: gguffs [options] MODEL.gguf|URL|hf://ORG/REPO[@REV][/FILE]|FOLDER ... MOUNTPOINT\n"
+          "       gguffs [options] --ollama|--hf-cache|--lmstudio [...] MOUNTPOINT\n"
+          "       gguffs --dump [--json] [--full] [-o OPTS] MODEL.gguf\n"
+          "       gguffs --verify [--tensor GLOB ...] [-o OPTS] MODEL.gguf\n"
+          "       gguffs --help | --version\n"
+          "\n"
+          "Mounts GGUF models as a read-only tree: metadata/<key>, metadata.json, summary,\n"
+          "tensors/<name>/{raw,f32,f32.npy,f16,bf16,info.json,stats}, tensors.tsv,\n"
+          "model.safetensors, blocks/<N>/. A folder or a model store gives one folder\n"
+          "per model, kept current, with models.tsv and .errors.\n"
+          "Unmount with: fusermount3 -u MOUNTPOINT\n"
+          "\n"
+          "options:\n"
+          "  -f                      stay in the foreground\n"
+          "  -d                      debug output (implies -f)\n"
+          "  -s                      single-threaded (slower)\n", out);
+    usage_rows(out, OPT_MOUNT);
+    fputs("model stores (each also recognised when given as FOLDER):\n"
+          "  --ollama                Ollama's models ($OLLAMA_MODELS, ~/.ollama/models)\n"
+          "  --hf-cache              the Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub)\n"
+          "  --lmstudio              LM Studio's models (~/.lmstudio/models)\n"
+          "remote models (https://..., hf://ORG/REPO[@REV][/FILE.gguf]):\n", out);
+    usage_rows(out, OPT_REMOTE);
+    fputs("  -o OPT                  any other option is passed to libfuse (e.g. allow_other)\n"
+          "\n"
+          "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot open model, 4 model is not\n"
+          "a regular file, 5 malformed model, 6 mount point missing or not a directory,\n"
+          "7 mount point busy or stale, 8 mount failed, 9 --verify found problems,\n"
+          "10 unmounting failed.\n"
+          "See gguffs(1).\n", out);
+}
+
+/* A FILE, DIR or PATH value into its field (which owns it). */
+static int path_opt(const option *o, const char *val, char **out)
+{
+    if (!*val) {
+        fprintf(stderr, "gguffs: -o %s= needs a %s\n", o->name,
+                o->kind == OPT_FILE ? "file" : o->kind == OPT_DIR ? "folder" : "path");
+        return -1;
+    }
+    char *s = NULL;
+    if (o->kind == OPT_PATH) {
+        s = strdup(val);
+    } else if (!(s = realpath(val, NULL))) {
+        /* Kept absolute: the daemon changes to / once in the background. */
+        if (o->kind == OPT_FILE) {
+            fprintf(stderr, "gguffs: -o %s=%s: %s\n", o->name, val, strerror(errno));
+            return -1;
+        }
+        /* A folder that does not exist yet: made later, with its parents. */
+        char cwd[4096];
+        if (val[0] == '/' || !getcwd(cwd, sizeof cwd) || asprintf(&s, "%s/%s", cwd, val) < 0)
+            s = strdup(val);
+    }
+    if (!s) {
+        fprintf(stderr, "gguffs: out of memory\n");
+        return -1;
+    }
+    free(*out);
+    *out = s;
+    return 0;
+}
+
 /* One -o option (name or name=value, separators already removed). Returns
  * 0, 1 to hand it to libfuse, or -1 after a message. */
-static int one_option(gg_cli *c, const char *opt)
+static int one_option(gg_cli *c, const char *item)
 {
-    const char *eq = strchr(opt, '=');
-    size_t nl = eq ? (size_t)(eq - opt) : strlen(opt);
+    const char *eq = strchr(item, '=');
+    size_t nl = eq ? (size_t)(eq - item) : strlen(item);
     const char *val = eq ? eq + 1 : NULL;
-#define IS(s) (nl == strlen(s) && memcmp(opt, s, nl) == 0)
+    const option *o = options;
+    while (o < options + N_OPTIONS && !(strlen(o->name) == nl && !memcmp(o->name, item, nl)))
+        o++;
+    if (o == options + N_OPTIONS)
+        return 1;
+    if (o->kind == OPT_FLAG ? val != NULL : val == NULL) {
+        fprintf(stderr, val ? "gguffs: -o %s takes no value\n" : "gguffs: -o %s needs a value (%s=...)\n", item, item);
+        return -1;
+    }
+    char *field = (char *)c + o->at;
     unsigned long long v;
-    if (IS("direct_io") || IS("clone_fd") || IS("unvalidated")) {
-        if (val) {
-            fprintf(stderr, "gguffs: -o %s takes no value\n", opt);
-            return -1;
-        }
-        if (IS("direct_io"))
-            c->fuse.direct_io = 1;
-        else if (IS("clone_fd"))
-            c->fuse.clone_fd = 1;
-        else
-            c->net.unvalidated = 1;
+    switch (o->kind) {
+    case OPT_FLAG:
+        *(int *)field = 1;
         return 0;
+    case OPT_INT:
+        return int_opt(o->name, val, o->lo, option_hi(o), (int *)field);
+    case OPT_SIZE:
+        if (size_opt(o->name, val, (unsigned long long)o->lo, (unsigned long long)option_hi(o), &v))
+            return -1;
+        *(uint64_t *)field = v;
+        return 0;
+    case OPT_CHOICE:
+        return choice_opt(o->name, val, o->choices, (int *)field);
+    case OPT_FILE: case OPT_DIR: case OPT_PATH:
+        return path_opt(o, val, (char **)field);
+    case OPT_CALL:
+        return o->call(c, val);
     }
-    if (!val) {
-        if (IS("cache_size") || IS("page_size") || IS("threads") || IS("readahead") || IS("read_ahead_kb") ||
-            IS("simd") || IS("types") || IS("stq1_0_order") || IS("max_threads") || IS("logfile") ||
-            IS("timeout") || IS("retries") || IS("cafile") || IS("header") || IS("net_cache") ||
-            IS("cache_dir") || IS("cache_dir_size") || IS("safetensors_dtype") || IS("model_memory")) {
-            fprintf(stderr, "gguffs: -o %s needs a value (%s=...)\n", opt, opt);
-            return -1;
-        }
-        return 1;
-    }
-    if (IS("cache_size")) {
-        if (size_opt("cache_size", val, 64ull << 10, physical_memory(), &v))
-            return -1;
-        c->reader.cache_bytes = v;
-    } else if (IS("page_size")) {
-        if (size_opt("page_size", val, 4096, 64ull << 20, &v))
-            return -1;
-        c->reader.page_bytes = v;
-    } else if (IS("threads")) {
-        int hi = 4 * cores() < 8 ? 8 : 4 * cores();
-        if (int_opt("threads", val, 1, hi, &c->reader.threads))
-            return -1;
-    } else if (IS("readahead")) {
-        if (int_opt("readahead", val, 0, 1024, &c->reader.readahead_pages))
-            return -1;
-    } else if (IS("read_ahead_kb")) {
-        if (int_opt("read_ahead_kb", val, 0, 65536, &c->fuse.read_ahead_kb))
-            return -1;
-    } else if (IS("max_threads")) {
-        if (int_opt("max_threads", val, 1, 256, &c->fuse.max_threads))
-            return -1;
-    } else if (IS("simd")) {
-        gg_isa isa;
-        if (gg_isa_parse(val, &isa) != 0) {
-            fprintf(stderr, "gguffs: -o simd=%s: expected scalar, avx2, avx512 or neon\n", val);
-            return -1;
-        }
-        if (gg_isa_set(isa) != 0) {
-            fprintf(stderr, "gguffs: -o simd=%s: this CPU (or this build) does not have it\n", val);
-            return -1;
-        }
-    } else if (IS("types")) {
-        gg_err e;
-        if (!*val) {
-            fprintf(stderr, "gguffs: -o types= needs ID:NAME[,ID:NAME...] (e.g. types=42:STQ1_0)\n");
-            return -1;
-        }
-        if (gg_parse_forced_types(&c->open, val, &e) != 0) {
-            fprintf(stderr, "gguffs: -o types=%s: %s\n", val, e.msg);
-            return -1;
-        }
-    } else if (IS("stq1_0_order")) {
-        if (!strcmp(val, "consecutive"))
-            c->open.stq1_0_consecutive = 1;
-        else if (!strcmp(val, "stride16"))
-            c->open.stq1_0_consecutive = 0;
-        else {
-            fprintf(stderr, "gguffs: -o stq1_0_order=%s: expected stride16 or consecutive\n", val);
-            return -1;
-        }
-    } else if (IS("timeout")) {
-        if (int_opt("timeout", val, 1, 3600, &c->net.timeout_s))
-            return -1;
-    } else if (IS("retries")) {
-        if (int_opt("retries", val, 0, 20, &c->net.retries))
-            return -1;
-    } else if (IS("model_memory")) {
-        if (size_opt("model_memory", val, 1ull << 20, physical_memory(), &v))
-            return -1;
-        c->models_bytes = v;
-    } else if (IS("net_cache")) {
-        if (size_opt("net_cache", val, 4ull << 20, physical_memory(), &v))
-            return -1;
-        c->net.mem_cache_bytes = v;
-    } else if (IS("cache_dir_size")) {
-        if (size_opt("cache_dir_size", val, 16ull << 20, 1ull << 50, &v))
-            return -1;
-        c->net.cache_dir_bytes = v;
-    } else if (IS("cafile") || IS("cache_dir")) {
-        if (!*val) {
-            fprintf(stderr, "gguffs: -o %.*s= needs a %s\n", (int)nl, opt, IS("cafile") ? "file" : "folder");
-            return -1;
-        }
-        /* Kept absolute: the daemon changes to / once in the background. */
-        char *abs = realpath(val, NULL);
-        if (!abs && IS("cafile")) {
-            fprintf(stderr, "gguffs: -o cafile=%s: %s\n", val, strerror(errno));
-            return -1;
-        }
-        if (!abs) {
-            /* A cache folder that does not exist yet: made later, under its parent. */
-            char cwd[4096];
-            if (val[0] == '/' || !getcwd(cwd, sizeof cwd) || asprintf(&abs, "%s/%s", cwd, val) < 0)
-                abs = strdup(val);
-        }
-        int slot = IS("cafile") ? GG_NET_MAX_HEADERS : GG_NET_MAX_HEADERS + 1;
-        free(c->net_strings[slot]);
-        c->net_strings[slot] = abs;
-        if (IS("cafile"))
-            c->net.cafile = abs;
-        else
-            c->net.cache_dir = abs;
-    } else if (IS("header")) {
-        const char *colon = strchr(val, ':');
-        if (!colon || colon == val || strpbrk(val, "\r\n")) {
-            fprintf(stderr, "gguffs: -o header=%s: expected 'Name: value'\n", val);
-            return -1;
-        }
-        if (c->net.n_headers >= GG_NET_MAX_HEADERS) {
-            fprintf(stderr, "gguffs: -o header: at most %d of them\n", GG_NET_MAX_HEADERS);
-            return -1;
-        }
-        c->net_strings[c->net.n_headers] = strdup(val);
-        c->net.headers[c->net.n_headers] = c->net_strings[c->net.n_headers];
-        c->net.n_headers++;
-    } else if (IS("safetensors_dtype")) {
-        if (!strcmp(val, "f32"))
-            c->tree.safetensors_dtype = GG_VIEW_F32;
-        else if (!strcmp(val, "f16"))
-            c->tree.safetensors_dtype = GG_VIEW_F16;
-        else if (!strcmp(val, "bf16"))
-            c->tree.safetensors_dtype = GG_VIEW_BF16;
-        else {
-            fprintf(stderr, "gguffs: -o safetensors_dtype=%s: expected f32, f16 or bf16\n", val);
-            return -1;
-        }
-    } else if (IS("logfile")) {
-        if (!*val) {
-            fprintf(stderr, "gguffs: -o logfile= needs a path\n");
-            return -1;
-        }
-        free(c->logfile);
-        c->logfile = strdup(val);
-    } else {
-        return 1;
-    }
-    return 0;
-#undef IS
+    return -1;
 }
 
 /* Split "a,b\,c" at unescaped commas and handle each. An item that
@@ -512,6 +580,8 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
             rc = 1;
         }
     }
+    c->net.cafile = c->cafile;
+    c->net.cache_dir = c->cache_dir;
     free(fo.s);
     return rc;
 }
@@ -528,7 +598,9 @@ void gg_cli_free(gg_cli *c)
     free(c->only);
     free(c->fuse_argv);
     free(c->logfile);
-    for (int i = 0; i < GG_NET_MAX_HEADERS + 2; i++)
-        free(c->net_strings[i]);
+    free(c->cafile);
+    free(c->cache_dir);
+    for (int i = 0; i < GG_NET_MAX_HEADERS; i++)
+        free(c->headers[i]);
     memset(c, 0, sizeof *c);
 }

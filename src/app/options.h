@@ -1,9 +1,10 @@
 /* options.h - the command line: words, -o options and their checked values.
  *
  * Every gguffs option is parsed and range-checked here, before anything is
- * opened; a bad value is refused with a message naming the option and the
- * values it accepts (exit status 2). Options libfuse knows (allow_other,
- * ...) are passed on to it untouched. --dump and --verify take the options
+ * opened, from one table in options.c (a new option is one row there); a
+ * bad value is refused with a message naming the option and the values it
+ * accepts (exit status 2). Options libfuse knows (allow_other, ...) are
+ * passed on to it untouched. --dump and --verify take the options
  * that change how a model is read (types=, stq1_0_order=, simd=, threads=). */
 #ifndef GGUFFS_OPTIONS_H
 #define GGUFFS_OPTIONS_H
@@ -27,13 +28,15 @@ typedef struct gg_cli {
     char **pos;            /* models..., and the mount point when mounting */
     int npos;
     char *logfile;         /* -o logfile=PATH */
+    char *cafile;          /* -o cafile=PATH, absolute (net.cafile points at it) */
+    char *cache_dir;       /* -o cache_dir=DIR, absolute (net.cache_dir points at it) */
     gg_reader_opts reader;
     gg_open_opts open;
     gg_fuse_opts fuse;
     gg_tree_opts tree;
     gg_net_opts net;       /* for URLs and hf:// names */
     uint64_t models_bytes; /* -o model_memory=SIZE: opened models of folders kept within it */
-    char *net_strings[GG_NET_MAX_HEADERS + 2]; /* what net's pointers point at */
+    char *headers[GG_NET_MAX_HEADERS]; /* -o header=: what net.headers point at */
     int fuse_argc;         /* what goes to libfuse: argv[0], -f/-d/-s, -o ... */
     char **fuse_argv;
 } gg_cli;

@@ -11,8 +11,8 @@
  *     pages present are used, missing ones are claimed and decoded by this
  *     thread (several at once with OpenMP), and only then does it wait for
  *     pages other threads were decoding.
- * The caller either gets the bytes copied (gg_read_f32) or pointers into the
- * pinned pages (gg_read_f32_ref), which the FUSE layer sends as they are. */
+ * The caller either gets the bytes copied (gg_read_view_copy) or pointers into
+ * the pinned pages (gg_read_view), which the FUSE layer sends as they are. */
 #include "gguffs/view.h"
 
 #include <errno.h>
@@ -27,18 +27,13 @@
 #include "base/log.h"
 #include "gguffs/scope.h"
 #include "base/tlbuf.h"
+#include "base/ahead.h"
+#include "base/pool.h"
 
 #define QUEUE_LEN 1024
 /* Source bytes decoded per pread: bounds the per-thread scratch buffer and
  * keeps the source in L2 while it is decoded. */
 #define CHUNK_SRC (64u << 10)
-
-typedef struct ra_job {
-    const gg_model *m;
-    const gg_tensor *t;
-    uint32_t uid;
-    uint64_t page;
-} ra_job;
 
 struct gg_reader {
     gg_reader_opts o;
@@ -46,13 +41,8 @@ struct gg_reader {
     gg_cache *cache;
     _Atomic uint64_t bytes_decoded, small_reads, page_reads, io_errors, stale_reads, passthrough_reads;
     _Atomic uint64_t ra_queued, ra_dropped, parallel_fills;
-    /* Read-ahead workers, started on first use (after the daemon forked). */
-    pthread_mutex_t q_lock;
-    pthread_cond_t q_cond;
-    ra_job queue[QUEUE_LEN];
-    unsigned q_head, q_len;
-    pthread_t *workers;
-    int n_workers, stop;
+    /* Read-ahead workers (pool.h): a job is (model, uid << 32 | tensor index, page). */
+    gg_pool *pool;
     /* Tensors whose decode failure was already logged. */
     pthread_mutex_t log_lock;
     uint32_t *logged;
@@ -81,12 +71,13 @@ gg_reader *gg_reader_new(const gg_reader_opts *o)
         r->nthreads = n > 0 ? (int)n : 1;
     }
     r->cache = gg_cache_new(o->cache_bytes);
-    if (!r->cache) {
+    r->pool = gg_pool_new(r->nthreads, QUEUE_LEN, r);
+    if (!r->cache || !r->pool) {
+        gg_cache_free(r->cache);
+        gg_pool_free(r->pool);
         free(r);
         return NULL;
     }
-    pthread_mutex_init(&r->q_lock, NULL);
-    pthread_cond_init(&r->q_cond, NULL);
     pthread_mutex_init(&r->log_lock, NULL);
     return r;
 }
@@ -95,19 +86,17 @@ void gg_reader_free(gg_reader *r)
 {
     if (!r)
         return;
-    pthread_mutex_lock(&r->q_lock);
-    r->stop = 1;
-    pthread_cond_broadcast(&r->q_cond);
-    pthread_mutex_unlock(&r->q_lock);
-    for (int i = 0; i < r->n_workers; i++)
-        pthread_join(r->workers[i], NULL);
-    free(r->workers);
+    gg_pool_free(r->pool);
     gg_cache_free(r->cache);
-    pthread_mutex_destroy(&r->q_lock);
-    pthread_cond_destroy(&r->q_cond);
     pthread_mutex_destroy(&r->log_lock);
     free(r->logged);
     free(r);
+}
+
+void gg_reader_cancel(gg_reader *r, const gg_model *m)
+{
+    if (r)
+        gg_pool_cancel(r->pool, (void *)m);
 }
 
 void gg_readahead_init(gg_readahead *ra)
@@ -130,8 +119,8 @@ static int read_bytes(gg_reader *r, const gg_model *m, const gg_tensor *t, void 
     return -1;
 }
 
-ssize_t gg_read_raw(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size, uint64_t off,
-                    gg_err *e)
+static ssize_t read_raw(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size, uint64_t off,
+                        gg_err *e)
 {
     if (off >= t->nbytes)
         return gg_source_check(gg_tensor_source(m, t), e) ? -1 : 0;
@@ -239,52 +228,29 @@ static int fill_page(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64
     return rc;
 }
 
-static void *ra_worker(void *arg)
+static void ra_job(void *ctx, void *obj, uint64_t a, uint64_t page)
 {
-    gg_reader *r = arg;
-    pthread_mutex_lock(&r->q_lock);
-    for (;;) {
-        while (!r->stop && r->q_len == 0)
-            pthread_cond_wait(&r->q_cond, &r->q_lock);
-        if (r->stop)
-            break;
-        ra_job j = r->queue[r->q_head];
-        r->q_head = (r->q_head + 1) % QUEUE_LEN;
-        r->q_len--;
-        pthread_mutex_unlock(&r->q_lock);
-        uint64_t pe = page_elems(r, j.t);
-        int st;
-        gg_page *pg = gg_cache_pin(r->cache, page_key(j.uid, j.page), page_len(j.t, pe, j.page),
-                                   GG_PIN_READAHEAD | GG_PIN_IFABSENT, &st);
-        if (pg) {
-            fill_page(r, j.m, j.t, pe, j.page, pg, NULL);
-            gg_cache_unpin(r->cache, pg);
-        }
-        pthread_mutex_lock(&r->q_lock);
+    gg_reader *r = ctx;
+    const gg_model *m = obj;
+    const gg_tensor *t = &m->t[(uint32_t)a];
+    uint32_t uid = (uint32_t)(a >> 32);
+    uint64_t pe = page_elems(r, t);
+    int st;
+    gg_page *pg = gg_cache_pin(r->cache, page_key(uid, page), page_len(t, pe, page),
+                               GG_PIN_READAHEAD | GG_PIN_IFABSENT, &st);
+    if (pg) {
+        fill_page(r, m, t, pe, page, pg, NULL);
+        gg_cache_unpin(r->cache, pg);
     }
-    pthread_mutex_unlock(&r->q_lock);
-    return NULL;
 }
 
 static void ra_enqueue(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, uint64_t first,
                        uint64_t end)
 {
-    pthread_mutex_lock(&r->q_lock);
-    if (!r->workers && !r->stop) {
-        int n = r->nthreads;
-        r->workers = calloc((size_t)n, sizeof *r->workers);
-        for (int i = 0; r->workers && i < n; i++)
-            if (pthread_create(&r->workers[i], NULL, ra_worker, r) == 0)
-                r->n_workers++;
-    }
-    uint64_t queued = 0;
-    for (uint64_t p = first; p < end && r->q_len < QUEUE_LEN; p++, queued++) {
-        r->queue[(r->q_head + r->q_len) % QUEUE_LEN] = (ra_job){m, t, uid, p};
-        r->q_len++;
-    }
-    if (queued)
-        pthread_cond_broadcast(&r->q_cond);
-    pthread_mutex_unlock(&r->q_lock);
+    uint64_t queued = 0, ti = (uint64_t)(t - m->t);
+    for (uint64_t p = first; p < end && ti <= UINT32_MAX; p++, queued++)
+        if (gg_pool_submit(r->pool, ra_job, (void *)m, (uint64_t)uid << 32 | ti, p))
+            break;
     atomic_fetch_add_explicit(&r->ra_queued, queued, memory_order_relaxed);
     atomic_fetch_add_explicit(&r->ra_dropped, end - first - queued, memory_order_relaxed);
 }
@@ -300,27 +266,25 @@ static int readahead(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32
 {
     if (!ra)
         return 0;
-    uint64_t first = 0, end = 0;
-    uint64_t slack = size < r->o.page_bytes / 4 ? 1 : (1u << 20) / 4 / pe + 1;
+    uint64_t first = 0, end = 0, w = (uint64_t)r->o.readahead_pages;
+    /* In pages: a fixed window; a stream earns it once it covers two pages. */
+    gg_ahead_params ap = {.unit = 1,
+                          .slack = size < r->o.page_bytes / 4 ? 1 : (1u << 20) / 4 / pe + 1,
+                          .earn_bytes = w ? 0 : UINT64_MAX,
+                          .earn_span = 2,
+                          .min = w ? w : 1,
+                          .max = w ? w : 1};
     pthread_mutex_lock(&ra->lock);
-    int seq = ra->started && p0 + slack >= ra->next_page && p0 <= ra->next_page + slack;
-    if (seq) {
-        if (p1 + 1 > ra->next_page)
-            ra->next_page = p1 + 1;
-    } else {
-        ra->first_page = p0;
-        ra->next_page = p1 + 1;
-        ra->ahead_to = 0;
-    }
+    gg_ahead a = {ra->first_page, ra->next_page, 0, ra->started ? ap.min : 0, ra->ahead_to};
+    int seq = gg_ahead_continues(&a, &ap, p0);
+    if (seq)
+        gg_ahead_advance(&a, &ap, p0, p1 + 1 - p0, npages, 0, &first, &end);
+    else
+        gg_ahead_start(&a, &ap, p0, p1 + 1 - p0);
+    ra->first_page = a.start;
+    ra->next_page = a.next;
+    ra->ahead_to = a.ahead_to;
     ra->started = 1;
-    if (seq && ra->next_page >= ra->first_page + 2 && r->o.readahead_pages > 0) {
-        end = ra->next_page + (uint64_t)r->o.readahead_pages;
-        if (end > npages)
-            end = npages;
-        first = ra->ahead_to > ra->next_page ? ra->ahead_to : ra->next_page;
-        if (first < end)
-            ra->ahead_to = end;
-    }
     pthread_mutex_unlock(&ra->lock);
     if (first < end)
         ra_enqueue(r, m, t, uid, first, end);
@@ -546,8 +510,9 @@ static ssize_t read_pages(gg_reader *r, const gg_model *m, const gg_tensor *t, c
     return build_reply(p, ref);
 }
 
-ssize_t gg_read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
-                        size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e)
+/* The f32 view (see the steps at the top). */
+static ssize_t read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
+                            size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e)
 {
     gg_err local;
     gg_err *ep = e ? e : &local;
@@ -597,23 +562,12 @@ ssize_t gg_read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uin
     return got;
 }
 
-ssize_t gg_read_f32(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf, size_t size,
-                    uint64_t off, gg_readahead *ra, gg_err *e)
-{
-    gg_ref ref;
-    ssize_t got = gg_read_f32_ref(r, m, t, uid, buf, size, off, ra, &ref, e);
-    if (got <= 0)
-        return got;
-    gg_ref_gather(&ref, buf);
-    gg_ref_release(r, &ref);
-    return got;
-}
-
 /* f32 bytes of the calling thread, for the conversions below. */
 static gg_tlbuf conv_f32 = GG_TLBUF_INIT, conv_16 = GG_TLBUF_INIT;
 
-ssize_t gg_read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, int bf16, char *buf,
-                     size_t size, uint64_t off, gg_readahead *ra, gg_err *e)
+/* f16 or bf16 (view): the f32 view's values converted, into buf. */
+static ssize_t read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind view,
+                         char *buf, size_t size, uint64_t off, gg_readahead *ra, gg_err *e)
 {
     uint64_t total = t->info->nelems * 2;
     if (off >= total || size == 0)
@@ -628,13 +582,13 @@ ssize_t gg_read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32
     /* The float32 values through the same pages and cache as f32, then
      * converted as they come. */
     gg_ref ref;
-    ssize_t got = gg_read_f32_ref(r, m, t, uid, f32, n * 4, e0 * 4, ra, &ref, e);
+    ssize_t got = read_f32_ref(r, m, t, uid, f32, n * 4, e0 * 4, ra, &ref, e);
     if (got < 0)
         return -1;
     uint64_t at = 0;
     for (int i = 0; i < ref.niov; i++) {
         size_t k = ref.iov[i].iov_len / 4;
-        if (bf16)
+        if (view == GG_VIEW_BF16)
             gg_f32_to_bf16(ref.iov[i].iov_base, h + at, k);
         else
             gg_f32_to_f16(ref.iov[i].iov_base, h + at, k);
@@ -643,6 +597,33 @@ ssize_t gg_read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32
     gg_ref_release(r, &ref);
     memcpy(buf, (char *)h + (off - e0 * 2), size);
     return (ssize_t)size;
+}
+
+ssize_t gg_read_view(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind k, char *buf,
+                     size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e)
+{
+    if (k == GG_VIEW_F32)
+        return read_f32_ref(r, m, t, uid, buf, size, off, ra, ref, e);
+    gg_ref_init(ref);
+    ssize_t got = k == GG_VIEW_RAW ? read_raw(r, m, t, buf, size, off, e)
+                                   : read_half(r, m, t, uid, k, buf, size, off, ra, e);
+    if (got > 0) {
+        ref->iov[0] = (struct iovec){buf, (size_t)got};
+        ref->niov = 1;
+    }
+    return got;
+}
+
+ssize_t gg_read_view_copy(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind k,
+                          char *buf, size_t size, uint64_t off, gg_readahead *ra, gg_err *e)
+{
+    gg_ref ref;
+    ssize_t got = gg_read_view(r, m, t, uid, k, buf, size, off, ra, &ref, e);
+    if (got <= 0)
+        return got;
+    gg_ref_gather(&ref, buf);
+    gg_ref_release(r, &ref);
+    return got;
 }
 
 void gg_reader_forget(gg_reader *r, uint32_t uid_lo, uint32_t uid_hi)

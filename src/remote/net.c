@@ -23,6 +23,7 @@
 #include "gguffs/diskcache.h"
 #include "base/log.h"
 #include "gguffs/scope.h"
+#include "base/pool.h"
 
 /* A range request answered with the whole body is read up to the wanted
  * bytes; beyond this offset that costs too much and the read fails. */
@@ -37,23 +38,9 @@
 
 #define JOBS_MAX 256
 
-typedef struct job {
-    gg_net_job_fn fn;
-    void *obj;
-    uint64_t a, b;
-} job;
-
 struct gg_net {
     gg_net_opts o;
-    /* Read-ahead workers; jobs_lock guards the queue, running[] and stop. */
-    pthread_mutex_t jobs_lock;
-    pthread_cond_t jobs_cond, jobs_done;
-    job jobs[JOBS_MAX];
-    int jobs_head, jobs_len;
-    void **running; /* per worker: the obj it works for, or NULL */
-    pthread_t *workers;
-    int n_workers, stop;
-    struct gg_net *next_net; /* in the list the fork handlers walk */
+    gg_pool *jobs; /* read-ahead workers (pool.h) */
     char *hf_endpoint, *hf_token, *cafile;
     char *hf_host; /* scheme://host:port of the endpoint, for the token policy */
     struct curl_slist *fixed;
@@ -161,60 +148,9 @@ static int same_origin(const char *a, const char *b)
     return same;
 }
 
-/* Fork safety. The daemon forks (fuse_daemonize) after the models are
- * opened; threads do not survive a fork. Should read-ahead workers run by
- * then, the child would keep their queue, their condition variables' waiter
- * counts (pthread_cond_broadcast in gg_net_free then blocks for ever) and
- * the blocks their jobs had claimed in the block cache (readers would wait
- * for those for ever). So a fork first lets the running jobs finish and
- * drops the queued ones (read-ahead is a hint), and the child starts
- * without workers; the next read-ahead starts new ones. */
-static pthread_mutex_t nets_lock = PTHREAD_MUTEX_INITIALIZER;
-static gg_net *nets;
-
-static void fork_prepare(void)
-{
-    pthread_mutex_lock(&nets_lock);
-    for (gg_net *n = nets; n; n = n->next_net) {
-        pthread_mutex_lock(&n->jobs_lock);
-        n->jobs_len = 0;
-        for (;;) {
-            int busy = 0;
-            for (int i = 0; i < n->n_workers; i++)
-                busy |= n->running[i] != NULL;
-            if (!busy)
-                break;
-            pthread_cond_wait(&n->jobs_done, &n->jobs_lock);
-        }
-    }
-}
-
-static void fork_parent(void)
-{
-    for (gg_net *n = nets; n; n = n->next_net)
-        pthread_mutex_unlock(&n->jobs_lock);
-    pthread_mutex_unlock(&nets_lock);
-}
-
-static void fork_child(void)
-{
-    for (gg_net *n = nets; n; n = n->next_net) {
-        free(n->workers);
-        free(n->running);
-        n->workers = NULL;
-        n->running = NULL;
-        n->n_workers = 0;
-        pthread_cond_init(&n->jobs_cond, NULL);
-        pthread_cond_init(&n->jobs_done, NULL);
-        pthread_mutex_unlock(&n->jobs_lock);
-    }
-    pthread_mutex_unlock(&nets_lock);
-}
-
 static void init_curl(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
@@ -243,12 +179,10 @@ gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
     for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
         pthread_mutex_init(&n->share_locks[i], NULL);
     pthread_mutex_init(&n->pool_lock, NULL);
-    pthread_mutex_init(&n->jobs_lock, NULL);
-    pthread_cond_init(&n->jobs_cond, NULL);
-    pthread_cond_init(&n->jobs_done, NULL);
     n->share = curl_share_init();
     n->cache = gg_cache_new(o->mem_cache_bytes);
-    if (!n->hf_endpoint || !n->share || !n->cache || (o->n_headers && !n->fixed)) {
+    n->jobs = gg_pool_new(o->prefetch_threads, JOBS_MAX, n);
+    if (!n->hf_endpoint || !n->share || !n->cache || !n->jobs || (o->n_headers && !n->fixed)) {
         gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
         gg_net_free(n);
         return NULL;
@@ -267,10 +201,6 @@ gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
         gg_net_free(n);
         return NULL;
     }
-    pthread_mutex_lock(&nets_lock);
-    n->next_net = nets;
-    nets = n;
-    pthread_mutex_unlock(&nets_lock);
     curl_share_setopt(n->share, CURLSHOPT_LOCKFUNC, share_lock);
     curl_share_setopt(n->share, CURLSHOPT_UNLOCKFUNC, share_unlock);
     curl_share_setopt(n->share, CURLSHOPT_USERDATA, n);
@@ -284,24 +214,7 @@ void gg_net_free(gg_net *n)
 {
     if (!n)
         return;
-    pthread_mutex_lock(&nets_lock);
-    for (gg_net **p = &nets; *p; p = &(*p)->next_net)
-        if (*p == n) {
-            *p = n->next_net;
-            break;
-        }
-    pthread_mutex_unlock(&nets_lock);
-    pthread_mutex_lock(&n->jobs_lock);
-    n->stop = 1;
-    pthread_cond_broadcast(&n->jobs_cond);
-    pthread_mutex_unlock(&n->jobs_lock);
-    for (int i = 0; i < n->n_workers; i++)
-        pthread_join(n->workers[i], NULL);
-    free(n->workers);
-    free(n->running);
-    pthread_mutex_destroy(&n->jobs_lock);
-    pthread_cond_destroy(&n->jobs_cond);
-    pthread_cond_destroy(&n->jobs_done);
+    gg_pool_free(n->jobs);
     for (int i = 0; i < n->npool; i++)
         curl_easy_cleanup(n->pool[i]);
     free(n->pool);
@@ -961,83 +874,13 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
 
 /* ---- read-ahead workers ---- */
 
-typedef struct worker_arg {
-    gg_net *n;
-    int index;
-} worker_arg;
-
-static void *worker(void *arg)
-{
-    worker_arg wa = *(worker_arg *)arg;
-    free(arg);
-    gg_net *n = wa.n;
-    pthread_mutex_lock(&n->jobs_lock);
-    for (;;) {
-        while (!n->stop && n->jobs_len == 0)
-            pthread_cond_wait(&n->jobs_cond, &n->jobs_lock);
-        if (n->stop)
-            break;
-        job j = n->jobs[n->jobs_head];
-        n->jobs_head = (n->jobs_head + 1) % JOBS_MAX;
-        n->jobs_len--;
-        n->running[wa.index] = j.obj;
-        pthread_mutex_unlock(&n->jobs_lock);
-        j.fn(j.obj, j.a, j.b);
-        pthread_mutex_lock(&n->jobs_lock);
-        n->running[wa.index] = NULL;
-        pthread_cond_broadcast(&n->jobs_done);
-    }
-    pthread_mutex_unlock(&n->jobs_lock);
-    return NULL;
-}
-
 void gg_net_submit(gg_net *n, gg_net_job_fn fn, void *obj, uint64_t a, uint64_t b)
 {
-    pthread_mutex_lock(&n->jobs_lock);
-    if (!n->workers && !n->stop && n->o.prefetch_threads > 0) {
-        int k = n->o.prefetch_threads;
-        n->workers = calloc((size_t)k, sizeof *n->workers);
-        n->running = calloc((size_t)k, sizeof *n->running);
-        for (int i = 0; n->workers && n->running && i < k; i++) {
-            worker_arg *wa = malloc(sizeof *wa);
-            if (!wa)
-                break;
-            *wa = (worker_arg){n, i};
-            if (pthread_create(&n->workers[i], NULL, worker, wa) != 0) {
-                free(wa);
-                break;
-            }
-            n->n_workers++;
-        }
-    }
-    if (n->n_workers && n->jobs_len < JOBS_MAX && !atomic_load(&n->aborted)) {
-        n->jobs[(n->jobs_head + n->jobs_len) % JOBS_MAX] = (job){fn, obj, a, b};
-        n->jobs_len++;
-        pthread_cond_signal(&n->jobs_cond);
-    }
-    pthread_mutex_unlock(&n->jobs_lock);
+    if (!atomic_load(&n->aborted))
+        gg_pool_submit(n->jobs, fn, obj, a, b);
 }
 
-void gg_net_cancel(gg_net *n, void *obj)
-{
-    pthread_mutex_lock(&n->jobs_lock);
-    int k = 0;
-    for (int i = 0; i < n->jobs_len; i++) {
-        job j = n->jobs[(n->jobs_head + i) % JOBS_MAX];
-        if (j.obj != obj)
-            n->jobs[(n->jobs_head + k++) % JOBS_MAX] = j;
-    }
-    n->jobs_len = k;
-    for (;;) {
-        int busy = 0;
-        for (int i = 0; i < n->n_workers; i++)
-            busy |= n->running[i] == obj;
-        if (!busy)
-            break;
-        pthread_cond_wait(&n->jobs_done, &n->jobs_lock);
-    }
-    pthread_mutex_unlock(&n->jobs_lock);
-}
+void gg_net_cancel(gg_net *n, void *obj) { gg_pool_cancel(n->jobs, obj); }
 
 void gg_net_stats_text(gg_net *n, gg_buf *out)
 {

@@ -8,15 +8,12 @@
 #include <string.h>
 
 #include "base/hash.h"
-#include "gguffs/modeltext.h"
 #include "gguffs/names.h"
 #include "gguffs/render.h"
-#include "gguffs/stats.h"
-#include "gguffs/summary.h"
 
 /* ---- building ---- */
 
-static int add_node(gg_mtree *t, char *name, uint32_t parent, gg_content c, uint64_t arg)
+static int add_node(gg_mtree *t, char *name, uint32_t parent, gg_content c, size_t file, uint64_t arg)
 {
     if (!name)
         return -1;
@@ -35,6 +32,7 @@ static int add_node(gg_mtree *t, char *name, uint32_t parent, gg_content c, uint
     n->name = name;
     n->parent = parent;
     n->content = (uint8_t)c;
+    n->file = (uint8_t)file;
     n->arg = arg;
     atomic_init(&n->text, NULL);
     atomic_init(&n->comp, NULL);
@@ -90,7 +88,7 @@ static int by_layer(const void *a, const void *b)
 }
 
 /* blocks/<N>/: one folder per layer, links to its tensors. */
-static int build_blocks(gg_mtree *t, uint32_t blocks_dir)
+int gg_mtree_build_blocks(gg_mtree *t, uint32_t blocks_dir)
 {
     const gg_model *m = t->m;
     blk *b = malloc((m->nt ? m->nt : 1) * sizeof *b);
@@ -110,7 +108,7 @@ static int build_blocks(gg_mtree *t, uint32_t blocks_dir)
             continue;
         char num[24];
         snprintf(num, sizeof num, "%" PRIu64, b[i].layer);
-        rc = add_node(t, strdup(num), blocks_dir, GG_C_DIR, b[i].layer);
+        rc = add_node(t, strdup(num), blocks_dir, GG_C_DIR, 0, b[i].layer);
     }
     set_children(t, blocks_dir, first);
     for (uint32_t d = first, i = 0; d < first + t->nodes[blocks_dir].n_children && !rc; d++) {
@@ -118,7 +116,7 @@ static int build_blocks(gg_mtree *t, uint32_t blocks_dir)
         for (; i < nb && b[i].layer == t->nodes[d].arg && !rc; i++) {
             const gg_tensor *ts = &m->t[b[i].tensor];
             block_of(ts, &rest);
-            rc = add_node(t, gg_name_escape(ts->name + rest, ts->name_len - rest), d, GG_C_LINK, b[i].tensor);
+            rc = add_node(t, gg_name_escape(ts->name + rest, ts->name_len - rest), d, GG_C_LINK, 0, b[i].tensor);
         }
         set_children(t, d, f0);
         if (!rc)
@@ -128,61 +126,74 @@ static int build_blocks(gg_mtree *t, uint32_t blocks_dir)
     return rc;
 }
 
-static int build(gg_mtree *t)
+/* The row of a scope's KV files. */
+static size_t kv_row(void)
+{
+    for (size_t k = 0; k < gg_n_files; k++)
+        if (gg_files[k].scope == GG_FK_KV)
+            return k;
+    return 0;
+}
+
+/* metadata/: a file per KV. */
+int gg_mtree_build_kvs(gg_mtree *t, uint32_t meta_dir)
 {
     const gg_model *m = t->m;
-    int rc = add_node(t, strdup(""), 0, GG_C_DIR, 0);
-    uint32_t first = t->n;
-    rc |= add_node(t, strdup("metadata"), 0, GG_C_DIR, 0);
-    rc |= add_node(t, strdup("metadata.json"), 0, GG_C_METADATA_JSON, 0);
-    rc |= add_node(t, strdup("tensors"), 0, GG_C_DIR, 0);
-    rc |= add_node(t, strdup("tensors.tsv"), 0, GG_C_TENSORS_TSV, 0);
-    rc |= add_node(t, strdup("types.tsv"), 0, GG_C_TYPES_TSV, 0);
-    rc |= add_node(t, strdup("summary"), 0, GG_C_SUMMARY, 0);
-    rc |= add_node(t, strdup("summary.json"), 0, GG_C_SUMMARY_JSON, 0);
-    rc |= add_node(t, strdup("model.safetensors"), 0, GG_C_SAFETENSORS, 0);
-    rc |= add_node(t, strdup("blocks"), 0, GG_C_DIR, 0);
-    if (rc)
-        return -1;
-    set_children(t, 0, first);
-    uint32_t meta_dir = first, tens_dir = first + 2, blocks_dir = first + 8;
-    t->tensors_dir = tens_dir;
-
     uint32_t kv0 = t->n;
+    size_t row = kv_row();
     for (uint64_t i = 0; i < m->f->n_kv; i++) {
         const gg_kv *kv = &m->f->kv[i];
-        if (add_node(t, gg_name_escape(gg_str_ptr(m->f, kv->key), kv->key.len), meta_dir, GG_C_KV, i))
+        if (add_node(t, gg_name_escape(gg_str_ptr(m->f, kv->key), kv->key.len), meta_dir, GG_C_FILE, row, i))
             return -1;
     }
     set_children(t, meta_dir, kv0);
-    if (unique_children(t, meta_dir))
-        return -1;
+    return unique_children(t, meta_dir);
+}
 
+/* tensors/: a folder per tensor, holding the tensor rows present for it. */
+int gg_mtree_build_tensors(gg_mtree *t, uint32_t tens_dir)
+{
+    const gg_model *m = t->m;
+    t->tensors_dir = tens_dir;
     uint32_t td0 = t->n;
     for (uint64_t i = 0; i < m->nt; i++)
-        if (add_node(t, gg_name_escape(m->t[i].name, m->t[i].name_len), tens_dir, GG_C_TENSOR_DIR, i))
+        if (add_node(t, gg_name_escape(m->t[i].name, m->t[i].name_len), tens_dir, GG_C_TENSOR_DIR, 0, i))
             return -1;
     set_children(t, tens_dir, td0);
     if (unique_children(t, tens_dir))
         return -1;
-    /* A tensor that cannot be decoded has only raw and info.json: files
-     * that could only fail (EIO) would break cp -r and tar of a mount. */
-    static const struct {
-        const char *name;
-        gg_content c;
-        int decoded;
-    } files[] = {{"raw", GG_C_RAW, 0},         {"f32", GG_C_F32, 1},   {"f32.npy", GG_C_F32_NPY, 1},
-                 {"f16", GG_C_F16, 1},         {"f16.npy", GG_C_F16_NPY, 1}, {"bf16", GG_C_BF16, 1},
-                 {"info.json", GG_C_INFO_JSON, 0}, {"stats", GG_C_STATS, 1}};
     for (uint64_t i = 0; i < m->nt; i++) {
         uint32_t d = td0 + (uint32_t)i, f0 = t->n;
-        for (size_t k = 0; k < sizeof files / sizeof files[0]; k++)
-            if ((!files[k].decoded || gg_tensor_decodable(&m->t[i])) &&
-                add_node(t, strdup(files[k].name), d, files[k].c, i))
+        for (size_t k = 0; k < gg_n_files; k++)
+            if (gg_files[k].scope == GG_FK_TENSOR && gg_file_present(&gg_files[k], m, i) &&
+                add_node(t, strdup(gg_files[k].name), d, gg_files[k].shape == GG_FS_DIR ? GG_C_DIR : GG_C_FILE, k,
+                         i))
                 return -1;
         set_children(t, d, f0);
     }
-    return build_blocks(t, blocks_dir);
+    return 0;
+}
+
+/* The root: the model rows in order, then the folders' children (in row
+ * order, so node numbers are metadata's KVs, then the tensors, then blocks). */
+static int build(gg_mtree *t)
+{
+    int rc = add_node(t, strdup(""), 0, GG_C_DIR, 0, 0);
+    uint32_t first = t->n;
+    for (size_t k = 0; k < gg_n_files && !rc; k++)
+        if (gg_files[k].scope == GG_FK_MODEL && gg_file_present(&gg_files[k], t->m, 0))
+            rc = add_node(t, strdup(gg_files[k].name), 0, gg_files[k].shape == GG_FS_DIR ? GG_C_DIR : GG_C_FILE, k,
+                          0);
+    if (rc)
+        return -1;
+    set_children(t, 0, first);
+    uint32_t end = t->n;
+    for (uint32_t i = first; i < end; i++) {
+        const gg_file_kind *k = &gg_files[t->nodes[i].file];
+        if (k->shape == GG_FS_DIR && k->build(t, i))
+            return -1;
+    }
+    return 0;
 }
 
 static uint64_t name_hash(uint32_t parent, const char *name)
@@ -233,7 +244,8 @@ static void hold(gg_mtree *t, uint64_t n)
 gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
                        _Atomic uint64_t *account, gg_err *e)
 {
-    uint64_t want = 16 + m->f->n_kv + 10 * m->nt;
+    /* per tensor: its folder, its files, a link in blocks/ */
+    uint64_t want = 16 + m->f->n_kv + (2 + gg_files_in_scope(GG_FK_TENSOR)) * m->nt;
     if (want > MAX_NODES) {
         gg_fail(e, GG_E_TOOBIG, "%s: too many keys and tensors (%" PRIu64 " nodes; at most %u)", m->path, want,
                 MAX_NODES);
@@ -267,6 +279,8 @@ void gg_mtree_free(gg_mtree *t)
 {
     if (!t)
         return;
+    /* Its model is closed next: no read-ahead job may still use it. */
+    gg_reader_cancel(t->reader, t->m);
     if (t->account)
         atomic_fetch_sub(t->account, atomic_load(&t->held));
     for (uint32_t i = 0; i < t->n; i++) {
@@ -282,13 +296,8 @@ void gg_mtree_free(gg_mtree *t)
 const gg_tensor *gg_mtree_tensor(const gg_mtree *t, uint32_t node)
 {
     const gg_node *n = &t->nodes[node];
-    switch (n->content) {
-    case GG_C_TENSOR_DIR: case GG_C_RAW: case GG_C_F32: case GG_C_INFO_JSON: case GG_C_STATS: case GG_C_F16:
-    case GG_C_BF16: case GG_C_F32_NPY: case GG_C_F16_NPY:
-        return &t->m->t[n->arg];
-    default:
-        return NULL;
-    }
+    const gg_file_kind *k = gg_node_file(n);
+    return n->content == GG_C_TENSOR_DIR || (k && k->scope == GG_FK_TENSOR) ? &t->m->t[n->arg] : NULL;
 }
 
 /* ---- content ---- */
@@ -297,34 +306,6 @@ const gg_tensor *gg_mtree_tensor(const gg_mtree *t, uint32_t node)
  * them many times its own size (a 1 GiB array of bools is 6 GiB of text):
  * past this bound (on an estimate from the header) the file gives EFBIG. */
 #define MAX_TEXT (256ull << 20)
-
-/* Upper bound of the bytes of a node's text: rendering never writes more
- * than 8 bytes per byte of a value ("false, " for a bool, \u00XX for a
- * control byte in JSON) and 6 per byte of a name. */
-static uint64_t text_bound(const gg_mtree *t, const gg_node *n)
-{
-    const gg_model *m = t->m;
-    uint64_t b = 4096;
-    switch (n->content) {
-    case GG_C_KV:
-        return b + 8 * m->f->kv[n->arg].val_len;
-    case GG_C_METADATA_JSON:
-        for (uint64_t k = 0; k < m->f->n_kv; k++)
-            b += 128 + 8 * m->f->kv[k].val_len + 6 * m->f->kv[k].key.len;
-        return b;
-    case GG_C_TENSORS_TSV:
-        for (uint64_t k = 0; k < m->nt; k++)
-            b += 256 + 8 * m->t[k].name_len + strlen(gg_tensor_source(m, &m->t[k])->name) * 4;
-        return b;
-    case GG_C_INFO_JSON:
-        return b + 6 * m->t[n->arg].name_len;
-    case GG_C_SUMMARY:
-    case GG_C_SUMMARY_JSON:
-        return b + 128 * m->nt;
-    default:
-        return b;
-    }
-}
 
 /* The model changed under us: its decoded pages go (once), and every
  * shard counts as changed, so that all its tensors' reads fail alike. */
@@ -356,61 +337,27 @@ int gg_mtree_check(gg_mtree *t, gg_err *err)
 
 /* Files whose bytes are the tensors' (and stats, made from them): they fail
  * once the model changed. */
-static int reads_tensors(const gg_node *n) { return gg_node_is_data(n) || n->content == GG_C_STATS; }
-
-static int tensors_tsv(gg_mtree *t, gg_buf *out)
+static int reads_tensors(const gg_node *n)
 {
-    const gg_node *td = &t->nodes[t->tensors_dir];
-    char **names = malloc((td->n_children ? td->n_children : 1) * sizeof *names);
-    if (!names)
-        return -1;
-    for (uint32_t k = 0; k < td->n_children; k++)
-        names[k] = t->nodes[td->first_child + k].name;
-    gg_tensors_tsv(t->m, names, out);
-    free(names);
-    return 0;
+    const gg_file_kind *k = gg_node_file(n);
+    return k && (k->flags & (GG_FF_DATA | GG_FF_CHECK));
 }
 
 /* Make the text of node i. */
 static int generate(gg_mtree *t, uint32_t i, gg_buf *out, gg_err *e)
 {
     const gg_node *n = &t->nodes[i];
-    const gg_model *m = t->m;
-    if (text_bound(t, n) > MAX_TEXT)
-        return gg_fail(e, GG_E_TOOBIG, "%s: %s would be more than %llu MiB of text", m->path, n->name,
-                       MAX_TEXT >> 20);
-    switch (n->content) {
-    case GG_C_KV:
-        gg_render_kv_text(m->f, &m->f->kv[n->arg], out);
-        break;
-    case GG_C_METADATA_JSON:
-        gg_render_metadata_json(m->f, out);
-        break;
-    case GG_C_TENSORS_TSV:
-        if (tensors_tsv(t, out))
-            out->oom = 1;
-        break;
-    case GG_C_TYPES_TSV:
-        gg_types_tsv(m, out);
-        break;
-    case GG_C_SUMMARY:
-        gg_summary_text(m, out);
-        break;
-    case GG_C_SUMMARY_JSON:
-        gg_summary_json(m, out);
-        break;
-    case GG_C_INFO_JSON:
-        gg_tensor_info_json(m, &m->t[n->arg], out);
-        break;
-    case GG_C_STATS:
-        if (gg_tensor_stats(t->reader, m, &m->t[n->arg], out, e)) {
-            if (e && e->code == GG_E_STALE)
-                forget_model(t);
-            return -1;
-        }
-        break;
-    default:
+    const gg_file_kind *k = gg_node_file(n);
+    if (!k || k->shape != GG_FS_TEXT)
         return gg_fail(e, GG_E_INVAL, "%s: not a text file", n->name);
+    if ((k->bound ? k->bound(t, n->arg) : 4096) > MAX_TEXT)
+        return gg_fail(e, GG_E_TOOBIG, "%s: %s would be more than %llu MiB of text", t->m->path, n->name,
+                       MAX_TEXT >> 20);
+    if (k->text(t, n->arg, out, e)) {
+        /* (a text made from tensor data: stats) */
+        if (e && e->code == GG_E_STALE)
+            forget_model(t);
+        return -1;
     }
     return out->oom ? gg_fail(e, GG_E_NOMEM, "out of memory for %s", n->name) : 0;
 }
@@ -455,9 +402,8 @@ static int comp_of(gg_mtree *t, uint32_t i, gg_composite **res, gg_err *e)
     gg_node *n = &t->nodes[i];
     gg_composite *c = atomic_load_explicit(&n->comp, memory_order_acquire);
     if (!c) {
-        c = n->content == GG_C_SAFETENSORS
-                ? gg_export_safetensors(t->m, (gg_view_kind)t->o.safetensors_dtype, e)
-                : gg_export_npy(t->m, n->arg, n->content == GG_C_F32_NPY ? GG_VIEW_F32 : GG_VIEW_F16, e);
+        const gg_file_kind *k = &gg_files[n->file];
+        c = k->segments(t, k, n->arg, e);
         if (!c)
             return -1;
         gg_composite *expected = NULL;
@@ -486,31 +432,7 @@ int gg_mtree_readlink(gg_mtree *t, uint32_t node, char *buf, size_t cap, gg_err 
 static int file_size(gg_mtree *t, uint32_t i, uint64_t *size, gg_err *e)
 {
     const gg_node *n = &t->nodes[i];
-    const gg_model *m = t->m;
-    switch (n->content) {
-    case GG_C_RAW:
-        *size = m->t[n->arg].nbytes;
-        return 0;
-    case GG_C_F32:
-        *size = m->t[n->arg].info->nelems * 4;
-        return 0;
-    case GG_C_F16:
-    case GG_C_BF16:
-        *size = m->t[n->arg].info->nelems * 2;
-        return 0;
-    case GG_C_F32_NPY:
-    case GG_C_F16_NPY:
-    case GG_C_SAFETENSORS: {
-        gg_composite *c;
-        if (comp_of(t, i, &c, e))
-            return -1;
-        *size = c->size;
-        return 0;
-    }
-    case GG_C_STATS:
-        *size = GG_STATS_BYTES;
-        return 0;
-    case GG_C_LINK: {
+    if (n->content == GG_C_LINK) {
         char target[512];
         int k = gg_mtree_readlink(t, i, target, sizeof target, e);
         if (k < 0)
@@ -518,7 +440,23 @@ static int file_size(gg_mtree *t, uint32_t i, uint64_t *size, gg_err *e)
         *size = (uint64_t)k;
         return 0;
     }
+    const gg_file_kind *k = &gg_files[n->file];
+    switch (k->shape) {
+    case GG_FS_VIEW:
+        *size = gg_view_size(&t->m->t[n->arg], k->view);
+        return 0;
+    case GG_FS_COMPOSITE: {
+        gg_composite *c;
+        if (comp_of(t, i, &c, e))
+            return -1;
+        *size = c->size;
+        return 0;
+    }
     default: {
+        if (k->fixed_size) {
+            *size = k->fixed_size;
+            return 0;
+        }
         gg_text *txt;
         if (text_of(t, i, &txt, e))
             return -1;
@@ -546,7 +484,7 @@ int gg_mtree_getattr(gg_mtree *t, uint32_t node, gg_attr *a, gg_err *e)
         return -1;
     /* Only stored bytes take disk: du of a mount reports the model, not the
      * decoded views and texts made from it. */
-    a->blocks = n->content == GG_C_RAW ? (a->size + 511) / 512 : 0;
+    a->blocks = n->content == GG_C_FILE && (gg_files[n->file].flags & GG_FF_STORED) ? (a->size + 511) / 512 : 0;
     a->tensor_data = gg_node_is_data(n);
     return 0;
 }
@@ -584,10 +522,7 @@ static ssize_t read_view(void *arg, uint64_t tensor, gg_view_kind kind, char *bu
 {
     view_ctx *v = arg;
     const gg_model *m = v->t->m;
-    if (kind == GG_VIEW_F32)
-        return gg_read_f32(v->t->reader, m, &m->t[tensor], tensor_uid(v->t, tensor), buf, n, off, v->ra, e);
-    return gg_read_half(v->t->reader, m, &m->t[tensor], tensor_uid(v->t, tensor), kind == GG_VIEW_BF16, buf, n,
-                        off, v->ra, e);
+    return gg_read_view_copy(v->t->reader, m, &m->t[tensor], tensor_uid(v->t, tensor), kind, buf, n, off, v->ra, e);
 }
 
 /* The bytes are all in buf. */
@@ -610,27 +545,16 @@ ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *bu
     const gg_model *m = t->m;
     gg_readahead *ra = of ? &of->ra : NULL;
     ssize_t got;
-    switch (n->content) {
-    case GG_C_DIR:
-    case GG_C_TENSOR_DIR:
+    if (gg_node_is_dir(n))
         return gg_fail(e, GG_E_ISDIR, "%s: is a folder", n->name);
-    case GG_C_LINK:
+    if (n->content == GG_C_LINK)
         return gg_fail(e, GG_E_INVAL, "%s: a symbolic link", n->name);
-    case GG_C_RAW:
-        got = in_buf(ref, buf, gg_read_raw(t->reader, m, &m->t[n->arg], buf, size, off, e));
+    const gg_file_kind *k = &gg_files[n->file];
+    switch (k->shape) {
+    case GG_FS_VIEW:
+        got = gg_read_view(t->reader, m, &m->t[n->arg], tensor_uid(t, n->arg), k->view, buf, size, off, ra, ref, e);
         break;
-    case GG_C_F32:
-        got = gg_read_f32_ref(t->reader, m, &m->t[n->arg], tensor_uid(t, n->arg), buf, size, off, ra, ref, e);
-        break;
-    case GG_C_F16:
-    case GG_C_BF16:
-        got = in_buf(ref, buf,
-                     gg_read_half(t->reader, m, &m->t[n->arg], tensor_uid(t, n->arg), n->content == GG_C_BF16, buf,
-                                  size, off, ra, e));
-        break;
-    case GG_C_F32_NPY:
-    case GG_C_F16_NPY:
-    case GG_C_SAFETENSORS: {
+    case GG_FS_COMPOSITE: {
         gg_composite *c;
         if (comp_of(t, node, &c, e))
             return -1;
@@ -640,8 +564,8 @@ ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *bu
     }
     default: {
         gg_text *txt;
-        /* A tensor's stats describe its bytes: not once they changed. */
-        if (n->content == GG_C_STATS && gg_source_check(gg_tensor_source(m, &m->t[n->arg]), e)) {
+        /* A text made from a tensor's bytes (stats): not once they changed. */
+        if ((k->flags & GG_FF_CHECK) && gg_source_check(gg_tensor_source(m, &m->t[n->arg]), e)) {
             forget_model(t);
             return -1;
         }

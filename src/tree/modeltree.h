@@ -7,6 +7,8 @@
  *                   (raw and info.json only, for a tensor that cannot be decoded)
  *   blocks/<N>/<rest of name> -> ../../tensors/blk.N.<rest of name>
  *
+ * Its files and folders are the rows of files.c, in table order; the links
+ * of blocks/ are the only nodes no row describes.
  * Nodes are numbered from 0 (the model's root folder); children of a folder
  * are contiguous. The shape is fixed once built; generated texts and
  * composite files are made once, on first use, so reads need no lock. */
@@ -15,28 +17,17 @@
 
 #include <stdatomic.h>
 
+#include "files.h"
 #include "gguffs/attr.h"
 #include "gguffs/export.h"
 #include "gguffs/view.h"
 
+/* What a node is, for the tree's shape; what a file holds is its row in
+ * the table of file kinds (files.h). */
 typedef enum gg_content {
-    GG_C_DIR = 0,
+    GG_C_DIR = 0,       /* a folder of a row (metadata/, tensors/, blocks/) or blocks/<N>/ */
     GG_C_TENSOR_DIR,    /* tensors/<name>/, arg: tensor index */
-    GG_C_KV,            /* arg: KV index */
-    GG_C_METADATA_JSON,
-    GG_C_TENSORS_TSV,
-    GG_C_TYPES_TSV,
-    GG_C_SUMMARY,
-    GG_C_SUMMARY_JSON,
-    GG_C_INFO_JSON,     /* arg: tensor index */
-    GG_C_RAW,           /* arg: tensor index */
-    GG_C_F32,           /* arg: tensor index */
-    GG_C_STATS,         /* arg: tensor index */
-    GG_C_F16,           /* arg: tensor index */
-    GG_C_BF16,          /* arg: tensor index */
-    GG_C_F32_NPY,       /* arg: tensor index (a composite file) */
-    GG_C_F16_NPY,       /* arg: tensor index (a composite file) */
-    GG_C_SAFETENSORS,   /* the model as safetensors (a composite file) */
+    GG_C_FILE,          /* a file of row gg_files[file]; arg: tensor or KV index (its scope's) */
     GG_C_LINK,          /* blocks/<N>/<name>: arg: tensor index */
 } gg_content;
 
@@ -51,6 +42,7 @@ typedef struct gg_node {
     uint32_t first_child; /* children are contiguous */
     uint32_t n_children;
     uint8_t content;      /* gg_content */
+    uint8_t file;         /* GG_C_FILE (and a row's folder): its row in gg_files */
     uint64_t arg;
     _Atomic(gg_text *) text;      /* generated content, once made */
     _Atomic(gg_composite *) comp; /* composite files: their segments, once made */
@@ -80,6 +72,7 @@ struct gg_open_file {
     gg_readahead ra;
     void *held;
     int stale;        /* its model had changed when it was opened */
+    gg_open_file *prev, *next; /* in its tree's list of open files (tree.c) */
 };
 
 gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
@@ -88,12 +81,29 @@ void gg_mtree_free(gg_mtree *t);
 
 static inline int gg_node_is_dir(const gg_node *n) { return n->content == GG_C_DIR || n->content == GG_C_TENSOR_DIR; }
 
+/* The row of a file node; NULL for folders and links. */
+static inline const gg_file_kind *gg_node_file(const gg_node *n)
+{
+    return n->content == GG_C_FILE ? &gg_files[n->file] : NULL;
+}
+
 /* Files holding tensor data (big, read in streams). */
 static inline int gg_node_is_data(const gg_node *n)
 {
-    return n->content == GG_C_RAW || n->content == GG_C_F32 || n->content == GG_C_F16 || n->content == GG_C_BF16 ||
-           n->content == GG_C_F32_NPY || n->content == GG_C_F16_NPY || n->content == GG_C_SAFETENSORS;
+    return n->content == GG_C_FILE && (gg_files[n->file].flags & GG_FF_DATA);
 }
+
+/* metadata/<key> */
+static inline int gg_node_is_kv(const gg_node *n)
+{
+    return n->content == GG_C_FILE && gg_files[n->file].scope == GG_FK_KV;
+}
+
+/* The builders of the table's folders (files.c): metadata/ (a file per
+ * KV), tensors/ (a folder per tensor, holding the tensor rows), blocks/. */
+int gg_mtree_build_kvs(gg_mtree *t, uint32_t dir);
+int gg_mtree_build_tensors(gg_mtree *t, uint32_t dir);
+int gg_mtree_build_blocks(gg_mtree *t, uint32_t dir);
 
 /* Child of dir named name, or UINT32_MAX. */
 uint32_t gg_mtree_find(const gg_mtree *t, uint32_t dir, const char *name);

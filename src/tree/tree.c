@@ -36,6 +36,10 @@ struct gg_tree {
     void (*inval_entry)(void *arg, gg_ino parent, const char *name);
     void (*inval_inode)(void *arg, gg_ino ino);
     void *inval_arg;
+    /* Files open now. At unmount the kernel may drop RELEASE requests still in
+     * flight; gg_tree_free closes what they would have closed. */
+    pthread_mutex_t open_lock;
+    gg_open_file *open_files;
 };
 
 static gg_ino ino_of(uint32_t slot, uint32_t index) { return (gg_ino)slot << 32 | ((gg_ino)index + 1); }
@@ -166,6 +170,7 @@ gg_tree *gg_tree_new_shelf(gg_shelf *s, int single, gg_reader *reader, const gg_
     }
     t->shelf = s;
     t->single = single;
+    pthread_mutex_init(&t->open_lock, NULL);
     t->reader = reader;
     if (o)
         t->o = *o;
@@ -173,6 +178,7 @@ gg_tree *gg_tree_new_shelf(gg_shelf *s, int single, gg_reader *reader, const gg_
     gg_shelf_set_changed(s, model_changed, t);
     gg_entry *held;
     if (single && !mtree_of(t, 1, &held, e)) {
+        pthread_mutex_destroy(&t->open_lock);
         free(t);
         return NULL;
     }
@@ -208,6 +214,9 @@ void gg_tree_free(gg_tree *t)
 {
     if (!t)
         return;
+    while (t->open_files)
+        gg_tree_close(t, t->open_files);
+    pthread_mutex_destroy(&t->open_lock);
     if (t->own_shelf)
         gg_shelf_free(t->shelf);
     free(t);
@@ -435,6 +444,12 @@ int gg_tree_open(gg_tree *t, gg_ino ino, gg_open_file **of, gg_err *e)
     int rc = gg_mtree_open(mt, node, of, e);
     if (rc == 0 && *of) {
         (*of)->held = held; /* its read-ahead state refers to the model: kept open until closed */
+        pthread_mutex_lock(&t->open_lock);
+        (*of)->next = t->open_files;
+        if (t->open_files)
+            t->open_files->prev = *of;
+        t->open_files = *of;
+        pthread_mutex_unlock(&t->open_lock);
         if ((*of)->stale)
             gg_shelf_model_changed(t->shelf, gg_entry_id(held));
     } else {
@@ -449,6 +464,14 @@ void gg_tree_close(gg_tree *t, gg_open_file *of)
 {
     if (!of)
         return;
+    pthread_mutex_lock(&t->open_lock);
+    if (of->prev)
+        of->prev->next = of->next;
+    else
+        t->open_files = of->next;
+    if (of->next)
+        of->next->prev = of->prev;
+    pthread_mutex_unlock(&t->open_lock);
     gg_readahead_destroy(&of->ra);
     done_with(t, of->held);
     free(of);

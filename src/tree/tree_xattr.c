@@ -68,7 +68,7 @@ int gg_mtree_getxattr(gg_mtree *t, uint32_t node, const char *name, char *val, s
         }
         return gg_fail(e, GG_E_NOATTR, "%s: no such attribute", name);
     }
-    if (n->content != GG_C_KV)
+    if (!gg_node_is_kv(n))
         return gg_fail(e, GG_E_NOATTR, "%s: no such attribute", name);
     const gg_file *f = t->m->f;
     const gg_kv *kv = &f->kv[n->arg];
@@ -101,7 +101,7 @@ int gg_mtree_listxattr(gg_mtree *t, uint32_t node, char *list, size_t cap, gg_er
             used = add_name(list, cap, used, tensor_attrs[i]);
         return (size_t)used > cap && cap ? too_small(e, "attribute list") : used;
     }
-    if (n->content != GG_C_KV)
+    if (!gg_node_is_kv(n))
         return 0;
     used = add_name(list, cap, used, "user.gguf.type");
     if (t->m->f->kv[n->arg].type == GG_VT_ARR) {

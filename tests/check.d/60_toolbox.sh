@@ -128,7 +128,19 @@ check "verify: names the tensor" grep -q "^rand.MXFP4	MXFP4	non-finite	0	" "$TMP
 check "dump of a missing file: exit 3" [ $? = 3 ]
 "$GGUFFS" --help > "$TMP/help"
 check "--help exits 0" [ $? = 0 ]
-check "--help lists every -o option" sh -c "for o in cache_size page_size threads readahead simd types stq1_0_order direct_io max_threads; do grep -q \"\$o\" '$TMP/help' || exit 1; done"
+# The -o options as (name, VALUE) in order: --help prints them from options.c's
+# table, the man page lists them by hand; the two must agree.
+sed -n "s/^  -o \([a-z0-9_]\+\)\(=\('[^']*'\|[^ ]*\)\)\?.*/\1 \3/p" "$TMP/help" > "$TMP/help.opts"
+sed -n -e 's/^\.BI "\\-o \([a-z0-9_]\+\)=" "\?\([^"]*\)"\?$/\1 \2/p' \
+    -e 's/^\.B \\-o \([a-z0-9_]\+\)$/\1 /p' man/gguffs.1 > "$TMP/man.opts"
+check "--help lists the -o options (found $(wc -l < "$TMP/help.opts"))" [ "$(wc -l < "$TMP/help.opts")" -ge 20 ]
+check "gguffs.1 lists the same -o options as --help, in the same order, with the same VALUE" \
+    diff "$TMP/help.opts" "$TMP/man.opts"
+# README's Options block words them its own way, but names the same ones in that order.
+awk '/^## Options/ { on = 1 } on && /^```$/ { if (++n == 2) exit; next } on && n == 1' README.md \
+    | sed -n 's/^  -o \([a-z0-9_]\+\).*/\1/p' > "$TMP/readme.opts"
+check "README's Options block names the -o options of --help, in order" \
+    diff <(cut -d' ' -f1 "$TMP/help.opts") "$TMP/readme.opts"
 check "--version exits 0" "$GGUFFS" --version
 
 # --- make install, mount(8), fstab

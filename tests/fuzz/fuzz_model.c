@@ -273,7 +273,8 @@ static void check_f32(gg_mtree *t, uint32_t i, const gg_tensor *ts, int heavy)
 static void check_view(gg_mtree *t, uint32_t i, const gg_tensor *ts, int heavy)
 {
     const gg_node *n = &t->nodes[i];
-    int npy = n->content == GG_C_F32_NPY || n->content == GG_C_F16_NPY, wide = n->content == GG_C_F32_NPY;
+    const gg_file_kind *fk = gg_node_file(n);
+    int npy = fk->shape == GG_FS_COMPOSITE, wide = fk->view == GG_VIEW_F32;
     uint64_t nel = ts->info->nelems, data = nel * (wide ? 4 : 2);
     int64_t size = node_size(t, i);
     if (size == -ENOMEM)
@@ -300,7 +301,7 @@ static void check_view(gg_mtree *t, uint32_t i, const gg_tensor *ts, int heavy)
     if (wide) {
         FUZZ_ASSERT(!memcmp(got + pre, f32, data), "%s: values are not f32's bytes", n->name);
     } else {
-        if (n->content == GG_C_BF16)
+        if (fk->view == GG_VIEW_BF16)
             gg_f32_to_bf16((const float *)f32, want, nel);
         else
             gg_f32_to_f16((const float *)f32, want, nel);
@@ -348,7 +349,7 @@ static void visit(gg_mtree *t, const piece *pieces, int npieces)
         if (i > 0) {
             const char *want = NULL;
             uint64_t want_len = 0;
-            if (n->content == GG_C_KV) {
+            if (gg_node_is_kv(n)) {
                 want = gg_str_ptr(m->f, m->f->kv[n->arg].key);
                 want_len = m->f->kv[n->arg].key.len;
             } else if (n->content == GG_C_TENSOR_DIR) {
@@ -373,29 +374,27 @@ static void visit(gg_mtree *t, const piece *pieces, int npieces)
         }
         const gg_tensor *ts = gg_mtree_tensor(t, i);
         int heavy = ts && n->arg < HEAVY_TENSORS;
-        switch (n->content) {
-        case GG_C_RAW:
+        /* Each file by its row (files.h): what it is made of, not its name. */
+        const gg_file_kind *fk = gg_node_file(n);
+        int stats = fk->flags & GG_FF_CHECK;
+        if (fk->shape == GG_FS_VIEW && fk->view == GG_VIEW_RAW) {
             check_raw(t, i, m, ts, shard_bytes(pieces, npieces, m, ts));
             continue;
-        case GG_C_F32:
+        }
+        if (fk->shape == GG_FS_VIEW && fk->view == GG_VIEW_F32) {
             check_f32(t, i, ts, heavy);
             continue;
-        case GG_C_F16:
-        case GG_C_BF16:
-        case GG_C_F32_NPY:
-        case GG_C_F16_NPY:
+        }
+        if ((fk->shape == GG_FS_VIEW || fk->shape == GG_FS_COMPOSITE) && fk->scope == GG_FK_TENSOR) {
             check_view(t, i, ts, heavy);
             continue;
-        case GG_C_SAFETENSORS:
+        }
+        if (fk->shape == GG_FS_COMPOSITE) {
             check_safetensors(t, i);
             continue;
-        case GG_C_STATS:
-            if (!heavy || ts->info->nelems > FULL_F32_ELEMS)
-                continue;
-            break;
-        default:
-            break;
         }
+        if (stats && (!heavy || ts->info->nelems > FULL_F32_ELEMS))
+            continue;
         int64_t size = node_size(t, i);
         FUZZ_ASSERT(size >= 0 || size == -EIO || size == -ENOMEM || size == -EFBIG, "size of node %" PRIu32 ": %" PRId64,
                     i, size);
@@ -403,28 +402,29 @@ static void visit(gg_mtree *t, const piece *pieces, int npieces)
             continue;
         size_t len;
         char *txt = read_all(t, i, size, &len);
-        if (n->content == GG_C_STATS) {
+        if (stats) {
             FUZZ_ASSERT(len > 0 || !(ts->type && !ts->err), "stats of a readable tensor are empty");
         } else {
             FUZZ_ASSERT((int64_t)len == size, "node %" PRIu32 " (%s): read %zu bytes, size says %" PRId64, i, n->name, len, size);
         }
-        if (n->content == GG_C_METADATA_JSON || n->content == GG_C_INFO_JSON) {
+        const char *kind = fk->name ? fk->name : ""; /* the row's name (a KV's node may be named anything) */
+        if (!strcmp(kind, "metadata.json") || !strcmp(kind, "info.json")) {
             cJSON *j = cJSON_ParseWithLength(txt, len);
             FUZZ_ASSERT(j, "node %" PRIu32 " (%s) is not valid JSON", i, n->name);
-            if (n->content == GG_C_INFO_JSON) {
+            if (!strcmp(kind, "info.json")) {
                 cJSON *ok = cJSON_GetObjectItemCaseSensitive(j, "f32_readable");
                 FUZZ_ASSERT(cJSON_IsBool(ok) && cJSON_IsTrue(ok) == (ts->type && !ts->err),
                             "info.json f32_readable disagrees");
             }
             cJSON_Delete(j);
-        } else if (n->content == GG_C_KV) {
+        } else if (gg_node_is_kv(n)) {
             const gg_kv *kv = &m->f->kv[n->arg];
             if (kv->type == GG_VT_ARR)
                 FUZZ_ASSERT(count_lines(txt, len) == kv->arr_n, "array of %" PRIu64 " has %zu lines",
                             kv->arr_n, count_lines(txt, len));
             else
                 FUZZ_ASSERT(len > 0 && txt[len - 1] == '\n', "value text does not end in a newline");
-        } else if (n->content == GG_C_TENSORS_TSV) {
+        } else if (!strcmp(kind, "tensors.tsv")) {
             FUZZ_ASSERT(count_lines(txt, len) == m->nt + 1, "tensors.tsv has %zu lines for %" PRIu64 " tensors",
                         count_lines(txt, len), m->nt);
         }

@@ -1,17 +1,17 @@
-/* source_http.c - an object behind an http(s) URL as a source (source.h).
+/* remote_source.c - the one remote source (source.h): an object read by
+ * byte ranges through any fetcher (fetch.h; http_fetch.c for http(s) URLs).
  *
- * Opening asks for the first block (one GET of bytes 0 to 1 MiB): its answer
- * gives the size and the object's validator (ETag; else Last-Modified; on
- * the Hugging Face hub also the X-Linked-Etag and X-Repo-Commit of the
- * redirect), and the first block, which holds most headers whole.
+ * Opening asks for the first block (one fetch of bytes 0 to 1 MiB): its
+ * answer gives the size and the object's validator (ETag; else
+ * Last-Modified; a scheme's own, such as the hub's X-Linked-Etag, and its
+ * revision, X-Repo-Commit), and the first block, which holds most headers
+ * whole.
  *
  * Reads go through blocks of 1 MiB (net.h's block size) in the net's block
  * cache (cache.h, shared by all remote sources), then the disk cache
  * (diskcache.h, if any), then the network. Consecutive missing blocks are
- * fetched with one range GET. Every answer is checked against the
+ * fetched with one range request. Every answer is checked against the
  * validator; once it differs the source is stale for good (GG_E_STALE).
- * GETs go to the URL the last answer came from (after the hub's redirect)
- * with If-Match; if that fails (a presigned URL expired), to the original.
  *
  * A range whose GET failed fails at once, without asking again, for a
  * moment (FAILED_KEEP_MS): the kernel repeats a failed read-ahead as a read
@@ -32,10 +32,13 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "remote_source.h"
+
 #include "gguffs/diskcache.h"
 #include "base/log.h"
 #include "gguffs/net.h"
 #include "gguffs/scope.h"
+#include "base/ahead.h"
 #include "gguffs/source.h"
 
 #define WINDOW_MIN (8ull << 20)
@@ -46,10 +49,7 @@
 #define FAILED_RUNS 4       /* failed ranges remembered per source */
 
 typedef struct stream {
-    uint64_t start, next; /* the bytes it read: [start, next) */
-    uint64_t bytes;       /* bytes its reads asked for */
-    uint64_t window;
-    uint64_t ahead_to;    /* bytes below this were asked for */
+    gg_ahead a;           /* in bytes (ahead.h) */
     uint64_t used;        /* for replacing the least recently used */
     int header;           /* from byte 0, each read where the last ended: the header parser */
 } stream;
@@ -60,41 +60,37 @@ typedef struct failed_run {
     gg_err err;       /* why */
 } failed_run;
 
-typedef struct http_source {
+typedef struct remote_source {
     gg_source s;
     gg_net *net;
+    gg_fetcher *f;      /* where the bytes come from */
     gg_cache *cache;
     gg_diskcache *disk;
-    char *url;          /* as given */
-    char *okey;         /* the object for caches: URL and validator */
+    char *okey;         /* the object for caches: the fetcher's key and the validator */
     uint32_t sid;       /* its number in the block cache's keys */
     uint64_t bsize;
-    char etag[160];     /* strong ETag of the object, or "" */
+    gg_validator v;     /* of the object; v.etag the strong ETag, or "" */
     char weak_etag[160];
-    char last_modified[64];
-    char linked_etag[160];
-    char repo_commit[64];
     int offline;        /* opened from the disk cache: no network */
     int unvalidated;    /* no ETag, no Last-Modified: only the size is checked (-o unvalidated) */
     _Atomic int logged_stale;
     _Atomic int disk_fed;  /* the last blocks filled all came from the disk cache */
     _Atomic long long logged_io; /* when a failed read was last logged (s) */
-    pthread_mutex_t lock; /* guards effective, streams, use, failed */
-    char *effective;    /* the URL the last answer came from */
+    pthread_mutex_t lock; /* guards streams, use, failed */
     stream streams[STREAMS];
     uint64_t use;
     failed_run failed[FAILED_RUNS];
-} http_source;
+} remote_source;
 
-static uint64_t block_key(const http_source *h, uint64_t b) { return (uint64_t)h->sid << 40 | b; }
+static uint64_t block_key(const remote_source *h, uint64_t b) { return (uint64_t)h->sid << 40 | b; }
 
-static uint64_t block_len(const http_source *h, uint64_t b)
+static uint64_t block_len(const remote_source *h, uint64_t b)
 {
     uint64_t lo = b * h->bsize;
     return h->s.size - lo < h->bsize ? h->s.size - lo : h->bsize;
 }
 
-static int stale(http_source *h, gg_err *e, const char *why)
+static int stale(remote_source *h, gg_err *e, const char *why)
 {
     atomic_store(&h->s.stale, 1);
     if (!atomic_exchange(&h->logged_stale, 1))
@@ -102,95 +98,74 @@ static int stale(http_source *h, gg_err *e, const char *why)
     return gg_fail(e, GG_E_STALE, "%s: changed on the server since it was mounted (%s)", h->s.name, why);
 }
 
-static int http_check(gg_source *s, gg_err *e)
+static int remote_check(gg_source *s, gg_err *e)
 {
     if (atomic_load_explicit(&s->stale, memory_order_relaxed))
         return gg_fail(e, GG_E_STALE, "%s: changed on the server since it was mounted", s->name);
     return 0;
 }
 
-/* Is the answer g from the object we opened? */
-static int same_object(http_source *h, const gg_http_get *g, gg_err *e)
+/* Is the answer r from the object we opened? */
+static int same_object(remote_source *h, const gg_range *r, gg_err *e)
 {
-    if (g->total != h->s.size) {
+    if (r->total != h->s.size) {
         char why[96];
-        snprintf(why, sizeof why, "size %" PRIu64 " -> %" PRIu64, h->s.size, g->total);
+        snprintf(why, sizeof why, "size %" PRIu64 " -> %" PRIu64, h->s.size, r->total);
         return stale(h, e, why);
     }
-    if (h->etag[0] && g->etag[0] && strcmp(h->etag, g->etag))
+    const gg_validator *a = &h->v, *b = &r->v;
+    if (a->etag[0] && b->etag[0] && strcmp(a->etag, b->etag))
         return stale(h, e, "new ETag");
-    if (h->weak_etag[0] && g->etag[0] && strcmp(h->weak_etag, g->etag))
+    if (h->weak_etag[0] && b->etag[0] && strcmp(h->weak_etag, b->etag))
         return stale(h, e, "new ETag");
-    if (!h->etag[0] && h->last_modified[0] && g->last_modified[0] && strcmp(h->last_modified, g->last_modified))
+    if (!a->etag[0] && a->last_modified[0] && b->last_modified[0] && strcmp(a->last_modified, b->last_modified))
         return stale(h, e, "new Last-Modified");
-    if (h->linked_etag[0] && g->linked_etag[0] && strcmp(h->linked_etag, g->linked_etag))
-        return stale(h, e, "new X-Linked-Etag");
+    if (a->extra[0] && b->extra[0] && strcmp(a->extra, b->extra)) {
+        char why[96];
+        snprintf(why, sizeof why, "new %s", h->f->extra_name ? h->f->extra_name : "validator");
+        return stale(h, e, why);
+    }
     return 0;
 }
 
-/* GET bytes [off, off+len) into dst, checked. */
-static int fetch_passes(http_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
+/* Fetch bytes [off, off+len) into parts, checked. */
+static int fetch_checked(remote_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
 {
     if (h->offline)
         return gg_fail(e, GG_E_IO, "%s: bytes %" PRIu64 "-%" PRIu64 " are not in the disk cache and the server "
                        "could not be reached when mounting", h->s.name, off, off + len - 1);
-    pthread_mutex_lock(&h->lock);
-    char *eff = h->effective ? strdup(h->effective) : NULL;
-    pthread_mutex_unlock(&h->lock);
-    for (int pass = eff ? 0 : 1; pass < 2; pass++) {
-        /* Pass 0: straight to where the bytes came from last time, with
-         * If-Match; pass 1: from the URL as given (redirected again). */
-        gg_http_get g = {.url = pass == 0 ? eff : h->url, .off = off, .len = len, .parts = parts,
-                         .part_bytes = h->bsize,
-                         .if_match = pass == 0 && h->etag[0] ? h->etag : NULL, .home = h->url};
-        gg_err ge;
-        int rc = gg_net_get(h->net, &g, &ge);
-        if (rc == 0 && same_object(h, &g, &ge) == 0) {
-            if (g.final_url && (!eff || strcmp(g.final_url, eff))) {
-                pthread_mutex_lock(&h->lock);
-                free(h->effective);
-                h->effective = g.final_url;
-                g.final_url = NULL;
-                pthread_mutex_unlock(&h->lock);
-            }
-            free(g.final_url);
-            free(eff);
-            return 0;
-        }
-        free(g.final_url);
-        if (ge.code == GG_E_STALE)
-            stale(h, NULL, ge.msg);
-        /* Back to the URL as given only when the redirect's target refused
-         * us (a presigned URL expired: 401/403/404/410...); a server that is
-         * down or slow would only be tried as many times again. */
-        int refused = g.status >= 400 && g.status < 500 && g.status != 408 && g.status != 429;
-        if (ge.code == GG_E_STALE || pass == 1 || atomic_load(&h->s.stale) || !refused || !strcmp(eff, h->url)) {
-            /* The reader only sees EIO: say why in the log, at most once
-             * every 10 s per model file (a reader retrying must not flood it). */
-            long long now = (long long)time(NULL), last = atomic_load(&h->logged_io);
-            if (ge.code != GG_E_STALE && now - last >= 10 && atomic_compare_exchange_strong(&h->logged_io, &last, now))
-                gg_log("%s: reading bytes %" PRIu64 "-%" PRIu64 " failed: %s", h->s.name, off, off + len - 1, ge.msg);
-            if (e)
-                *e = ge;
-            free(eff);
-            return -1;
-        }
-    }
-    free(eff);
-    return gg_fail(e, GG_E_IO, "%s: no answer", h->s.name);
+    gg_range r = {.off = off, .len = len, .parts = parts, .part_bytes = h->bsize,
+                  .if_match = h->v.etag[0] ? h->v.etag : NULL};
+    gg_err fe;
+    int rc = h->f->ops->fetch(h->f, &r, &fe);
+    if (rc == 0 && (rc = same_object(h, &r, &fe)) == 0 && r.got != len)
+        rc = gg_fail(&fe, GG_E_IO, "%s: bytes %" PRIu64 "-%" PRIu64 ": the answer was cut short (%" PRIu64 " bytes)",
+                     h->s.name, off, off + len - 1, r.got);
+    if (rc == 0)
+        return 0;
+    if (rc && fe.code == GG_E_STALE)
+        stale(h, NULL, fe.msg);
+    /* The reader only sees EIO: say why in the log, at most once every 10 s
+     * per model file (a reader retrying must not flood it). */
+    long long now = (long long)time(NULL), last = atomic_load(&h->logged_io);
+    if (fe.code != GG_E_STALE && now - last >= 10 && atomic_compare_exchange_strong(&h->logged_io, &last, now))
+        gg_log("%s: reading bytes %" PRIu64 "-%" PRIu64 " failed: %s", h->s.name, off, off + len - 1, fe.msg);
+    if (e)
+        *e = fe;
+    return -1;
 }
 
-/* The same within one deadline, both passes: the caller's (a FUSE
+/* The same within one deadline: the caller's (a FUSE
  * request's, scope.h), else -o timeout from now (read-ahead jobs, header
  * reads at mount): readers may wait for these blocks. */
-static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
+static int fetch(remote_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
 {
     gg_scope own, *outer = gg_scope_get();
     if (!outer) {
         gg_scope_init(&own, (int64_t)gg_net_options(h->net)->timeout_s * 1000, NULL, NULL, NULL);
         gg_scope_set(&own);
     }
-    int rc = fetch_passes(h, off, len, parts, e);
+    int rc = fetch_checked(h, off, len, parts, e);
     if (!outer)
         gg_scope_set(NULL);
     return rc;
@@ -198,7 +173,7 @@ static int fetch(http_source *h, uint64_t off, uint64_t len, uint8_t *const *par
 
 /* Did a GET of blocks overlapping [b0, b1) fail a moment ago? Then fail
  * the same way now. */
-static int known_failing(http_source *h, uint64_t b0, uint64_t b1, gg_err *e)
+static int known_failing(remote_source *h, uint64_t b0, uint64_t b1, gg_err *e)
 {
     int64_t now = gg_scope_now_ms(), ago = -1;
     gg_err why;
@@ -220,7 +195,7 @@ static int known_failing(http_source *h, uint64_t b0, uint64_t b1, gg_err *e)
     return -1;
 }
 
-static void remember_failing(http_source *h, uint64_t b0, uint64_t b1, const gg_err *why)
+static void remember_failing(remote_source *h, uint64_t b0, uint64_t b1, const gg_err *why)
 {
     pthread_mutex_lock(&h->lock);
     failed_run *f = &h->failed[0];
@@ -246,7 +221,7 @@ static void prefault(void *p, uint64_t n)
 
 /* Fill the claimed pages of blocks [b0, b1) (all FILL): disk first, then
  * one GET for what is left. Settles every page (filled or failed). */
-static int fill_blocks(http_source *h, uint64_t b0, uint64_t b1, gg_page **pg, gg_err *e)
+static int fill_blocks(remote_source *h, uint64_t b0, uint64_t b1, gg_page **pg, gg_err *e)
 {
     int rc = 0;
     uint64_t first_missing = b1, last_missing = b0;
@@ -308,9 +283,9 @@ static int fill_blocks(http_source *h, uint64_t b0, uint64_t b1, gg_page **pg, g
 }
 
 /* Read-ahead job: fetch blocks [b0, b1) that nobody has. */
-static void prefetch_job(void *obj, uint64_t b0, uint64_t b1)
+static void prefetch_job(void *net, void *obj, uint64_t b0, uint64_t b1)
 {
-    http_source *h = obj;
+    remote_source *h = obj;
     if (atomic_load(&h->s.stale))
         return;
     gg_page *pg[64];
@@ -344,21 +319,30 @@ static void prefetch_job(void *obj, uint64_t b0, uint64_t b1)
 
 /* Follow sequential readers; ask for the blocks ahead of them. Returns the
  * stream this read continues (NULL: the header parser, or not yet a stream). */
-static const void *read_ahead(http_source *h, uint64_t off, uint64_t n)
+static const void *read_ahead(remote_source *h, uint64_t off, uint64_t n)
 {
+    /* Within a block past where it ended, or anywhere from where it
+     * started; read-ahead once it read a block's worth; the window grows to
+     * hide the network's latency, but not while blocks come from the disk
+     * cache: they need none, and a small window keeps a stream cycling
+     * through a few warm buffers (fresh memory is slow to touch on a VM);
+     * GETs of a chunk each (a quarter of the window, at most CHUNK_MAX), so
+     * they stay big instead of one block each, and several are in flight. */
+    gg_ahead_params ap = {.unit = h->bsize, .slack = h->bsize, .from_start = 1, .earn_bytes = h->bsize,
+                          .min = WINDOW_MIN, .max = WINDOW_MAX, .chunk_max = CHUNK_MAX};
     uint64_t first = 0, end = 0;
     pthread_mutex_lock(&h->lock);
     stream *s = NULL, *lru = &h->streams[0];
     for (int i = 0; i < STREAMS; i++) {
         stream *c = &h->streams[i];
-        if (c->window && off >= c->start && off <= c->next + h->bsize) {
+        if (gg_ahead_continues(&c->a, &ap, off)) {
             s = c;
             break;
         }
         if (c->used < lru->used)
             lru = c;
     }
-    if (s && s->header && (off != s->next || n <= h->bsize)) {
+    if (s && s->header && (off != s->a.next || n <= h->bsize)) {
         /* The header is read: a reader of what follows it is another stream
          * (the parser's reads after the first are of 2 MiB and more; a
          * reader's are at most FUSE's max_read). */
@@ -367,46 +351,24 @@ static const void *read_ahead(http_source *h, uint64_t off, uint64_t n)
     }
     if (!s) {
         /* A new stream: no read-ahead until it reads on. */
-        *lru = (stream){off, off + n, n, WINDOW_MIN, off + n, ++h->use, off == 0};
+        gg_ahead_start(&lru->a, &ap, off, n);
+        lru->used = ++h->use;
+        lru->header = off == 0;
         pthread_mutex_unlock(&h->lock);
         return NULL;
     }
     s->used = ++h->use;
-    s->bytes += n;
-    if (off + n > s->next)
-        s->next = off + n;
     /* No read-ahead for the header parser: its reads double in size and
      * each asks for all it needs next, so read-ahead would only split them
-     * into more requests. Nor for a few small reads near each other: a
-     * stream earns read-ahead once it has read a block's worth. */
-    if (s->header || s->bytes < h->bsize) {
-        pthread_mutex_unlock(&h->lock);
-        return NULL;
-    }
-    /* The window grows to hide the network's latency; blocks coming from the
-     * disk cache need none, and a small window keeps a stream cycling
-     * through a few warm buffers (fresh memory is slow to touch on a VM). */
-    if (s->next - s->start >= s->window && s->window < WINDOW_MAX &&
-        !atomic_load_explicit(&h->disk_fed, memory_order_relaxed))
-        s->window *= 2;
-    /* Keep a window ahead of the reader asked for, in whole chunks (a
-     * quarter of the window, at most CHUNK_MAX): as the reader moves on,
-     * the next GET waits until a chunk's worth is due, so GETs stay big
-     * instead of one block each, and several are in flight. */
-    uint64_t chunk = s->window / 4 < CHUNK_MAX ? s->window / 4 : CHUNK_MAX;
-    uint64_t target = s->next + s->window < h->s.size ? s->next + s->window : h->s.size;
-    uint64_t from = s->ahead_to > s->next ? s->ahead_to : s->next;
-    from = (from + h->bsize - 1) / h->bsize * h->bsize; /* (the reader fetches the block it is in) */
-    if (from < target && target - from >= chunk) {
-        first = from;
-        end = from + (target - from) / chunk * chunk;
-        s->ahead_to = end;
-    } else if (from < target && target == h->s.size) {
-        first = from;
-        end = target;
-        s->ahead_to = end;
-    }
+     * into more requests. */
+    if (s->header)
+        ap.earn_bytes = UINT64_MAX;
+    int earned = gg_ahead_advance(&s->a, &ap, off, n, h->s.size,
+                                  !atomic_load_explicit(&h->disk_fed, memory_order_relaxed), &first, &end);
+    uint64_t chunk = s->a.window / 4 < CHUNK_MAX ? s->a.window / 4 : CHUNK_MAX;
     pthread_mutex_unlock(&h->lock);
+    if (!earned)
+        return NULL;
     if (first >= end)
         return s;
     uint64_t cb = chunk / h->bsize ? chunk / h->bsize : 1;
@@ -417,10 +379,10 @@ static const void *read_ahead(http_source *h, uint64_t off, uint64_t n)
     return s;
 }
 
-static int http_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
+static int remote_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
 {
-    http_source *h = (http_source *)s;
-    if (http_check(s, e))
+    remote_source *h = (remote_source *)s;
+    if (remote_check(s, e))
         return -1;
     if (n == 0)
         return 0;
@@ -480,19 +442,18 @@ static int http_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *e)
     return rc;
 }
 
-static void http_describe(gg_source *s, gg_buf *out)
+static void remote_describe(gg_source *s, gg_buf *out)
 {
-    http_source *h = (http_source *)s;
-    gg_buf_puts(out, "\"url\": ");
-    gg_json_string(out, s->name, strlen(s->name));
-    if (h->etag[0] || h->weak_etag[0]) {
+    remote_source *h = (remote_source *)s;
+    h->f->ops->describe(h->f, out);
+    if (h->v.etag[0] || h->weak_etag[0]) {
         gg_buf_puts(out, ", \"etag\": ");
-        const char *t = h->etag[0] ? h->etag : h->weak_etag;
+        const char *t = h->v.etag[0] ? h->v.etag : h->weak_etag;
         gg_json_string(out, t, strlen(t));
     }
-    if (h->repo_commit[0]) {
+    if (h->v.revision[0]) {
         gg_buf_puts(out, ", \"repo_commit\": ");
-        gg_json_string(out, h->repo_commit, strlen(h->repo_commit));
+        gg_json_string(out, h->v.revision, strlen(h->v.revision));
     }
     if (h->unvalidated)
         gg_buf_puts(out, ", \"validated\": false, \"validation\": \"none: the server sends no ETag and no "
@@ -500,60 +461,59 @@ static void http_describe(gg_source *s, gg_buf *out)
                          "same size is not seen; not kept in the disk cache\"");
 }
 
-static void http_close(gg_source *s)
+static void remote_close(gg_source *s)
 {
-    http_source *h = (http_source *)s;
+    remote_source *h = (remote_source *)s;
     gg_net_cancel(h->net, h);
     gg_cache_drop_range(h->cache, block_key(h, 0), block_key(h, 0) + (1ull << 40));
     pthread_mutex_destroy(&h->lock);
-    free(h->url);
+    if (h->f)
+        h->f->ops->close(h->f);
     free(h->okey);
-    free(h->effective);
     free(s->name);
     free(s->id);
     free(h);
 }
 
-static const gg_source_ops http_ops = {http_read, http_check, http_describe, http_close};
+static const gg_source_ops remote_ops = {remote_read, remote_check, remote_describe, remote_close};
 
 /* The object's validator, and its key for the caches. */
-static int set_identity(http_source *h, const gg_http_get *g)
+static int set_identity(remote_source *h, const gg_validator *v)
 {
-    if (!strncmp(g->etag, "W/", 2))
-        snprintf(h->weak_etag, sizeof h->weak_etag, "%s", g->etag);
-    else
-        snprintf(h->etag, sizeof h->etag, "%s", g->etag);
-    snprintf(h->last_modified, sizeof h->last_modified, "%s", g->last_modified);
-    snprintf(h->linked_etag, sizeof h->linked_etag, "%s", g->linked_etag);
-    snprintf(h->repo_commit, sizeof h->repo_commit, "%s", g->repo_commit);
+    h->v = *v;
+    h->weak_etag[0] = 0;
+    if (!strncmp(v->etag, "W/", 2)) {
+        snprintf(h->weak_etag, sizeof h->weak_etag, "%s", v->etag);
+        h->v.etag[0] = 0;
+    }
     free(h->okey);
-    if (asprintf(&h->okey, "%s\n%s|%s|%s|%" PRIu64, h->url, h->etag[0] ? h->etag : h->weak_etag, h->last_modified,
-                 h->linked_etag, h->s.size) < 0)
+    if (asprintf(&h->okey, "%s\n%s|%s|%s|%" PRIu64, h->f->key, h->v.etag[0] ? h->v.etag : h->weak_etag,
+                 h->v.last_modified, h->v.extra, h->s.size) < 0)
         h->okey = NULL;
     return h->okey ? 0 : -1;
 }
 
 /* Can a change of the object on the server be seen? */
-static int has_validator(const http_source *h)
+static int has_validator(const remote_source *h)
 {
-    return h->etag[0] || h->weak_etag[0] || h->last_modified[0] || h->linked_etag[0];
+    return h->v.etag[0] || h->weak_etag[0] || h->v.last_modified[0] || h->v.extra[0];
 }
 
 /* The meta line kept in the disk cache for offline opens. */
-static void save_meta(http_source *h)
+static void save_meta(remote_source *h)
 {
     if (!h->disk)
         return;
     char line[1024];
-    snprintf(line, sizeof line, "%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%lld", h->s.size, h->etag, h->weak_etag,
-             h->last_modified, h->linked_etag, h->repo_commit, (long long)h->s.mtime.tv_sec);
-    gg_diskcache_put_meta(h->disk, h->url, line);
+    snprintf(line, sizeof line, "%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%lld", h->s.size, h->v.etag, h->weak_etag,
+             h->v.last_modified, h->v.extra, h->v.revision, (long long)h->s.mtime.tv_sec);
+    gg_diskcache_put_meta(h->disk, h->f->key, line);
 }
 
-static int load_meta(http_source *h)
+static int load_meta(remote_source *h)
 {
     gg_buf m = {0};
-    if (!h->disk || gg_diskcache_get_meta(h->disk, h->url, &m)) {
+    if (!h->disk || gg_diskcache_get_meta(h->disk, h->f->key, &m)) {
         gg_buf_free(&m);
         return -1;
     }
@@ -563,32 +523,75 @@ static int load_meta(http_source *h)
         f[k++] = t;
     int ok = k == 7;
     if (ok) {
-        gg_http_get g = {0};
+        gg_validator v = {0};
         h->s.size = strtoull(f[0], NULL, 10);
-        snprintf(g.etag, sizeof g.etag, "%s", f[1][0] ? f[1] : f[2]);
-        snprintf(g.last_modified, sizeof g.last_modified, "%s", f[3]);
-        snprintf(g.linked_etag, sizeof g.linked_etag, "%s", f[4]);
-        snprintf(g.repo_commit, sizeof g.repo_commit, "%s", f[5]);
+        snprintf(v.etag, sizeof v.etag, "%s", f[1][0] ? f[1] : f[2]);
+        snprintf(v.last_modified, sizeof v.last_modified, "%s", f[3]);
+        snprintf(v.extra, sizeof v.extra, "%s", f[4]);
+        snprintf(v.revision, sizeof v.revision, "%s", f[5]);
         h->s.mtime.tv_sec = (time_t)strtoll(f[6], NULL, 10);
-        ok = set_identity(h, &g) == 0 && has_validator(h);
+        ok = set_identity(h, &v) == 0 && has_validator(h);
     }
     gg_buf_free(&m);
     return ok ? 0 : -1;
 }
 
-gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e)
+/* The first block into the caches. */
+static void keep_first(remote_source *h, const uint8_t *first)
 {
-    http_source *h = calloc(1, sizeof *h);
-    if (!h || !(h->url = strdup(url)) || !(h->s.name = gg_url_display(url)) || !(h->s.id = strdup(url))) {
-        if (h) {
-            free(h->url);
+    int st;
+    gg_page *p = gg_cache_pin(h->cache, block_key(h, 0), block_len(h, 0), 0, &st);
+    if (p && st == GG_PIN_FILL) {
+        memcpy(gg_page_data(p), first, block_len(h, 0));
+        gg_cache_filled(h->cache, p, 1);
+    }
+    if (p)
+        gg_cache_unpin(h->cache, p);
+    if (h->disk) {
+        gg_diskcache_put(h->disk, h->okey, 0, first, block_len(h, 0));
+        gg_net_count(h->net, GG_NC_DISK_WRITES, 1);
+    }
+}
+
+/* The first answer defines the object: its size, validator and first block. */
+static int take_first(remote_source *h, const gg_range *r, const uint8_t *first, gg_err *e)
+{
+    h->s.size = r->total;
+    struct tm tm = {0};
+    if (r->v.last_modified[0] && strptime(r->v.last_modified, "%a, %d %b %Y %H:%M:%S GMT", &tm))
+        h->s.mtime.tv_sec = timegm(&tm);
+    if (set_identity(h, &r->v) != 0 || (r->got != block_len(h, 0) && h->s.size != 0))
+        return gg_fail(e, GG_E_IO, "%s: the first answer was incomplete", h->s.name);
+    if (!has_validator(h) && !gg_net_options(h->net)->unvalidated)
+        return gg_fail(e, GG_E_UNSUPPORTED, "%s: the server sends no ETag and no Last-Modified: a new version "
+                       "of the file on the server could not be told from the one mounted, and the bytes of "
+                       "both would be mixed; -o unvalidated mounts it anyway (without the disk cache)",
+                       h->s.name);
+    if (!has_validator(h)) {
+        h->unvalidated = 1;
+        h->disk = NULL; /* (its blocks could not be told from another version's) */
+    }
+    save_meta(h);
+    if (h->s.size)
+        keep_first(h, first);
+    return 0;
+}
+
+gg_source *gg_remote_open(gg_net *net, gg_fetcher *f, gg_err *e)
+{
+    if (!f)
+        return NULL;
+    remote_source *h = calloc(1, sizeof *h);
+    if (!h || !(h->s.name = strdup(f->name)) || !(h->s.id = strdup(f->key))) {
+        if (h)
             free(h->s.name);
-        }
         free(h);
+        f->ops->close(f);
         gg_fail(e, GG_E_NOMEM, "out of memory");
         return NULL;
     }
-    h->s.ops = &http_ops;
+    h->f = f;
+    h->s.ops = &remote_ops;
     h->s.remote = 1;
     h->net = net;
     h->cache = gg_net_cache(net);
@@ -599,68 +602,25 @@ gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e)
 
     /* The first block: size, validator, and most headers whole. */
     uint8_t *first = malloc(h->bsize);
-    gg_http_get g = {.url = url, .off = 0, .len = h->bsize, .dst = first};
+    gg_range r = {.off = 0, .len = h->bsize, .parts = &first, .part_bytes = h->bsize, .first = 1};
     gg_err ge;
-    int rc = first ? gg_net_get(net, &g, &ge) : gg_fail(&ge, GG_E_NOMEM, "out of memory");
-    if (rc && ge.code == GG_E_STALE && g.status == 416 && g.total == 0) {
-        rc = 0; /* an empty object */
-        g.got = 0;
-    }
+    int rc = first ? f->ops->fetch(f, &r, &ge) : gg_fail(&ge, GG_E_NOMEM, "out of memory");
     if (rc == 0) {
-        h->s.size = g.total;
-        struct tm tm = {0};
-        if (g.last_modified[0] && strptime(g.last_modified, "%a, %d %b %Y %H:%M:%S GMT", &tm))
-            h->s.mtime.tv_sec = timegm(&tm);
-        h->effective = g.final_url;
-        g.final_url = NULL;
-        if (set_identity(h, &g) != 0 || (g.got != block_len(h, 0) && h->s.size != 0)) {
-            rc = gg_fail(&ge, GG_E_IO, "%s: the first answer was incomplete", h->s.name);
-        } else if (!has_validator(h) && !gg_net_options(net)->unvalidated) {
-            rc = gg_fail(&ge, GG_E_UNSUPPORTED, "%s: the server sends no ETag and no Last-Modified: a new version "
-                         "of the file on the server could not be told from the one mounted, and the bytes of "
-                         "both would be mixed; -o unvalidated mounts it anyway (without the disk cache)",
-                         h->s.name);
-        } else {
-            if (!has_validator(h)) {
-                h->unvalidated = 1;
-                h->disk = NULL; /* (its blocks could not be told from another version's) */
-            }
-            save_meta(h);
-            if (h->s.size) {
-                int st;
-                gg_page *p = gg_cache_pin(h->cache, block_key(h, 0), block_len(h, 0), 0, &st);
-                if (p && st == GG_PIN_FILL) {
-                    memcpy(gg_page_data(p), first, block_len(h, 0));
-                    gg_cache_filled(h->cache, p, 1);
-                }
-                if (p)
-                    gg_cache_unpin(h->cache, p);
-                if (h->disk) {
-                    gg_diskcache_put(h->disk, h->okey, 0, first, block_len(h, 0));
-                    gg_net_count(net, GG_NC_DISK_WRITES, 1);
-                }
-            }
-        }
+        rc = take_first(h, &r, first, &ge);
     } else if ((ge.code == GG_E_IO || ge.code == GG_E_TIMEOUT) && load_meta(h) == 0) {
         /* Unreachable, but cached: serve what the disk cache holds. */
         gg_log("%s: %s; reading from the disk cache only", h->s.name, ge.msg);
         h->offline = 1;
         rc = 0;
     }
-    free(g.final_url);
     free(first);
     if (rc) {
         if (e)
             *e = ge;
-        http_close(&h->s);
+        remote_close(&h->s);
         return NULL;
     }
     if (!h->s.mtime.tv_sec) /* (no Last-Modified: when it was mounted, not 1970) */
         clock_gettime(CLOCK_REALTIME, &h->s.mtime);
     return &h->s;
-}
-
-gg_source *gg_net_url_opener(void *net, const char *url, gg_err *e)
-{
-    return gg_source_open_http(net, url, e);
 }

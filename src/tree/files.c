@@ -1,0 +1,162 @@
+/* files.c - the table of a model tree's file kinds (see files.h).
+ * layer: tree/
+ *
+ * The rows name what each file is made of; modeltree.c builds, sizes and
+ * reads every file by its row's shape, with no case per file. The text
+ * functions below only bind a row to the text/ function that renders it. */
+#include "files.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gguffs/modeltext.h"
+#include "gguffs/stats.h"
+#include "gguffs/summary.h"
+#include "modeltree.h"
+
+/* ---- texts: bounds (see MAX_TEXT in modeltree.c) ---- */
+
+/* Rendering never writes more than 8 bytes per byte of a value ("false, "
+ * for a bool, \u00XX for a control byte in JSON) and 6 per byte of a name. */
+static uint64_t kv_bound(const gg_mtree *t, uint64_t kv) { return 4096 + 8 * t->m->f->kv[kv].val_len; }
+
+static uint64_t metadata_json_bound(const gg_mtree *t, uint64_t arg)
+{
+    const gg_file *f = t->m->f;
+    uint64_t b = 4096;
+    for (uint64_t k = 0; k < f->n_kv; k++)
+        b += 128 + 8 * f->kv[k].val_len + 6 * f->kv[k].key.len;
+    return b;
+}
+
+static uint64_t tensors_tsv_bound(const gg_mtree *t, uint64_t arg)
+{
+    const gg_model *m = t->m;
+    uint64_t b = 4096;
+    for (uint64_t k = 0; k < m->nt; k++)
+        b += 256 + 8 * m->t[k].name_len + strlen(gg_tensor_source(m, &m->t[k])->name) * 4;
+    return b;
+}
+
+static uint64_t summary_bound(const gg_mtree *t, uint64_t arg) { return 4096 + 128 * t->m->nt; }
+
+static uint64_t info_json_bound(const gg_mtree *t, uint64_t tensor) { return 4096 + 6 * t->m->t[tensor].name_len; }
+
+/* ---- texts ---- */
+
+static int kv_text(gg_mtree *t, uint64_t kv, gg_buf *out, gg_err *e)
+{
+    gg_render_kv_text(t->m->f, &t->m->f->kv[kv], out);
+    return 0;
+}
+
+static int metadata_json(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_render_metadata_json(t->m->f, out);
+    return 0;
+}
+
+/* tensors.tsv names each tensor's folder as the tree does (escaped, unique). */
+static int tensors_tsv(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    const gg_node *td = &t->nodes[t->tensors_dir];
+    char **names = malloc((td->n_children ? td->n_children : 1) * sizeof *names);
+    if (!names) {
+        out->oom = 1;
+        return 0;
+    }
+    for (uint32_t k = 0; k < td->n_children; k++)
+        names[k] = t->nodes[td->first_child + k].name;
+    gg_tensors_tsv(t->m, names, out);
+    free(names);
+    return 0;
+}
+
+static int types_tsv(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_types_tsv(t->m, out);
+    return 0;
+}
+
+static int summary(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_summary_text(t->m, out);
+    return 0;
+}
+
+static int summary_json(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_summary_json(t->m, out);
+    return 0;
+}
+
+static int info_json(gg_mtree *t, uint64_t tensor, gg_buf *out, gg_err *e)
+{
+    gg_tensor_info_json(t->m, &t->m->t[tensor], out);
+    return 0;
+}
+
+static int stats(gg_mtree *t, uint64_t tensor, gg_buf *out, gg_err *e)
+{
+    return gg_tensor_stats(t->reader, t->m, &t->m->t[tensor], out, e);
+}
+
+/* ---- composites ---- */
+
+static gg_composite *npy(const gg_mtree *t, const gg_file_kind *k, uint64_t tensor, gg_err *e)
+{
+    return gg_export_npy(t->m, tensor, k->view, e);
+}
+
+static gg_composite *safetensors(const gg_mtree *t, const gg_file_kind *k, uint64_t arg, gg_err *e)
+{
+    return gg_export_safetensors(t->m, (gg_view_kind)t->o.safetensors_dtype, e);
+}
+
+/* ---- presence ---- */
+
+/* Files that could only fail (EIO) would break cp -r and tar of a mount. */
+static int decodable(const gg_model *m, uint64_t tensor) { return gg_tensor_decodable(&m->t[tensor]); }
+
+/* ---- the table ---- */
+
+#define MODEL(n) .name = n, .scope = GG_FK_MODEL
+#define TENSOR(n) .name = n, .scope = GG_FK_TENSOR
+#define DIR(fn) .shape = GG_FS_DIR, .build = fn
+#define TEXT(fn, b) .shape = GG_FS_TEXT, .text = fn, .bound = b
+#define VIEW(v) .shape = GG_FS_VIEW, .view = v
+#define COMPOSITE(fn) .shape = GG_FS_COMPOSITE, .segments = fn
+
+const gg_file_kind gg_files[] = {
+    {MODEL("metadata"), DIR(gg_mtree_build_kvs)},
+    {MODEL("metadata.json"), TEXT(metadata_json, metadata_json_bound)},
+    {MODEL("tensors"), DIR(gg_mtree_build_tensors)},
+    {MODEL("tensors.tsv"), TEXT(tensors_tsv, tensors_tsv_bound)},
+    {MODEL("types.tsv"), TEXT(types_tsv, NULL)},
+    {MODEL("summary"), TEXT(summary, summary_bound)},
+    {MODEL("summary.json"), TEXT(summary_json, summary_bound)},
+    /* (its view is -o safetensors_dtype, in t->o) */
+    {MODEL("model.safetensors"), COMPOSITE(safetensors), .flags = GG_FF_DATA},
+    {MODEL("blocks"), DIR(gg_mtree_build_blocks)},
+
+    {TENSOR("raw"), VIEW(GG_VIEW_RAW), .flags = GG_FF_DATA | GG_FF_STORED},
+    {TENSOR("f32"), VIEW(GG_VIEW_F32), .flags = GG_FF_DATA, .present = decodable},
+    {TENSOR("f32.npy"), COMPOSITE(npy), .view = GG_VIEW_F32, .flags = GG_FF_DATA, .present = decodable},
+    {TENSOR("f16"), VIEW(GG_VIEW_F16), .flags = GG_FF_DATA, .present = decodable},
+    {TENSOR("f16.npy"), COMPOSITE(npy), .view = GG_VIEW_F16, .flags = GG_FF_DATA, .present = decodable},
+    {TENSOR("bf16"), VIEW(GG_VIEW_BF16), .flags = GG_FF_DATA, .present = decodable},
+    {TENSOR("info.json"), TEXT(info_json, info_json_bound)},
+    {TENSOR("stats"), TEXT(stats, NULL), .fixed_size = GG_STATS_BYTES, .flags = GG_FF_CHECK, .present = decodable},
+
+    {.scope = GG_FK_KV, TEXT(kv_text, kv_bound)},
+};
+const size_t gg_n_files = sizeof gg_files / sizeof gg_files[0];
+_Static_assert(sizeof gg_files / sizeof gg_files[0] <= 255, "a node holds its row in a byte");
+
+size_t gg_files_in_scope(gg_fscope scope)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < gg_n_files; i++)
+        n += gg_files[i].scope == scope;
+    return n;
+}

@@ -1,0 +1,68 @@
+/* files.h - the kinds of file in a model's tree, one row each (files.c).
+ * layer: tree/ (internal to it)
+ *
+ * A row says where a file lies (a model's root, every tensors/<name>/, each
+ * metadata/<key>), its name, and how it is made:
+ *   DIR        a folder whose children `build` adds (metadata/, tensors/, blocks/)
+ *   VIEW       a tensor read as `view` (view.h): its size and bytes come from the view layer
+ *   TEXT       text made whole on first use by `text` (at most `bound` bytes; a
+ *              `fixed_size` is its size before it is made)
+ *   COMPOSITE  segments laid end to end (export.h), listed by `segments`: bytes
+ *              made in memory (a header) and ranges of tensor views read on demand
+ * A new file under tensors/<name>/ or at a model's root is one row here plus
+ * its reader: a text function, a segment list, or nothing for a view. Rows
+ * are listed in table order within their scope, so inode numbers and listings
+ * follow the table. */
+#ifndef GGUFFS_FILES_H
+#define GGUFFS_FILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gguffs/error.h"
+#include "gguffs/export.h"
+#include "gguffs/model.h"
+#include "gguffs/render.h"
+#include "gguffs/view.h"
+
+typedef struct gg_mtree gg_mtree;
+
+typedef enum gg_fshape { GG_FS_DIR, GG_FS_VIEW, GG_FS_TEXT, GG_FS_COMPOSITE } gg_fshape;
+typedef enum gg_fscope {
+    GG_FK_MODEL,  /* at a model's root (arg 0) */
+    GG_FK_TENSOR, /* in every tensors/<name>/ (arg: the tensor's index) */
+    GG_FK_KV,     /* metadata/<key>, named by its key (arg: the KV's index) */
+} gg_fscope;
+enum {
+    GG_FF_DATA = 1,   /* tensor data: big, read in streams (gg_attr.tensor_data; read-ahead) */
+    GG_FF_STORED = 2, /* the stored bytes: counted in st_blocks (du shows the model, not views) */
+    GG_FF_CHECK = 4,  /* made from tensor data: the source must be unchanged before it is served */
+};
+
+typedef struct gg_file_kind gg_file_kind;
+struct gg_file_kind {
+    const char *name; /* NULL for metadata/<key> */
+    uint8_t scope, shape, flags;
+    gg_view_kind view;   /* VIEW: which view; COMPOSITE: the view of its tensor segments */
+    uint64_t fixed_size; /* TEXT: its size, known before it is made; 0: the text's length */
+    int (*text)(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e);                         /* TEXT */
+    uint64_t (*bound)(const gg_mtree *t, uint64_t arg); /* TEXT: bytes at most (NULL: 4096) */
+    gg_composite *(*segments)(const gg_mtree *t, const gg_file_kind *k, uint64_t arg, gg_err *e); /* COMPOSITE */
+    int (*build)(gg_mtree *t, uint32_t dir);                                                /* DIR */
+    int (*present)(const gg_model *m, uint64_t arg); /* NULL: always there */
+};
+
+extern const gg_file_kind gg_files[];
+extern const size_t gg_n_files;
+
+/* Does the file of row k exist for arg (a tensor that cannot be decoded has
+ * only raw and info.json)? */
+static inline int gg_file_present(const gg_file_kind *k, const gg_model *m, uint64_t arg)
+{
+    return !k->present || k->present(m, arg);
+}
+
+/* The number of rows of a scope (tensor folders: the files each may hold). */
+size_t gg_files_in_scope(gg_fscope scope);
+
+#endif
