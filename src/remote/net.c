@@ -529,28 +529,18 @@ static int handshake_broke(const char *why)
            strstr(why, "timed out") || strstr(why, "Broken pipe");
 }
 
-/* Run one hop to `url`, done by deadline (gg_scope_now_ms() clock). */
-static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int first_hop, int64_t deadline,
-                       xfer *x, gg_err *e)
+/* The request headers of a hop to `url`. If-Match only to where the
+ * validator came from; the user's headers only to the host of the URL they
+ * were given with (not to where it redirects, even when later GETs go there
+ * directly); the token only to the hub. */
+static struct curl_slist *hop_headers(gg_net *n, const gg_http_get *g, const char *url, int first_hop)
 {
-    memset(x, 0, sizeof *x);
-    x->n = n;
-    x->g = g;
-    x->retry_after = -1;
-    x->stall_ms = n->o.timeout_s >= 2 ? (int64_t)n->o.timeout_s * 500 : 1000;
-    x->moved_ms = gg_scope_now_ms();
-    if (g->len)
-        g->got = 0;
     struct curl_slist *hdr = NULL;
     char line[512];
     if (g->len) {
         snprintf(line, sizeof line, "Range: bytes=%" PRIu64 "-%" PRIu64, g->off, g->off + g->len - 1);
         hdr = curl_slist_append(hdr, line);
     }
-    /* If-Match only to where the validator came from; the user's headers
-     * only to the host of the URL they were given with (not to where it
-     * redirects, even when later GETs go there directly); the token only
-     * to the hub. */
     if (g->if_match && first_hop) {
         snprintf(line, sizeof line, "If-Match: %s", g->if_match);
         hdr = curl_slist_append(hdr, line);
@@ -567,6 +557,13 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
         }
         free(o);
     }
+    return hdr;
+}
+
+/* The handle's options for a hop to `url` with headers hdr, its answer
+ * going to x, done by deadline (gg_scope_now_ms() clock). */
+static void hop_setup(gg_net *n, CURL *h, const char *url, struct curl_slist *hdr, int64_t deadline, xfer *x)
+{
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_SHARE, n->share);
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
@@ -596,134 +593,137 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
     if (n->cafile)
         curl_easy_setopt(h, CURLOPT_CAINFO, n->cafile);
-    gg_net_count(n, GG_NC_REQUESTS, 1);
-    CURLcode rc = curl_easy_perform(h);
-    curl_slist_free_all(hdr);
-    gg_net_count(n, GG_NC_BYTES, x->body);
-    char *shown = gg_url_display(url);
-    outcome out = OUTCOME_FAIL;
+}
 
+/* What a transfer that libcurl ended with rc (not CURLE_OK) means. */
+static outcome transfer_failed(gg_net *n, const gg_http_get *g, xfer *x, CURLcode rc, const char *shown, gg_err *e)
+{
     if (rc == CURLE_ABORTED_BY_CALLBACK && x->stalled && !atomic_load(&n->aborted)) {
         gg_net_count(n, GG_NC_TIMEOUTS, 1);
         gg_fail(e, GG_E_IO, "%s: no progress for %g s (-o timeout=)", shown, (double)x->stall_ms / 1000);
-        out = OUTCOME_RETRY;
-        goto done;
+        return OUTCOME_RETRY;
     }
     if (rc == CURLE_ABORTED_BY_CALLBACK || atomic_load(&n->aborted)) {
         gg_fail(e, GG_E_IO, "%s: stopped (%s)", shown, atomic_load(&n->aborted) ? "unmounting" : "the read was interrupted");
-        goto done;
+        return OUTCOME_FAIL;
     }
     if (rc == CURLE_WRITE_ERROR && x->too_big) {
         gg_fail(e, GG_E_TOOBIG, "%s: answer longer than %" PRIu64 " bytes", shown, g->max_body);
-        goto done;
+        return OUTCOME_FAIL;
     }
-    if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x->done)) {
-        if (rc == CURLE_WRITE_ERROR && x->overflow) {
+    if (rc == CURLE_WRITE_ERROR && x->overflow) {
+        gg_net_count(n, GG_NC_BAD_RANGES, 1);
+        gg_fail(e, GG_E_IO, "%s: more bytes than the range asked for", shown);
+        return OUTCOME_RETRY;
+    }
+    if (rc == CURLE_WRITE_ERROR && g->len && x->status == 200) {
+        gg_fail(e, GG_E_IO, "%s: the server ignores range requests and the bytes wanted are %" PRIu64
+                " bytes in (more than %llu MiB to skip)", shown, g->off, WHOLE_BODY_SKIP_MAX >> 20);
+        return OUTCOME_FAIL;
+    }
+    if (certificate_curl(rc)) {
+        gg_fail(e, GG_E_ACCESS, "%s: TLS: %s (-o cafile=PATH names the CA to trust)", shown,
+                x->why[0] ? x->why : curl_easy_strerror(rc));
+        return OUTCOME_FAIL;
+    }
+    if (rc == CURLE_SSL_CONNECT_ERROR && !handshake_broke(x->why)) {
+        gg_fail(e, GG_E_IO, "%s: TLS handshake failed: %s (is it an https server?)", shown,
+                x->why[0] ? x->why : curl_easy_strerror(rc));
+        return OUTCOME_FAIL;
+    }
+    if (!transient_curl(rc) && rc != CURLE_SSL_CONNECT_ERROR) {
+        gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
+        return OUTCOME_FAIL;
+    }
+    gg_net_count(n, rc == CURLE_OPERATION_TIMEDOUT ? GG_NC_TIMEOUTS
+                    : rc == CURLE_PARTIAL_FILE ? GG_NC_SHORT_BODIES : GG_NC_CONNECT_ERRORS, 1);
+    x->refused = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST;
+    /* A timeout is an I/O error for the reader (EIO), as any other failure
+     * to get the bytes. */
+    if (rc == CURLE_OPERATION_TIMEDOUT)
+        gg_fail(e, GG_E_IO, "%s: no answer within the -o timeout= of %d s", shown, n->o.timeout_s);
+    else
+        gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
+    return OUTCOME_RETRY;
+}
+
+/* A 2xx answer: the bytes (or body) asked for, checked. */
+static outcome answer_ok(gg_net *n, gg_http_get *g, const xfer *x, const char *shown, gg_err *e)
+{
+    gg_net_count(n, GG_NC_S2XX, 1);
+    if (g->len == 0) {
+        g->total = x->have_cl ? x->cl : g->body->len;
+        return OUTCOME_OK;
+    }
+    if (x->status == 206) {
+        /* Exactly the range asked for (cut at the end of the object). */
+        uint64_t want_b = g->off + g->len - 1;
+        int range_ok = x->have_cr == 1 && x->cr_a == g->off && x->cr_b <= want_b &&
+                       (x->cr_b == want_b || x->cr_b + 1 == x->cr_total) && x->cr_b < x->cr_total;
+        if (!range_ok) {
             gg_net_count(n, GG_NC_BAD_RANGES, 1);
-            gg_fail(e, GG_E_IO, "%s: more bytes than the range asked for", shown);
-            out = OUTCOME_RETRY;
-        } else if (rc == CURLE_WRITE_ERROR && g->len && x->status == 200) {
-            gg_fail(e, GG_E_IO, "%s: the server ignores range requests and the bytes wanted are %" PRIu64
-                    " bytes in (more than %llu MiB to skip)", shown, g->off, WHOLE_BODY_SKIP_MAX >> 20);
-        } else if (certificate_curl(rc)) {
-            gg_fail(e, GG_E_ACCESS, "%s: TLS: %s (-o cafile=PATH names the CA to trust)", shown,
-                    x->why[0] ? x->why : curl_easy_strerror(rc));
-        } else if (rc == CURLE_SSL_CONNECT_ERROR && !handshake_broke(x->why)) {
-            gg_fail(e, GG_E_IO, "%s: TLS handshake failed: %s (is it an https server?)", shown,
-                    x->why[0] ? x->why : curl_easy_strerror(rc));
-        } else if (transient_curl(rc) || rc == CURLE_SSL_CONNECT_ERROR) {
-            gg_net_count(n, rc == CURLE_OPERATION_TIMEDOUT ? GG_NC_TIMEOUTS
-                            : rc == CURLE_PARTIAL_FILE ? GG_NC_SHORT_BODIES : GG_NC_CONNECT_ERRORS, 1);
-            x->refused = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST;
-            /* A timeout is an I/O error for the reader (EIO), as any other
-             * failure to get the bytes. */
-            if (rc == CURLE_OPERATION_TIMEDOUT)
-                gg_fail(e, GG_E_IO, "%s: no answer within the -o timeout= of %d s", shown, n->o.timeout_s);
-            else
-                gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
-            out = OUTCOME_RETRY;
-        } else {
-            gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
+            gg_fail(e, GG_E_IO, "%s: asked for bytes %" PRIu64 "-%" PRIu64 ", got a Content-Range of %" PRIu64
+                    "-%" PRIu64 "/%" PRIu64, shown, g->off, want_b, x->cr_a, x->cr_b, x->cr_total);
+            return OUTCOME_RETRY;
         }
-        goto done;
+        if (g->got != x->cr_b - x->cr_a + 1) {
+            gg_net_count(n, GG_NC_SHORT_BODIES, 1);
+            gg_fail(e, GG_E_IO, "%s: body of %" PRIu64 " bytes for a range of %" PRIu64, shown, g->got,
+                    x->cr_b - x->cr_a + 1);
+            return OUTCOME_RETRY;
+        }
+        g->total = x->cr_total;
+        return OUTCOME_OK;
     }
+    if (x->status == 200) {
+        /* The whole object: its bytes at the range's place were taken. */
+        gg_net_count(n, GG_NC_WHOLE_BODIES, 1);
+        g->whole_body = 1;
+        g->total = x->have_cl ? x->cl : x->body;
+        uint64_t want = g->off >= g->total ? 0 : g->total - g->off < g->len ? g->total - g->off : g->len;
+        if (g->got != want) {
+            gg_net_count(n, GG_NC_SHORT_BODIES, 1);
+            gg_fail(e, GG_E_IO, "%s: the whole body ended before the bytes wanted", shown);
+            return OUTCOME_RETRY;
+        }
+        return OUTCOME_OK;
+    }
+    gg_fail(e, GG_E_IO, "%s: unexpected status %d", shown, x->status);
+    return OUTCOME_FAIL;
+}
+
+/* What the answer's status says: the bytes, a redirect, try again, or why not. */
+static outcome answer_status(gg_net *n, gg_http_get *g, const xfer *x, const char *url, const char *shown, gg_err *e)
+{
     int s = x->status;
     g->status = s;
     if (s >= 300 && s < 400 && s != 304) {
         gg_net_count(n, GG_NC_S3XX, 1);
-        out = OUTCOME_HOP;
-        goto done;
+        return OUTCOME_HOP;
     }
-    if (s >= 200 && s < 300) {
-        gg_net_count(n, GG_NC_S2XX, 1);
-        if (g->len == 0) {
-            g->total = x->have_cl ? x->cl : g->body->len;
-            out = OUTCOME_OK;
-            goto done;
-        }
-        if (s == 206) {
-            /* Exactly the range asked for (cut at the end of the object). */
-            uint64_t want_b = g->off + g->len - 1;
-            int range_ok = x->have_cr == 1 && x->cr_a == g->off && x->cr_b <= want_b &&
-                           (x->cr_b == want_b || x->cr_b + 1 == x->cr_total) && x->cr_b < x->cr_total;
-            if (!range_ok) {
-                gg_net_count(n, GG_NC_BAD_RANGES, 1);
-                gg_fail(e, GG_E_IO, "%s: asked for bytes %" PRIu64 "-%" PRIu64 ", got a Content-Range of %" PRIu64
-                        "-%" PRIu64 "/%" PRIu64, shown, g->off, want_b, x->cr_a, x->cr_b, x->cr_total);
-                out = OUTCOME_RETRY;
-                goto done;
-            }
-            if (g->got != x->cr_b - x->cr_a + 1) {
-                gg_net_count(n, GG_NC_SHORT_BODIES, 1);
-                gg_fail(e, GG_E_IO, "%s: body of %" PRIu64 " bytes for a range of %" PRIu64, shown, g->got,
-                        x->cr_b - x->cr_a + 1);
-                out = OUTCOME_RETRY;
-                goto done;
-            }
-            g->total = x->cr_total;
-            out = OUTCOME_OK;
-            goto done;
-        }
-        if (s == 200) {
-            /* The whole object: its bytes at the range's place were taken. */
-            gg_net_count(n, GG_NC_WHOLE_BODIES, 1);
-            g->whole_body = 1;
-            g->total = x->have_cl ? x->cl : x->body;
-            uint64_t want = g->off >= g->total ? 0 : g->total - g->off < g->len ? g->total - g->off : g->len;
-            if (g->got != want) {
-                gg_net_count(n, GG_NC_SHORT_BODIES, 1);
-                gg_fail(e, GG_E_IO, "%s: the whole body ended before the bytes wanted", shown);
-                out = OUTCOME_RETRY;
-                goto done;
-            }
-            out = OUTCOME_OK;
-            goto done;
-        }
-        gg_fail(e, GG_E_IO, "%s: unexpected status %d", shown, s);
-        goto done;
-    }
+    if (s >= 200 && s < 300)
+        return answer_ok(n, g, x, shown, e);
     if (s == 408 || s == 429 || s >= 500) {
         gg_net_count(n, s == 408 ? GG_NC_S408 : s == 429 ? GG_NC_S429 : GG_NC_S5XX, 1);
         gg_fail(e, GG_E_IO, "%s: HTTP %d", shown, s);
-        out = OUTCOME_RETRY;
-        goto done;
+        return OUTCOME_RETRY;
     }
     if (s == 412) {
         gg_net_count(n, GG_NC_S412, 1);
         gg_fail(e, GG_E_STALE, "%s: changed on the server (If-Match failed: HTTP 412)", shown);
-        goto done;
+        return OUTCOME_FAIL;
     }
     if (s == 416) {
         gg_net_count(n, GG_NC_S416, 1);
         g->total = x->have_cr == 2 ? x->cr_total : 0;
         gg_fail(e, GG_E_STALE, "%s: range not satisfiable (HTTP 416): the object is %s%" PRIu64 " bytes now",
                 shown, x->have_cr == 2 ? "" : "of unknown size, not ", x->cr_total);
-        goto done;
+        return OUTCOME_FAIL;
     }
     if (s == 404 || s == 410) {
         gg_net_count(n, GG_NC_S404, 1);
         gg_fail(e, GG_E_NOTFOUND, "%s: not found (HTTP %d)", shown, s);
-        goto done;
+        return OUTCOME_FAIL;
     }
     gg_net_count(n, GG_NC_S4XX, 1);
     if (s == 401 || s == 403) {
@@ -737,7 +737,32 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
     } else {
         gg_fail(e, GG_E_IO, "%s: HTTP %d", shown, s);
     }
-done:
+    return OUTCOME_FAIL;
+}
+
+/* Run one hop to `url`, done by deadline (gg_scope_now_ms() clock): set up
+ * the handle, perform, and say what the answer means. */
+static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int first_hop, int64_t deadline,
+                       xfer *x, gg_err *e)
+{
+    memset(x, 0, sizeof *x);
+    x->n = n;
+    x->g = g;
+    x->retry_after = -1;
+    x->stall_ms = n->o.timeout_s >= 2 ? (int64_t)n->o.timeout_s * 500 : 1000;
+    x->moved_ms = gg_scope_now_ms();
+    if (g->len)
+        g->got = 0;
+    struct curl_slist *hdr = hop_headers(n, g, url, first_hop);
+    hop_setup(n, h, url, hdr, deadline, x);
+    gg_net_count(n, GG_NC_REQUESTS, 1);
+    CURLcode rc = curl_easy_perform(h);
+    curl_slist_free_all(hdr);
+    gg_net_count(n, GG_NC_BYTES, x->body);
+    char *shown = gg_url_display(url);
+    /* (a stop for unmounting wins over an answer that came in time) */
+    int failed = (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x->done)) || atomic_load(&n->aborted);
+    outcome out = failed ? transfer_failed(n, g, x, rc, shown, e) : answer_status(n, g, x, url, shown, e);
     free(shown);
     return out;
 }
@@ -782,6 +807,52 @@ static char *next_hop(const char *base, const char *location)
     return r;
 }
 
+/* Before a try: is the request to end now (unmounting, its reader gone,
+ * its deadline passed)? 1 with *e set. */
+static int stopped(gg_net *n, const gg_http_get *g, int64_t deadline, gg_err *e)
+{
+    int aborted = atomic_load(&n->aborted), gone = !aborted && thread_stopped();
+    if (!aborted && !gone && gg_scope_now_ms() < deadline)
+        return 0;
+    char *shown = gg_url_display(g->url);
+    if (aborted || gone)
+        gg_fail(e, GG_E_IO, "%s: stopped (%s)", shown, aborted ? "unmounting" : "the read was interrupted");
+    else
+        gg_fail(e, GG_E_IO, "%s: no answer within the -o timeout= of %d s", shown, n->o.timeout_s);
+    free(shown);
+    return 1;
+}
+
+/* One try of g: its first hop, then the redirects, each a hop of its own.
+ * *url: where the last hop went (malloc'ed, or NULL). */
+static outcome follow(gg_net *n, CURL *h, gg_http_get *g, int64_t deadline, xfer *x, char **url, gg_err *e)
+{
+    outcome out = OUTCOME_FAIL;
+    x->refused = 0;
+    x->retry_after = -1;
+    if (!(*url = strdup(g->url)))
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+    for (int hop = 0; *url; hop++) {
+        out = one_hop(n, h, g, *url, hop == 0, deadline, x, e);
+        if (out != OUTCOME_HOP)
+            break;
+        gg_net_count(n, GG_NC_REDIRECTS, 1);
+        char *next = hop < GG_NET_MAX_REDIRECTS && x->location[0] ? next_hop(*url, x->location) : NULL;
+        if (!next) {
+            char *shown = gg_url_display(*url);
+            gg_fail(e, GG_E_IO, "%s: %s", shown,
+                    hop >= GG_NET_MAX_REDIRECTS ? "too many redirects"
+                    : x->location[0]            ? "redirect to something that is not http(s)"
+                                                : "redirect without a Location");
+            free(shown);
+            return OUTCOME_FAIL;
+        }
+        free(*url);
+        *url = next;
+    }
+    return out;
+}
+
 int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
 {
     gg_err local;
@@ -802,47 +873,13 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
     int rc = -1, refused = 0;
     size_t body_start = g->body ? g->body->len : 0;
     for (int attempt = 0;; attempt++) {
-        if (atomic_load(&n->aborted) || thread_stopped()) {
-            char *shown = gg_url_display(g->url);
-            gg_fail(ep, GG_E_IO, "%s: stopped (%s)", shown,
-                    atomic_load(&n->aborted) ? "unmounting" : "the read was interrupted");
-            free(shown);
+        if (stopped(n, g, deadline, ep))
             break;
-        }
-        if (gg_scope_now_ms() >= deadline) {
-            char *shown = gg_url_display(g->url);
-            gg_fail(ep, GG_E_IO, "%s: no answer within the -o timeout= of %d s", shown, n->o.timeout_s);
-            free(shown);
-            break;
-        }
-        char *url = strdup(g->url);
-        outcome out = OUTCOME_FAIL;
         xfer x;
-        x.refused = 0;
-        x.retry_after = -1;
-        if (!url)
-            gg_fail(ep, GG_E_NOMEM, "out of memory");
         if (g->body)
             g->body->len = body_start;
-        for (int hop = 0; url; hop++) {
-            out = one_hop(n, h, g, url, hop == 0, deadline, &x, ep);
-            if (out != OUTCOME_HOP)
-                break;
-            gg_net_count(n, GG_NC_REDIRECTS, 1);
-            char *next = hop < GG_NET_MAX_REDIRECTS && x.location[0] ? next_hop(url, x.location) : NULL;
-            if (!next) {
-                char *shown = gg_url_display(url);
-                gg_fail(ep, GG_E_IO, "%s: %s", shown,
-                        hop >= GG_NET_MAX_REDIRECTS ? "too many redirects"
-                        : x.location[0]             ? "redirect to something that is not http(s)"
-                                                    : "redirect without a Location");
-                free(shown);
-                out = OUTCOME_FAIL;
-                break;
-            }
-            free(url);
-            url = next;
-        }
+        char *url = NULL;
+        outcome out = follow(n, h, g, deadline, &x, &url, ep);
         if (out == OUTCOME_OK) {
             g->final_url = url;
             rc = 0;
