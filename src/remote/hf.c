@@ -1,18 +1,17 @@
 /* hf.c - hf:// names as URLs (see hf.h). */
-#include "gguffs/hf.h"
-#include "gguffs/model.h"
+#include "hf.h"
 
 #include <cjson/cJSON.h>
-#include "gguffs/diskcache.h"
-#include "base/log.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
+#include "gguffs/diskcache.h"
+#include "gguffs/model.h"
+
 #define MAX_PAGES 10000           /* of a tree listing: a loop guard */
 #define MAX_PAGE_BYTES (64u << 20)
-
-int gg_is_hf(const char *spec) { return !strncmp(spec, "hf://", 5); }
 
 /* Percent-encode s for a URL path (keep unreserved characters and, if
  * keep_slash, '/'). */
@@ -126,12 +125,6 @@ static int parse(const char *spec, hf_name *h, gg_err *e)
     return 0;
 }
 
-int gg_hf_names_repo(const char *spec)
-{
-    hf_name h;
-    return gg_is_hf(spec) && parse(spec, &h, NULL) == 0 && !h.path[0];
-}
-
 static char *resolve_url(gg_net *n, const hf_name *h, const char *path)
 {
     gg_buf b = {0};
@@ -164,30 +157,18 @@ static int later_shard(const char *path)
 }
 
 /* One more model: path in the repo, or (refused != NULL) a listed path that is not mounted, and why. */
-static int add_model(gg_net *n, const hf_name *h, const char *path, const char *refused, gg_hf_model **ms, int *count,
-                     gg_err *e)
+static int add_model(gg_net *n, const hf_name *h, const char *path, const char *refused, gg_resolved *r, gg_err *e)
 {
-    gg_hf_model *p = realloc(*ms, (size_t)(*count + 1) * sizeof *p);
-    if (!p)
-        return gg_fail(e, GG_E_NOMEM, "out of memory");
-    *ms = p;
-    p[*count].url = refused ? NULL : resolve_url(n, h, path);
-    p[*count].path = strdup(path);
-    p[*count].refused = refused ? strdup(refused) : NULL;
-    if ((!refused && !p[*count].url) || !p[*count].path || (refused && !p[*count].refused)) {
-        free(p[*count].url);
-        free(p[*count].path);
-        free(p[*count].refused);
-        return gg_fail(e, GG_E_NOMEM, "out of memory");
-    }
-    (*count)++;
-    return 0;
+    char *url = refused ? NULL : resolve_url(n, h, path);
+    int rc = !refused && !url ? gg_fail(e, GG_E_NOMEM, "out of memory") : gg_resolved_add(r, url, path, refused, e);
+    free(url);
+    return rc;
 }
 
 /* The .gguf paths of the tree listing at url, page after page, one a line
- * into paths; those that are no plain path into *ms as refused. */
+ * into paths; those that are no plain path into r as refused. */
 static int fetch_listing(gg_net *n, const char *spec, const hf_name *h, const char *url, gg_buf *paths,
-                         gg_hf_model **ms, int *count, gg_err *e)
+                         gg_resolved *r, gg_err *e)
 {
     char *next = strdup(url);
     int rc = next ? 0 : gg_fail(e, GG_E_NOMEM, "out of memory");
@@ -225,7 +206,7 @@ static int fetch_listing(gg_net *n, const char *spec, const hf_name *h, const ch
                 continue;
             /* A hostile listing must not send us elsewhere ("../../other/repo/x.gguf"). */
             const char *why = bad_path(path->valuestring);
-            if (why ? add_model(n, h, path->valuestring, why, ms, count, e) != 0
+            if (why ? add_model(n, h, path->valuestring, why, r, e) != 0
                     : (gg_buf_printf(paths, "%s\n", path->valuestring), paths->oom)) {
                 rc = gg_fail(e, GG_E_NOMEM, "out of memory");
                 break;
@@ -242,7 +223,7 @@ static int fetch_listing(gg_net *n, const char *spec, const hf_name *h, const ch
 /* Every GGUF file of the repo, through the tree API. With a disk cache the
  * listing is kept there too (by its URL, which holds the revision), so the
  * repository mounts when the hub cannot be reached. */
-static int list_repo(gg_net *n, const char *spec, const hf_name *h, gg_hf_model **ms, int *count, gg_err *e)
+static int list_repo(gg_net *n, const char *spec, const hf_name *h, gg_resolved *r, gg_err *e)
 {
     gg_buf url = {0}, paths = {0};
     gg_buf_printf(&url, "%s/api/models/", gg_net_hf_endpoint(n));
@@ -260,7 +241,7 @@ static int list_repo(gg_net *n, const char *spec, const hf_name *h, gg_hf_model 
     char key[4200];
     snprintf(key, sizeof key, "hf-tree %s", url.p);
     gg_err le;
-    int rc = fetch_listing(n, spec, h, url.p, &paths, ms, count, &le);
+    int rc = fetch_listing(n, spec, h, url.p, &paths, r, &le);
     if (rc == 0 && d) {
         gg_buf meta = {0};
         gg_buf_printf(&meta, "rev %s\n%s", h->rev, paths.p ? paths.p : "");
@@ -274,9 +255,7 @@ static int list_repo(gg_net *n, const char *spec, const hf_name *h, gg_hf_model 
         snprintf(want, sizeof want, "rev %s\n", h->rev);
         if (gg_diskcache_get_meta(d, key, &meta) == 0 && meta.p && !strncmp(meta.p, want, strlen(want))) {
             gg_log("%s; the listing from the disk cache", le.msg);
-            gg_hf_free(*ms, *count);
-            *ms = NULL;
-            *count = 0;
+            gg_resolved_free(r);
             gg_buf_free(&paths);
             gg_buf_puts(&paths, meta.p + strlen(want));
             rc = paths.oom ? gg_fail(&le, GG_E_NOMEM, "out of memory") : 0;
@@ -284,42 +263,31 @@ static int list_repo(gg_net *n, const char *spec, const hf_name *h, gg_hf_model 
         gg_buf_free(&meta);
     }
     for (char *p = paths.p, *line; rc == 0 && p && (line = strsep(&p, "\n"));)
-        if (*line && add_model(n, h, line, NULL, ms, count, &le))
+        if (*line && add_model(n, h, line, NULL, r, &le))
             rc = -1;
     gg_buf_free(&paths);
     gg_buf_free(&url);
     if (rc && e)
         *e = le;
     int mounted = 0;
-    for (int i = 0; i < *count; i++)
-        mounted += !(*ms)[i].refused;
+    for (int i = 0; i < r->count; i++)
+        mounted += !r->models[i].refused;
     if (rc == 0 && !mounted)
         rc = gg_fail(e, GG_E_NOTFOUND, "%s: no GGUF file in the repository at %s", spec, h->rev);
     return rc;
 }
 
-int gg_hf_expand(gg_net *n, const char *spec, gg_hf_model **models, int *count, gg_err *e)
+/* hf://ORG/REPO[@REV]/PATH: one model; hf://ORG/REPO[@REV]: the repository's. */
+static int hf_expand(gg_net *n, const char *spec, gg_resolved *r, gg_err *e)
 {
     hf_name h;
-    *models = NULL;
-    *count = 0;
     if (parse(spec, &h, e))
         return -1;
-    int rc = *h.path ? add_model(n, &h, h.path, NULL, models, count, e) : list_repo(n, spec, &h, models, count, e);
-    if (rc) {
-        gg_hf_free(*models, *count);
-        *models = NULL;
-        *count = 0;
-    }
+    if (*h.path)
+        return add_model(n, &h, h.path, NULL, r, e);
+    int rc = list_repo(n, spec, &h, r, e);
+    r->collection = 1;
     return rc;
 }
 
-void gg_hf_free(gg_hf_model *models, int count)
-{
-    for (int i = 0; i < count; i++) {
-        free(models[i].url);
-        free(models[i].path);
-        free(models[i].refused);
-    }
-    free(models);
-}
+const gg_resolver gg_hf_resolver = {.scheme = "hf", .expand = hf_expand};
