@@ -14,7 +14,16 @@
  * listed, must be plain segments (no "", "." or "..") ending in .gguf.
  * With a disk cache (-o cache_dir) a repository's listing is kept there, by
  * revision, and used when the hub cannot be reached.
- * HF_ENDPOINT defaults to https://huggingface.co (net.h). */
+ *
+ * The hub's policy (net.h) reads every URL at the hub's origin (scheme,
+ * host, port of $HF_ENDPOINT, default https://huggingface.co), those of
+ * hf:// names, of a listing's models opened later, and https URLs given as
+ * such: the token ($HF_TOKEN, else the first line of $HF_TOKEN_PATH, else
+ * of ~/.cache/huggingface/token; read once per net) goes as Authorization:
+ * Bearer to hops at that origin only, never to the CDN the resolve redirect
+ * leads to; X-Linked-Etag (a file's own validator) and X-Repo-Commit of any
+ * hop are the answer's extra and revision; a 401 or 403 from the hub names
+ * $HF_TOKEN. */
 #ifndef GGUFFS_REMOTE_HF_H
 #define GGUFFS_REMOTE_HF_H
 

@@ -5,7 +5,8 @@
  * (CURLSH), so a connection opened by one thread is reused by the next
  * request of any thread. libcurl does not follow redirects here: each hop is
  * a request of its own, so that which headers go where, how many hops, and
- * to which schemes, is decided in one place (next_hop). */
+ * to which schemes, is decided in one place (next_hop); a request's policy
+ * (its scheme's: net.h) adds its own to each hop. */
 #include "gguffs/net.h"
 
 #include <curl/curl.h>
@@ -24,6 +25,7 @@
 #include "base/log.h"
 #include "gguffs/scope.h"
 #include "base/pool.h"
+#include "scheme.h"
 
 /* A range request answered with the whole body is read up to the wanted
  * bytes; beyond this offset that costs too much and the read fails. */
@@ -41,8 +43,8 @@
 struct gg_net {
     gg_net_opts o;
     gg_pool *jobs; /* read-ahead workers (pool.h) */
-    char *hf_endpoint, *hf_token, *cafile;
-    char *hf_host; /* scheme://host:port of the endpoint, for the token policy */
+    char *cafile;
+    gg_schemes *schemes; /* the resolver table's states (scheme.h) */
     struct curl_slist *fixed;
     CURLSH *share;
     pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
@@ -89,36 +91,8 @@ static void share_unlock(CURL *h, curl_lock_data d, void *p)
     pthread_mutex_unlock(&n->share_locks[d]);
 }
 
-/* The token: $HF_TOKEN, else the first line of the token file. */
-static char *read_token(void)
-{
-    const char *env = getenv("HF_TOKEN");
-    if (env && *env)
-        return strdup(env);
-    char path[4096];
-    const char *tp = getenv("HF_TOKEN_PATH"), *home = getenv("HOME");
-    if (tp && *tp)
-        snprintf(path, sizeof path, "%s", tp);
-    else if (home && *home)
-        snprintf(path, sizeof path, "%s/.cache/huggingface/token", home);
-    else
-        return NULL;
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return NULL;
-    char line[1024];
-    char *tok = NULL;
-    if (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = 0;
-        if (*line)
-            tok = strdup(line);
-    }
-    fclose(f);
-    return tok;
-}
-
-/* "scheme://host:port" of a URL (default ports filled in), or NULL. */
-static char *origin_of(const char *url)
+/* (see net.h) */
+char *gg_url_origin(const char *url)
 {
     CURLU *u = curl_url();
     char *scheme = NULL, *host = NULL, *port = NULL, *out = NULL;
@@ -141,7 +115,7 @@ static char *origin_of(const char *url)
 
 static int same_origin(const char *a, const char *b)
 {
-    char *x = origin_of(a), *y = origin_of(b);
+    char *x = gg_url_origin(a), *y = gg_url_origin(b);
     int same = x && y && !strcmp(x, y);
     free(x);
     free(y);
@@ -163,15 +137,6 @@ gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
         return NULL;
     }
     n->o = *o;
-    const char *ep = o->hf_endpoint ? o->hf_endpoint : getenv("HF_ENDPOINT");
-    n->hf_endpoint = strdup(ep && *ep ? ep : "https://huggingface.co");
-    if (n->hf_endpoint) {
-        size_t l = strlen(n->hf_endpoint);
-        while (l > 0 && n->hf_endpoint[l - 1] == '/')
-            n->hf_endpoint[--l] = 0;
-        n->hf_host = origin_of(n->hf_endpoint);
-    }
-    n->hf_token = o->hf_token ? strdup(o->hf_token) : read_token();
     const char *ca = o->cafile ? o->cafile : getenv("CURL_CA_BUNDLE");
     n->cafile = ca && *ca ? strdup(ca) : NULL;
     for (int i = 0; i < o->n_headers; i++)
@@ -182,13 +147,12 @@ gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
     n->share = curl_share_init();
     n->cache = gg_cache_new(o->mem_cache_bytes);
     n->jobs = gg_pool_new(o->prefetch_threads, JOBS_MAX, n);
-    if (!n->hf_endpoint || !n->share || !n->cache || !n->jobs || (o->n_headers && !n->fixed)) {
+    if (!n->share || !n->cache || !n->jobs || (o->n_headers && !n->fixed)) {
         gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
         gg_net_free(n);
         return NULL;
     }
-    if (!n->hf_host) {
-        gg_fail(e, GG_E_INVAL, "HF_ENDPOINT %s is not a URL", n->hf_endpoint);
+    if (!(n->schemes = gg_schemes_new(o, e))) {
         gg_net_free(n);
         return NULL;
     }
@@ -226,9 +190,7 @@ void gg_net_free(gg_net *n)
     curl_slist_free_all(n->fixed);
     gg_cache_free(n->cache);
     gg_diskcache_close(n->disk);
-    free(n->hf_endpoint);
-    free(n->hf_host);
-    free(n->hf_token);
+    gg_schemes_free(n->schemes);
     free(n->cafile);
     free(n);
 }
@@ -243,7 +205,7 @@ void gg_net_set_probe(gg_net *n, int (*probe)(void *), void *arg)
     n->probe = probe;
 }
 const gg_net_opts *gg_net_options(const gg_net *n) { return &n->o; }
-const char *gg_net_hf_endpoint(const gg_net *n) { return n->hf_endpoint; }
+gg_schemes *gg_net_schemes(gg_net *n) { return n->schemes; }
 gg_cache *gg_net_cache(gg_net *n) { return n->cache; }
 gg_diskcache *gg_net_diskcache(gg_net *n) { return n->disk; }
 uint32_t gg_net_new_source_id(gg_net *n) { return atomic_fetch_add(&n->next_source, 1); }
@@ -337,6 +299,43 @@ static void copy_field(char *dst, size_t cap, const char *v)
     dst[n] = 0;
 }
 
+/* Link: <URL>; rel="next" (possibly among other links) -> g->next_link */
+static void take_next_link(gg_http_get *g, char *v)
+{
+    for (char *s = v; (s = strchr(s, '<'));) {
+        char *end = strchr(s, '>');
+        if (!end)
+            break;
+        const char *rest = end + 1;
+        const char *comma = strchr(rest, ',');
+        const char *rel = strstr(rest, "rel=\"next\"");
+        if (rel && (!comma || rel < comma)) {
+            size_t k = (size_t)(end - s - 1);
+            if (k < sizeof g->next_link) {
+                memcpy(g->next_link, s + 1, k);
+                g->next_link[k] = 0;
+            }
+            break;
+        }
+        s = end + 1;
+    }
+}
+
+/* A header line of an answer, for the request's policy (net.h). */
+static void tell_policy(gg_http_get *g, const char *line, size_t len)
+{
+    const gg_net_policy *pol = g->policy;
+    const char *colon = memchr(line, ':', len);
+    char name[128], v[4096];
+    size_t nl = colon ? (size_t)(colon - line) : 0;
+    if (!pol || !pol->header || !nl || nl >= sizeof name)
+        return;
+    memcpy(name, line, nl);
+    name[nl] = 0;
+    if (header_value(line, len, name, v, sizeof v))
+        pol->header(pol, g, name, v);
+}
+
 static size_t on_header(char *p, size_t size, size_t nmemb, void *arg)
 {
     xfer *x = arg;
@@ -380,32 +379,10 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *arg)
                 x->retry_after = d > 0 ? d : 0;
             }
         }
-    } else if (header_value(p, len, "X-Linked-Etag", v, sizeof v)) {
-        copy_field(x->g->linked_etag, sizeof x->g->linked_etag, v);
-    } else if (header_value(p, len, "X-Linked-Size", v, sizeof v)) {
-        x->g->linked_size = strtoull(v, NULL, 10);
-    } else if (header_value(p, len, "X-Repo-Commit", v, sizeof v)) {
-        copy_field(x->g->repo_commit, sizeof x->g->repo_commit, v);
     } else if (header_value(p, len, "Link", v, sizeof v)) {
-        /* <URL>; rel="next" (possibly among other links) */
-        for (char *s = v; (s = strchr(s, '<'));) {
-            char *end = strchr(s, '>');
-            if (!end)
-                break;
-            const char *rest = end + 1;
-            const char *comma = strchr(rest, ',');
-            const char *rel = strstr(rest, "rel=\"next\"");
-            if (rel && (!comma || rel < comma)) {
-                size_t k = (size_t)(end - s - 1);
-                if (k < sizeof x->g->next_link) {
-                    memcpy(x->g->next_link, s + 1, k);
-                    x->g->next_link[k] = 0;
-                }
-                break;
-            }
-            s = end + 1;
-        }
+        take_next_link(x->g, v);
     }
+    tell_policy(x->g, p, len);
     return len;
 }
 
@@ -529,10 +506,19 @@ static int handshake_broke(const char *why)
            strstr(why, "timed out") || strstr(why, "Broken pipe");
 }
 
+int gg_net_hop_header(gg_net_hop *hop, const char *line)
+{
+    struct curl_slist *l = curl_slist_append(*hop->headers, line);
+    if (!l)
+        return -1;
+    *hop->headers = l;
+    return 0;
+}
+
 /* The request headers of a hop to `url`. If-Match only to where the
  * validator came from; the user's headers only to the host of the URL they
  * were given with (not to where it redirects, even when later GETs go there
- * directly); the token only to the hub. */
+ * directly). */
 static struct curl_slist *hop_headers(gg_net *n, const gg_http_get *g, const char *url, int first_hop)
 {
     struct curl_slist *hdr = NULL;
@@ -548,25 +534,17 @@ static struct curl_slist *hop_headers(gg_net *n, const gg_http_get *g, const cha
     if (same_origin(url, g->home ? g->home : g->url))
         for (struct curl_slist *s = n->fixed; s; s = s->next)
             hdr = curl_slist_append(hdr, s->data);
-    if (n->hf_token) {
-        char *o = origin_of(url);
-        if (o && !strcmp(o, n->hf_host)) {
-            char auth[1200];
-            snprintf(auth, sizeof auth, "Authorization: Bearer %s", n->hf_token);
-            hdr = curl_slist_append(hdr, auth);
-        }
-        free(o);
-    }
     return hdr;
 }
 
-/* The handle's options for a hop to `url` with headers hdr, its answer
- * going to x, done by deadline (gg_scope_now_ms() clock). */
-static void hop_setup(gg_net *n, CURL *h, const char *url, struct curl_slist *hdr, int64_t deadline, xfer *x)
+/* The handle's options for a hop to `url`, its answer going to x, done by
+ * deadline (gg_scope_now_ms() clock). From scratch: what a policy set on
+ * the handle for the hop before (credentials) does not go on to this one. */
+static void hop_setup(gg_net *n, CURL *h, const char *url, int64_t deadline, xfer *x)
 {
+    curl_easy_reset(h); /* (the connections, DNS and TLS sessions stay: the share has them) */
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_SHARE, n->share);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -727,13 +705,9 @@ static outcome answer_status(gg_net *n, gg_http_get *g, const xfer *x, const cha
     }
     gg_net_count(n, GG_NC_S4XX, 1);
     if (s == 401 || s == 403) {
-        /* $HF_TOKEN is sent to the hub only: only the hub's refusal is helped by it. */
-        char *o = origin_of(url);
-        int hub = o && !strcmp(o, n->hf_host);
-        free(o);
-        gg_fail(e, GG_E_ACCESS, "%s: HTTP %d (%s)", shown, s,
-                hub ? "a token: $HF_TOKEN, or -o header='Authorization: ...'"
-                    : "credentials: -o header='Authorization: ...'");
+        const gg_net_policy *p = g->policy;
+        const char *hint = p && p->access_hint ? p->access_hint(p, url) : NULL;
+        gg_fail(e, GG_E_ACCESS, "%s: HTTP %d (%s)", shown, s, hint ? hint : "credentials: -o header='Authorization: ...'");
     } else {
         gg_fail(e, GG_E_IO, "%s: HTTP %d", shown, s);
     }
@@ -754,7 +728,12 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
     if (g->len)
         g->got = 0;
     struct curl_slist *hdr = hop_headers(n, g, url, first_hop);
-    hop_setup(n, h, url, hdr, deadline, x);
+    hop_setup(n, h, url, deadline, x);
+    if (g->policy && g->policy->hop) {
+        gg_net_hop hop = {.url = url, .home = g->home ? g->home : g->url, .curl = h, .headers = &hdr};
+        g->policy->hop(g->policy, &hop);
+    }
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
     gg_net_count(n, GG_NC_REQUESTS, 1);
     CURLcode rc = curl_easy_perform(h);
     curl_slist_free_all(hdr);
@@ -858,8 +837,7 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
     gg_err local;
     gg_err *ep = e ? e : &local;
     g->final_url = NULL;
-    g->etag[0] = g->last_modified[0] = g->linked_etag[0] = g->repo_commit[0] = g->next_link[0] = 0;
-    g->linked_size = 0;
+    g->etag[0] = g->last_modified[0] = g->extra[0] = g->revision[0] = g->next_link[0] = 0;
     g->got = g->total = 0;
     g->whole_body = 0;
     CURL *h = handle_get(n);

@@ -12,16 +12,57 @@
 static const gg_resolver *const table[] = {&gg_hf_resolver};
 #define ROWS (sizeof table / sizeof *table)
 
-/* The row of spec's scheme, or NULL (a path, a URL, a scheme of no row). */
-static const gg_resolver *row_of(const char *spec)
+struct gg_schemes {
+    void *state[ROWS]; /* of table[i] */
+};
+
+gg_schemes *gg_schemes_new(const gg_net_opts *o, gg_err *e)
+{
+    gg_schemes *s = calloc(1, sizeof *s);
+    if (!s) {
+        gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
+        return NULL;
+    }
+    for (size_t i = 0; i < ROWS; i++) {
+        if (table[i]->init && table[i]->init(o, &s->state[i], e)) {
+            gg_schemes_free(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+void gg_schemes_free(gg_schemes *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < ROWS; i++)
+        if (table[i]->free)
+            table[i]->free(s->state[i]);
+    free(s);
+}
+
+const gg_net_policy *gg_policy_for(gg_net *n, const char *url)
+{
+    gg_schemes *s = gg_net_schemes(n);
+    for (size_t i = 0; i < ROWS; i++) {
+        const gg_net_policy *p = table[i]->policy_for ? table[i]->policy_for(s->state[i], url) : NULL;
+        if (p)
+            return p;
+    }
+    return NULL;
+}
+
+/* The row of spec's scheme (its number), or -1 (a path, a URL, a scheme of no row). */
+static int row_of(const char *spec)
 {
     if (gg_spec_kind_of(spec) != GG_SPEC_NAME)
-        return NULL;
+        return -1;
     size_t n = strcspn(spec, ":");
     for (size_t i = 0; i < ROWS; i++)
         if (strlen(table[i]->scheme) == n && !strncmp(spec, table[i]->scheme, n))
-            return table[i];
-    return NULL;
+            return (int)i;
+    return -1;
 }
 
 int gg_resolved_add(gg_resolved *r, const char *spec, const char *path, const char *refused, gg_err *e)
@@ -47,8 +88,8 @@ int gg_resolved_add(gg_resolved *r, const char *spec, const char *path, const ch
 int gg_resolve_spec(gg_net *n, const char *spec, gg_resolved *r, gg_err *e)
 {
     memset(r, 0, sizeof *r);
-    const gg_resolver *row = row_of(spec);
-    int rc = row ? row->expand(n, spec, r, e) : gg_resolved_add(r, spec, spec, NULL, e);
+    int i = row_of(spec);
+    int rc = i >= 0 ? table[i]->expand(n, gg_net_schemes(n)->state[i], spec, r, e) : gg_resolved_add(r, spec, spec, NULL, e);
     if (rc)
         gg_resolved_free(r);
     return rc;
