@@ -515,18 +515,14 @@ int gg_net_hop_header(gg_net_hop *hop, const char *line)
     return 0;
 }
 
-/* The request headers of a hop to `url`. If-Match only to where the
- * validator came from; the user's headers only to the host of the URL they
- * were given with (not to where it redirects, even when later GETs go there
- * directly). */
+/* The request headers of a hop to `url` (the range is libcurl's: see
+ * hop_setup). If-Match only to where the validator came from; the user's
+ * headers only to the host of the URL they were given with (not to where it
+ * redirects, even when later GETs go there directly). */
 static struct curl_slist *hop_headers(gg_net *n, const gg_http_get *g, const char *url, int first_hop)
 {
     struct curl_slist *hdr = NULL;
     char line[512];
-    if (g->len) {
-        snprintf(line, sizeof line, "Range: bytes=%" PRIu64 "-%" PRIu64, g->off, g->off + g->len - 1);
-        hdr = curl_slist_append(hdr, line);
-    }
     if (g->if_match && first_hop) {
         snprintf(line, sizeof line, "If-Match: %s", g->if_match);
         hdr = curl_slist_append(hdr, line);
@@ -540,10 +536,17 @@ static struct curl_slist *hop_headers(gg_net *n, const gg_http_get *g, const cha
 /* The handle's options for a hop to `url`, its answer going to x, done by
  * deadline (gg_scope_now_ms() clock). From scratch: what a policy set on
  * the handle for the hop before (credentials) does not go on to this one. */
-static void hop_setup(gg_net *n, CURL *h, const char *url, int64_t deadline, xfer *x)
+static void hop_setup(gg_net *n, CURL *h, const gg_http_get *g, const char *url, int64_t deadline, xfer *x)
 {
     curl_easy_reset(h); /* (the connections, DNS and TLS sessions stay: the share has them) */
     curl_easy_setopt(h, CURLOPT_URL, url);
+    if (g->len) {
+        /* "Range: bytes=A-B" from libcurl, not among the custom headers: a
+         * scheme's signature (SigV4 in libcurl 7.88) signs every custom one. */
+        char range[48];
+        snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, g->off, g->off + g->len - 1);
+        curl_easy_setopt(h, CURLOPT_RANGE, range);
+    }
     curl_easy_setopt(h, CURLOPT_SHARE, n->share);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -728,7 +731,7 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
     if (g->len)
         g->got = 0;
     struct curl_slist *hdr = hop_headers(n, g, url, first_hop);
-    hop_setup(n, h, url, deadline, x);
+    hop_setup(n, h, g, url, deadline, x);
     if (g->policy && g->policy->hop) {
         gg_net_hop hop = {.url = url, .home = g->home ? g->home : g->url, .curl = h, .headers = &hdr};
         g->policy->hop(g->policy, &hop);
