@@ -66,9 +66,8 @@ static void test_resolve(gg_net *n)
         {"hf://org/repo@v1.0/m.gguf", HUB "/org/repo/resolve/v1.0/m.gguf", 0},
         {"hf://org/repo@refs/pr/1/m.gguf", HUB "/org/repo/resolve/refs%2Fpr%2F1/m.gguf", 0},
         {"hf://org/repo/a%20b.gguf", HUB "/org/repo/resolve/main/a%20b.gguf", 0},
-        /* URLs, and names of schemes of no row, stand for themselves */
+        /* a URL stands for itself */
         {"https://cdn.example/m.gguf?sig=1", "https://cdn.example/m.gguf?sig=1", 0},
-        {"s3://bucket/key.gguf", "s3://bucket/key.gguf", 0},
     };
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         gg_resolved r;
@@ -86,6 +85,8 @@ static void test_resolve(gg_net *n)
         {"hf://org/repo/README.md", "not a .gguf file"},
         {"hf://org/repo/../x.gguf", "a '.' or '..' segment"},
         {"hf://org/repo@/m.gguf", "empty or overlong revision"},
+        {"s3://bucket/key.gguf", "s3: no source for this scheme (http:// and https:// URLs, hf:// names)"},
+        {"hff://org/repo/m.gguf", "hff: no source for this scheme"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         gg_resolved r;

@@ -4,10 +4,10 @@
  * A name of a scheme of the resolver table (src/remote/resolver.c: hf://
  * now, each scheme one row and a file of its own) is resolved by its row:
  * one model (hf://ORG/REPO/FILE.gguf), or a collection of them, listed
- * (hf://ORG/REPO). An http(s) URL, and a name of a scheme of no row, stand
- * for themselves: one model (gg_source_open refuses the second, naming the
- * schemes it knows). How a URL is read (the hub's token, ...) is the
- * business of the row that claims it, found again when it is opened. */
+ * (hf://ORG/REPO). An http(s) URL stands for itself, one model; a name of a
+ * scheme of no row is refused (GG_E_INVAL), naming the schemes there are.
+ * How a URL is read (the hub's token, ...) is the business of the row
+ * that claims it, found again when it is opened (gg_net_url_opener). */
 #ifndef GGUFFS_RESOLVER_H
 #define GGUFFS_RESOLVER_H
 
@@ -27,9 +27,10 @@ typedef struct gg_resolved {
                      * opened on first look; else one model, opened at once */
 } gg_resolved;
 
-/* The models spec stands for (at least one not refused). Returns 0 with *r
- * (free with gg_resolved_free), or -1 with *e set (a malformed name,
- * nothing found, the listing unreachable). */
+/* The models spec (a URL or a name, not a path) stands for, at least one
+ * not refused. Returns 0 with *r (free with gg_resolved_free), or -1 with
+ * *e set (a malformed name, a scheme of no row, nothing found, the listing
+ * unreachable). */
 int gg_resolve_spec(gg_net *n, const char *spec, gg_resolved *r, gg_err *e);
 /* (and zeroes *r) */
 void gg_resolved_free(gg_resolved *r);

@@ -2,6 +2,7 @@
  * spec stands for (see resolver.h; a row's shape: scheme.h). */
 #include "scheme.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,11 +86,27 @@ int gg_resolved_add(gg_resolved *r, const char *spec, const char *path, const ch
     return 0;
 }
 
+/* A name of a scheme of no row: refused, naming the schemes there are. */
+static int no_row(const char *spec, gg_err *e)
+{
+    char names[256] = "";
+    for (size_t i = 0; i < ROWS; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s://", !i ? "" : i + 1 < ROWS ? ", " : " and ",
+                 table[i]->scheme);
+    return gg_fail(e, GG_E_INVAL, "%.*s: no source for this scheme (http:// and https:// URLs, %s names)",
+                   (int)strcspn(spec, ":"), spec, names);
+}
+
 int gg_resolve_spec(gg_net *n, const char *spec, gg_resolved *r, gg_err *e)
 {
     memset(r, 0, sizeof *r);
-    int i = row_of(spec);
-    int rc = i >= 0 ? table[i]->expand(n, gg_net_schemes(n)->state[i], spec, r, e) : gg_resolved_add(r, spec, spec, NULL, e);
+    int i = row_of(spec), rc;
+    if (i >= 0)
+        rc = table[i]->expand(n, gg_net_schemes(n)->state[i], spec, r, e);
+    else if (gg_spec_kind_of(spec) == GG_SPEC_NAME)
+        rc = no_row(spec, e);
+    else
+        rc = gg_resolved_add(r, spec, spec, NULL, e); /* a URL: itself */
     if (rc)
         gg_resolved_free(r);
     return rc;
