@@ -335,12 +335,10 @@ static int fetch_listing(gg_net *n, const hub *hb, const char *spec, const hf_na
     return rc;
 }
 
-/* Every GGUF file of the repo, through the tree API. With a disk cache the
- * listing is kept there too (by its URL, which holds the revision), so the
- * repository mounts when the hub cannot be reached. */
-static int list_repo(gg_net *n, const hub *hb, const char *spec, const hf_name *h, gg_resolved *r, gg_err *e)
+/* The tree API's URL of h's repository at its revision (NULL: out of memory). */
+static char *tree_url(const hub *hb, const hf_name *h)
 {
-    gg_buf url = {0}, paths = {0};
+    gg_buf url = {0};
     gg_buf_printf(&url, "%s/api/models/", hb->endpoint);
     url_escape(&url, h->org, 0);
     gg_buf_puts(&url, "/");
@@ -350,38 +348,57 @@ static int list_repo(gg_net *n, const hub *hb, const char *spec, const hf_name *
     gg_buf_puts(&url, "?recursive=true&expand=false");
     if (url.oom) {
         gg_buf_free(&url);
-        return gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
     }
+    return url.p;
+}
+
+/* With a disk cache, the listing at url is kept there (by its URL, which
+ * holds the revision): a listing fetched (rc 0) is put there; when the hub
+ * could not be reached (*le), the one kept for this revision replaces
+ * paths and r's refused entries. Returns rc, or 0 for the kept listing. */
+static int listing_cache(gg_net *n, const hf_name *h, const char *url, int rc, gg_err *le, gg_buf *paths,
+                         gg_resolved *r)
+{
     gg_diskcache *d = gg_net_diskcache(n);
-    char key[4200];
-    snprintf(key, sizeof key, "hf-tree %s", url.p);
-    gg_err le;
-    int rc = fetch_listing(n, hb, spec, h, url.p, &paths, r, &le);
-    if (rc == 0 && d) {
-        gg_buf meta = {0};
-        gg_buf_printf(&meta, "rev %s\n%s", h->rev, paths.p ? paths.p : "");
+    if (!d)
+        return rc;
+    char key[4200], want[300];
+    snprintf(key, sizeof key, "hf-tree %s", url);
+    snprintf(want, sizeof want, "rev %s\n", h->rev);
+    gg_buf meta = {0};
+    if (rc == 0) {
+        gg_buf_printf(&meta, "%s%s", want, paths->p ? paths->p : "");
         if (!meta.oom)
             gg_diskcache_put_meta(d, key, meta.p);
-        gg_buf_free(&meta);
-    } else if (rc && d && (le.code == GG_E_IO || le.code == GG_E_TIMEOUT)) {
-        /* Unreachable: the listing cached before, if it is of this revision. */
-        gg_buf meta = {0};
-        char want[300];
-        snprintf(want, sizeof want, "rev %s\n", h->rev);
-        if (gg_diskcache_get_meta(d, key, &meta) == 0 && meta.p && !strncmp(meta.p, want, strlen(want))) {
-            gg_log("%s; the listing from the disk cache", le.msg);
-            gg_resolved_free(r);
-            gg_buf_free(&paths);
-            gg_buf_puts(&paths, meta.p + strlen(want));
-            rc = paths.oom ? gg_fail(&le, GG_E_NOMEM, "out of memory") : 0;
-        }
-        gg_buf_free(&meta);
+    } else if ((le->code == GG_E_IO || le->code == GG_E_TIMEOUT) && gg_diskcache_get_meta(d, key, &meta) == 0 &&
+               meta.p && !strncmp(meta.p, want, strlen(want))) {
+        gg_log("%s; the listing from the disk cache", le->msg);
+        gg_resolved_free(r);
+        gg_buf_free(paths);
+        gg_buf_puts(paths, meta.p + strlen(want));
+        rc = paths->oom ? gg_fail(le, GG_E_NOMEM, "out of memory") : 0;
     }
+    gg_buf_free(&meta);
+    return rc;
+}
+
+/* Every GGUF file of the repo, through the tree API; with a disk cache,
+ * also when the hub cannot be reached, if it was listed before. */
+static int list_repo(gg_net *n, const hub *hb, const char *spec, const hf_name *h, gg_resolved *r, gg_err *e)
+{
+    char *url = tree_url(hb, h);
+    if (!url)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    gg_buf paths = {0};
+    gg_err le;
+    int rc = fetch_listing(n, hb, spec, h, url, &paths, r, &le);
+    rc = listing_cache(n, h, url, rc, &le, &paths, r);
     for (char *p = paths.p, *line; rc == 0 && p && (line = strsep(&p, "\n"));)
         if (*line && add_model(hb, h, line, NULL, r, &le))
             rc = -1;
     gg_buf_free(&paths);
-    gg_buf_free(&url);
+    free(url);
     if (rc && e)
         *e = le;
     int mounted = 0;
