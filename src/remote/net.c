@@ -732,6 +732,10 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
         g->got = 0;
     struct curl_slist *hdr = hop_headers(n, g, url, first_hop);
     hop_setup(n, h, g, url, deadline, x);
+    /* A request that reaches a scheme's endpoint by a redirect (an hf.co
+     * link to the hub) follows that scheme's policy from there on. */
+    if (!g->policy)
+        g->policy = gg_policy_for(n, url);
     if (g->policy && g->policy->hop) {
         gg_net_hop hop = {.url = url, .home = g->home ? g->home : g->url, .curl = h, .headers = &hdr};
         g->policy->hop(g->policy, &hop);

@@ -107,6 +107,23 @@ else
     fail "private repo with its token"
 fi
 
+# --- a URL elsewhere that redirects to the hub: the hub's hops get the token, as when named by hf://
+net_proxy RP "$HP" || fail "faultproxy"
+net_rules "$RP" '{"rules": [{"match": "/elsewhere.gguf", "times": -1, "action": "status", "code": 302,
+    "headers": {"Location": "'"$HF_ENDPOINT"'/org/private/resolve/main/p.gguf"}}]}' >/dev/null
+mark
+if HF_TOKEN=privtok mount_model "$M" "http://127.0.0.1:$RP/elsewhere.gguf" "${NO[@]}"; then
+    check "redirected to the hub: the hub got the token" test "$(hub_new | col "$ALOG_AUTH")" = "Bearer privtok "
+    check "redirected to the hub: every tensor" "$PY" tests/check_tensors.py --f32-only "$M" \
+        "$DATA/mainline/manifest.tsv" "$DATA/mainline/mainline.gguf"
+    unmount "$M"
+else
+    fail "redirected to the hub: mounted with the token"
+fi
+check "redirected to the hub: the redirector never got the token" \
+    sh -c "! grep -q privtok '$TMP/proxy-RP.log'"
+net_proxy_stop "$RP_PID"
+
 # --- @REV, and what does not exist
 mark
 if mount_model "$M" hf://org/repo@v1.0/q/ik.gguf "${NO[@]}"; then
