@@ -60,7 +60,7 @@ typedef struct gg_net_opts {
     uint64_t block_bytes;     /* block of the caches (default 1M) */
     const char *cache_dir;    /* persistent block cache; NULL: none */
     uint64_t cache_dir_bytes; /* its bound (default 10G) */
-    int prefetch_threads;     /* range requests in flight for read-ahead (default 4) */
+    int prefetch_threads;     /* range requests in flight for read-ahead (default 8) */
     int unvalidated;          /* open objects without ETag and Last-Modified too (only their size is
                                * checked; never in the disk cache); else they are refused */
 } gg_net_opts;
