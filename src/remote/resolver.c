@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gguffs/model.h"
 #include "gguffs/source.h"
 #include "hf.h"
 
@@ -111,6 +112,54 @@ int gg_resolve_spec(gg_net *n, const char *spec, gg_resolved *r, gg_err *e)
         gg_resolved_free(r);
     return rc;
 }
+
+/* ---- shared by the rows (scheme.h) ---- */
+
+void gg_url_escape(gg_buf *out, const char *s, int keep_slash)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+            *p == '_' || *p == '.' || *p == '~' || (keep_slash && *p == '/'))
+            gg_buf_put(out, p, 1);
+        else
+            gg_buf_printf(out, "%%%02X", *p);
+    }
+}
+
+const char *gg_bad_listed_path(const char *path)
+{
+    size_t n = strlen(path);
+    if (!n)
+        return "an empty path";
+    for (const char *p = path; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '\\')
+            return "a control character or a backslash in the path";
+    for (const char *seg = path; seg;) {
+        const char *end = strchr(seg, '/');
+        size_t k = end ? (size_t)(end - seg) : strlen(seg);
+        if (k == 0)
+            return "an empty segment in the path ('//')";
+        if ((k == 1 && seg[0] == '.') || (k == 2 && seg[0] == '.' && seg[1] == '.'))
+            return "a '.' or '..' segment in the path";
+        seg = end ? end + 1 : NULL;
+    }
+    if (n <= 5 || strcmp(path + n - 5, ".gguf"))
+        return "not a .gguf file";
+    return NULL;
+}
+
+int gg_is_gguf_name(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 5 && !strcmp(path + n - 5, ".gguf");
+}
+
+int gg_later_shard(const char *path)
+{
+    int part;
+    return gg_shard_suffix(path, strlen(path), &part) >= 0 && part > 1;
+}
+
 
 void gg_resolved_free(gg_resolved *r)
 {
