@@ -2,6 +2,9 @@
  * spec stands for (see resolver.h; a row's shape: scheme.h). */
 #include "scheme.h"
 
+#include <curl/curl.h>
+#include <strings.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +12,10 @@
 #include "gguffs/model.h"
 #include "gguffs/source.h"
 #include "hf.h"
+#include "s3.h"
 
 /* One row per scheme. */
-static const gg_resolver *const table[] = {&gg_hf_resolver};
+static const gg_resolver *const table[] = {&gg_hf_resolver, &gg_s3_resolver};
 #define ROWS (sizeof table / sizeof *table)
 
 struct gg_schemes {
@@ -160,6 +164,23 @@ int gg_later_shard(const char *path)
     return gg_shard_suffix(path, strlen(path), &part) >= 0 && part > 1;
 }
 
+
+const char *gg_endpoint_refused(const char *url)
+{
+    if (gg_spec_kind_of(url) != GG_SPEC_URL)
+        return "not an http:// or https:// URL";
+    if (!strncmp(url, "https://", 8))
+        return NULL;
+    CURLU *u = curl_url();
+    char *host = NULL;
+    int local = 0;
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host)
+        local = !strncmp(host, "127.", 4) || !strcasecmp(host, "localhost") || !strcmp(host, "[::1]");
+    curl_free(host);
+    curl_url_cleanup(u);
+    return local ? NULL : "http:// only to this machine (127.0.0.1, localhost, [::1]); https:// elsewhere";
+}
 
 void gg_resolved_free(gg_resolved *r)
 {

@@ -42,6 +42,12 @@ const char *gg_bad_listed_path(const char *path);
 int gg_is_gguf_name(const char *path);
 int gg_later_shard(const char *path); /* NAME-0000K-of-0000N.gguf, K > 1 */
 
+/* An endpoint a row is told to use (-o s3_endpoint=, -o ollama_registry=):
+ * NULL if fine, else why not: not an http(s) URL, or http to a host that is
+ * not this machine (loopback: 127.0.0.0/8, ::1, localhost), where a
+ * signature, a session token or a model would cross a network in clear. */
+const char *gg_endpoint_refused(const char *url);
+
 /* The rows' states for one net (gg_net_new makes them: gg_net_schemes()). */
 typedef struct gg_schemes gg_schemes;
 gg_schemes *gg_schemes_new(const gg_net_opts *o, gg_err *e);

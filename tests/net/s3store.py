@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""s3store: set up and change the S3 store of tests/check.d/75_remote_s3.sh
+(moto_server at ENDPOINT, behind tests/net/s3gate.py). Runs with a Python
+that has boto3 and moto (the machine image's).
+
+    s3store.py keys ENDPOINT CREDS     an IAM user and its access key, and a
+                                       role's session credentials (AssumeRole),
+                                       made by moto; written to CREDS for the
+                                       gate; prints "KEY SECRET SKEY SSECRET STOKEN"
+    s3store.py bucket ENDPOINT BUCKET
+    s3store.py put ENDPOINT BUCKET KEY FILE   (a new object, or a new version of it)
+    s3store.py fill ENDPOINT BUCKET PREFIX N  N small objects PREFIX00000.txt ...
+    s3store.py presign GATE CREDS BUCKET KEY  a presigned GET URL (SigV4, 1 h), by the IAM key
+"""
+import json
+import sys
+
+import boto3
+from botocore.config import Config
+
+
+def client(service, endpoint, key="test", secret="test", token=None, **kw):
+    return boto3.client(service, endpoint_url=endpoint, aws_access_key_id=key, aws_secret_access_key=secret,
+                        aws_session_token=token, region_name="us-east-1", **kw)
+
+
+def keys(endpoint, path):
+    iam = client("iam", endpoint)
+    iam.create_user(UserName="gguffs")
+    allow = json.dumps({"Version": "2012-10-17",
+                        "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]})
+    iam.put_user_policy(UserName="gguffs", PolicyName="all", PolicyDocument=allow)
+    k = iam.create_access_key(UserName="gguffs")["AccessKey"]
+    trust = json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]})
+    role = iam.create_role(RoleName="reader", AssumeRolePolicyDocument=trust)["Role"]
+    sts = client("sts", endpoint, k["AccessKeyId"], k["SecretAccessKey"])
+    t = sts.assume_role(RoleArn=role["Arn"], RoleSessionName="gguffs-test")["Credentials"]
+    with open(path, "w") as f:
+        json.dump({k["AccessKeyId"]: {"secret": k["SecretAccessKey"], "token": None},
+                   t["AccessKeyId"]: {"secret": t["SecretAccessKey"], "token": t["SessionToken"]}}, f)
+    print(k["AccessKeyId"], k["SecretAccessKey"], t["AccessKeyId"], t["SecretAccessKey"], t["SessionToken"])
+
+
+def main(a):
+    if a[0] == "keys":
+        keys(a[1], a[2])
+    elif a[0] == "bucket":
+        client("s3", a[1]).create_bucket(Bucket=a[2])
+    elif a[0] == "put":
+        client("s3", a[1]).upload_file(a[4], a[2], a[3])
+    elif a[0] == "fill":
+        s3 = client("s3", a[1])
+        for i in range(int(a[4])):
+            s3.put_object(Bucket=a[2], Key="%s%05d.txt" % (a[3], i), Body=b"x")
+    elif a[0] == "presign":
+        creds = json.load(open(a[2]))
+        key = next(k for k, v in creds.items() if not v["token"])
+        s3 = client("s3", a[1], key, creds[key]["secret"], config=Config(signature_version="s3v4"))
+        print(s3.generate_presigned_url("get_object", Params={"Bucket": a[3], "Key": a[4]}, ExpiresIn=3600))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
