@@ -128,6 +128,8 @@ typedef struct gg_net_policy {
      * what was signed. */
     int (*refusal)(const struct gg_net_policy *p, const char *body, size_t len, char *out, size_t cap);
     const char *extra_name; /* what g->extra is called in messages ("X-Linked-Etag") */
+    /* Is url's object named by its digest (it never changes: an Ollama blob)? */
+    int (*content_addressed)(const struct gg_net_policy *p, const char *url);
 } gg_net_policy;
 
 /* One GET. The caller fills the first part; gg_net_get fills the rest. */

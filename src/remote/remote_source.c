@@ -119,6 +119,8 @@ static int same_object(remote_source *h, const gg_range *r, gg_err *e)
         snprintf(why, sizeof why, "size %" PRIu64 " -> %" PRIu64, h->s.size, r->total);
         return stale(h, e, why);
     }
+    if (h->f->content_addressed)
+        return 0; /* (named by its digest: nothing else can differ) */
     const gg_validator *a = &h->v, *b = &r->v;
     if (a->etag[0] && b->etag[0] && strcmp(a->etag, b->etag))
         return stale(h, e, "new ETag");
@@ -507,7 +509,9 @@ static int set_identity(remote_source *h, const gg_validator *v)
 {
     h->v = *v;
     h->weak_etag[0] = 0;
-    if (!strncmp(v->etag, "W/", 2)) {
+    if (h->f->content_addressed) /* (its key names the bytes: no ETag to keep or send) */
+        h->v.etag[0] = h->v.last_modified[0] = h->v.extra[0] = 0;
+    if (!strncmp(h->v.etag, "W/", 2)) {
         snprintf(h->weak_etag, sizeof h->weak_etag, "%s", v->etag);
         h->v.etag[0] = 0;
     }
@@ -518,10 +522,10 @@ static int set_identity(remote_source *h, const gg_validator *v)
     return h->okey ? 0 : -1;
 }
 
-/* Can a change of the object on the server be seen? */
+/* Can a change of the object on the server be seen (or can it not change)? */
 static int has_validator(const remote_source *h)
 {
-    return h->v.etag[0] || h->weak_etag[0] || h->v.last_modified[0] || h->v.extra[0];
+    return h->f->content_addressed || h->v.etag[0] || h->weak_etag[0] || h->v.last_modified[0] || h->v.extra[0];
 }
 
 /* The meta line kept in the disk cache for offline opens. */

@@ -12,10 +12,11 @@
 #include "gguffs/model.h"
 #include "gguffs/source.h"
 #include "hf.h"
+#include "ollama.h"
 #include "s3.h"
 
 /* One row per scheme. */
-static const gg_resolver *const table[] = {&gg_hf_resolver, &gg_s3_resolver};
+static const gg_resolver *const table[] = {&gg_hf_resolver, &gg_s3_resolver, &gg_ollama_resolver};
 #define ROWS (sizeof table / sizeof *table)
 
 struct gg_schemes {
@@ -81,6 +82,8 @@ int gg_resolved_add(gg_resolved *r, const char *spec, const char *path, const ch
     m->spec = spec ? strdup(spec) : NULL;
     m->path = strdup(path);
     m->refused = refused ? strdup(refused) : NULL;
+    m->sides = NULL;
+    m->nsides = 0;
     if ((spec && !m->spec) || !m->path || (refused && !m->refused)) {
         free(m->spec);
         free(m->path);
@@ -188,6 +191,7 @@ void gg_resolved_free(gg_resolved *r)
         free(r->models[i].spec);
         free(r->models[i].path);
         free(r->models[i].refused);
+        gg_side_specs_free(r->models[i].sides, r->models[i].nsides);
     }
     free(r->models);
     memset(r, 0, sizeof *r);

@@ -32,6 +32,7 @@ typedef enum gg_fscope {
     GG_FK_MODEL,  /* at a model's root (arg 0) */
     GG_FK_TENSOR, /* in every tensors/<name>/ (arg: the tensor's index) */
     GG_FK_KV,     /* metadata/<key>, named by its key (arg: the KV's index) */
+    GG_FK_SIDE,   /* a model's side files at its root, named by theirs (arg: the side's index) */
 } gg_fscope;
 enum {
     GG_FF_DATA = 1,   /* tensor data: big, read in streams (gg_attr.tensor_data; read-ahead) */

@@ -340,6 +340,12 @@ gg_shelf *gg_shelf_new(const gg_open_opts *o, gg_err *e)
 
 int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *opened, gg_err *e)
 {
+    return gg_shelf_add_sides(s, name, spec, opened, NULL, 0, e);
+}
+
+int gg_shelf_add_sides(gg_shelf *s, const char *name, const char *spec, gg_model *opened, const gg_side_spec *sides,
+                       int nsides, gg_err *e)
+{
     char *copy = strdup(name);
     char *comps[64];
     int nc = 0;
@@ -348,8 +354,8 @@ int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *open
             comps[nc++] = c;
     pthread_rwlock_wrlock(&s->lock);
     gg_entry *en = copy ? new_entry(s, -1, NULL, comps, nc, spec) : NULL;
-    int rc = en ? 0 : -1;
-    if (en) {
+    int rc = en ? gg_side_specs_copy(&en->sides, &en->nsides, sides, nsides) : -1;
+    if (en && rc == 0) {
         en->model = opened;
         en->checked = opened != NULL;
         en->size = opened ? opened->size : 0;
@@ -550,6 +556,7 @@ static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
             seen[ne->id - 1] = 1;
         }
         remember(ne, &f[i]);
+        gg_side_specs_copy(&ne->sides, &ne->nsides, f[i].sides, f[i].nsides); /* (none, out of memory) */
         ne->changed = initial ? (struct timespec){0} : now;
         if (f[i].error) {
             found_error(s, ne, &f[i]);
@@ -930,6 +937,7 @@ void gg_shelf_free(gg_shelf *s)
         free(en->comps);
         free(en->key);
         free(en->spec);
+        gg_side_specs_free(en->sides, en->nsides);
         free(en->error);
         free(en->first_id);
         pthread_mutex_destroy(&en->mu);

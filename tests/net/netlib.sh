@@ -45,7 +45,7 @@ net_cleanup() {
 }
 trap 'net_cleanup; cleanup' EXIT
 
-# net_start start|start-hf ROOTDIR STATEDIR [--cdn-url URL]: starts nginx
+# net_start start|start-hf|start-ollama ROOTDIR STATEDIR [--cdn-url URL]: starts nginx
 # (see servers.sh), registered for stop at exit. Read STATEDIR/env after it.
 net_start() {
     NET_STATES="$NET_STATES $3"
