@@ -269,6 +269,8 @@ int gg_mountset_one(gg_cli *c, gg_net **net, char **spec)
     for (int i = 0; i < r.count; i++)
         if (!r.models[i].refused && !mounted++)
             one = i;
+    if (r.named && mounted > 1)
+        mounted = 1; /* (an Ollama model and its projector: the model) */
     if (mounted != 1) {
         fprintf(stderr, "gguffs: %s names %d models; name one of them:\n", p, mounted);
         for (int i = 0; i < r.count; i++)

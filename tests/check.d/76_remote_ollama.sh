@@ -33,8 +33,9 @@ PROJ=$DATA/ik/ik.gguf
 printf 'a tensor layer of safetensors\n' >"$TMP/tensor.bin"
 TEMPLATE='{{ if .System }}<|system|>{{ .System }}{{ end }}<|user|>{{ .Prompt }}<|assistant|>'
 PARAMS='{"stop":["<|end|>"],"temperature":0.6}'
-"$PY" "$OS" "$S" tiny:q8 --model "$TMP/data.gguf" --projector "$PROJ" --template "$TEMPLATE" \
-    --system 'You are terse.' --params "$PARAMS" --license 'MIT License' --license 'Gemma Terms' >/dev/null &&
+TINY=$("$PY" "$OS" "$S" tiny:q8 --model "$TMP/data.gguf" --projector "$PROJ" --template "$TEMPLATE" \
+    --system 'You are terse.' --params "$PARAMS" --license 'MIT License' --license 'Gemma Terms' |
+    awk '$1 == "model" { print $2 }') &&
     "$PY" "$OS" "$S" ns1/plain:v1 --model "$MODEL" >/dev/null &&
     "$PY" "$OS" "$S" st:latest --tensor "$TMP/tensor.bin" --template "x" >/dev/null &&
     BAD=$("$PY" "$OS" "$S" damaged:latest --model "$MODEL" --template 'a template to damage' | awk '$1 == "template" { print $2 }') ||
@@ -84,6 +85,11 @@ if mount_model "$M" ollama://tiny:q8 "${NO[@]}"; then
 else
     fail "mount of ollama://tiny:q8"
 fi
+
+"$GGUFFS" --dump "${NO[@]}" ollama://tiny:q8 >"$TMP/dump" 2>"$TMP/err"
+rc=$?
+check "--dump ollama://: the model, not its projector ($(head -c 200 "$TMP/dump"))" \
+    sh -c "[ $rc = 0 ] && head -n 1 '$TMP/dump' | grep -q '/v2/library/tiny/blobs/$TINY: GGUF version'"
 
 # --- a namespace; one model at the root
 if mount_model "$M" ollama://ns1/plain:v1 "${NO[@]}"; then
