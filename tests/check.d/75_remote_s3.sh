@@ -1,9 +1,34 @@
 #!/bin/bash
-# s3:// names against an S3 store on loopback: moto_server (the machine
-# image's Python) behind tests/net/s3gate.py, which checks every request's
-# SigV4 signature with botocore (moto 5.2.1's own check cannot be used:
-# s3gate.py says why), behind the fault proxy:
-#   gguffs -> faultproxy -> s3gate -> moto
+# s3:// names against S3 stores on loopback, two moto_servers (the machine
+# image's Python):
+#   gguffs -> faultproxy -> s3gate -> moto (no checks of its own)
+#   gguffs -> moto (INITIAL_NO_AUTH_ACTION_COUNT=3: checks every action
+#             after the three that make its set-up user)
+#
+# Which checks whom:
+#  - moto's own check (moto 5.2.1, moto/iam/access_control.py): the key is
+#    an IAM user's or a live session's (else 403 InvalidAccessKeyId), a
+#    session's x-amz-security-token is its own (400 InvalidToken), the
+#    SigV4 signature over the signed headers and the x-amz-content-sha256
+#    value (403 SignatureDoesNotMatch), and the key's IAM policy allows the
+#    action (403 AccessDenied: the reader may GetObject and ListBucket, not
+#    PUT). It recomputes over the URL as werkzeug rebuilds it, decoded, so
+#    it refuses right signatures with %2B in a path or %2F in a query (a
+#    prefix listing, boto3's own too), and a request with no Authorization
+#    header or a presigned URL is a 500 there. Used for: an object read by
+#    the reader's key (every tensor as a local mount's, every request let
+#    in), the whole bucket listed, a wrong secret, a session token, a wrong
+#    one; and curl's positive controls (a wrong secret and a request
+#    without x-amz-content-sha256 are refused).
+#  - tests/net/s3gate.py (botocore over the request exactly as received):
+#    the signature, the token, that host, x-amz-date and
+#    x-amz-content-sha256 are signed, presigned queries (and never both),
+#    no auth at all (403 AccessDenied); it takes the region from the
+#    credential scope, as moto does, so neither checks that the region is
+#    the bucket's. Used for everything moto cannot check: keys with spaces
+#    and '+', a prefix of more than 1000 keys (prefixes have '/',
+#    continuation tokens), presigned URLs, no credentials; and for what
+#    needs the fault proxy in front:
 #  - an object read by an IAM user's key: every tensor as a local mount's,
 #    every request signed by that key (the gate's log);
 #  - a wrong secret: 403 SignatureDoesNotMatch named, exit 3, and nothing of
@@ -16,8 +41,8 @@
 #  - a presigned URL: read as it is, never signed again (the gate refuses a
 #    request with both);
 #  - faults: a reset, 503 SlowDown, a hang, the store refusing connections;
-#  - the secret, the session token and the region in no message, log,
-#    info.json, --dump, /proc/mounts or command line.
+#  - the secrets, the session tokens, the key ids and the region in no
+#    message, log, info.json, --dump, /proc/mounts or command line.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/net/netlib.sh"
 unset CURL_CA_BUNDLE AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_PROFILE AWS_REGION \
@@ -193,6 +218,78 @@ else
     fail "mount of a presigned URL"
 fi
 
+# --- moto's own check, no gate: a second moto_server that checks every
+# action after its first three (INITIAL_NO_AUTH_ACTION_COUNT=3: s3store.py
+# checked makes its set-up user with those, and everything else through the
+# check), read by gguffs directly, with keys of no '+' or '%' (moto checks a
+# rebuilt URL: s3gate.py says why)
+net_moto SC 3 || { fail "moto_server with INITIAL_NO_AUTH_ACTION_COUNT"; finish; exit 1; }
+MC=http://127.0.0.1:$SC
+MLOG=$TMP/moto-SC.out
+read -r RK RSK TK TSK TTOK < <(S3S checked "$MC" models m/model.gguf="$MODEL" p/data.gguf="$W/data.gguf" \
+    p/split/ml-00001-of-00003.gguf="$W/split/ml-00001-of-00003.gguf" \
+    p/split/ml-00002-of-00003.gguf="$W/split/ml-00002-of-00003.gguf" \
+    p/split/ml-00003-of-00003.gguf="$W/split/ml-00003-of-00003.gguf" 2>"$TMP/checked.err")
+check "moto checks: set up through its own check ($(tail -n 1 "$TMP/checked.err"))" test -n "$TTOK"
+MO=(-o "s3_endpoint=$MC,timeout=5,retries=2,logfile=$DLOG")
+reader() { AWS_ACCESS_KEY_ID=$RK AWS_SECRET_ACCESS_KEY=$RSK "$@"; }
+mlog_mark() { MN=$(wc -l <"$MLOG"); }
+# mlog_codes: the statuses moto answered since the mark, counted ("206 x12 200 x3")
+mlog_codes() { tail -n +$((MN + 1)) "$MLOG" | grep -o 'HTTP/1.1" [0-9]*' | cut -d' ' -f2 | sort | uniq -c | awk '{ printf "%s x%d ", $2, $1 }'; }
+# mlog_ok: some requests since the mark, every one answered 2xx
+mlog_ok() { case " $(mlog_codes)" in " " | *" "[!2]??" x"*) return 1 ;; esac; }
+# positive controls: moto refuses what is not signed right (else the rest proves nothing)
+ms3() { curl -s --noproxy '*' -o "$TMP/body" -w '%{http_code}' --aws-sigv4 aws:amz:us-east-1:s3 -r 0-3 "$@"; }
+check "moto checks: the reader's key: 206" test "$(ms3 --user "$RK:$RSK" -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$MC/models/m/model.gguf")" = 206
+check "moto checks: a wrong secret: 403 SignatureDoesNotMatch" test "$(ms3 --user "$RK:x$RSK" \
+    -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$MC/models/m/model.gguf")|$(grep -o 'SignatureDoesNotMatch' "$TMP/body")" = "403|SignatureDoesNotMatch"
+check "moto checks: the payload hash it signs: without x-amz-content-sha256, 403 SignatureDoesNotMatch" \
+    test "$(ms3 --user "$RK:$RSK" "$MC/models/m/model.gguf")|$(grep -o 'SignatureDoesNotMatch' "$TMP/body")" = "403|SignatureDoesNotMatch"
+check "moto checks: the reader's policy: a PUT is AccessDenied" test "$(ms3 --user "$RK:$RSK" -X PUT \
+    -H 'x-amz-content-sha256: UNSIGNED-PAYLOAD' "$MC/models/x")|$(grep -o 'AccessDenied' "$TMP/body")" = "403|AccessDenied"
+mlog_mark
+if reader mount_model "$M" s3://models/m/model.gguf "${MO[@]}" 2>>"$ERRS"; then
+    check "moto checks: every tensor as in the local mount" "$PY" "$CMP" "$L" "$M"
+    unmount "$M"
+    check "moto checks: every request let in ($(mlog_codes))" mlog_ok
+else
+    fail "mount of s3://models/m/model.gguf from moto"
+fi
+mlog_mark
+# (the whole bucket: moto's check refuses every listing whose prefix has a
+# '/', boto3's own too: it signs "prefix=p/" for the "prefix=p%2F" sent)
+if reader mount_model "$M" s3://models "${MO[@]}" 2>>"$ERRS"; then
+    check "moto checks: the bucket, listed ($(cd "$M" && find . -mindepth 1 -maxdepth 2 | sort | tr '\n' ' '))" \
+        test "$(ls "$M" | tr '\n' ' ')|$(ls "$M/p" | tr '\n' ' ')" = "m models.tsv p |data split "
+    mount_model "$TMP/l3" "$W/split/ml-00001-of-00003.gguf"
+    check "moto checks: the bucket's split set, every tensor as in a local mount" "$PY" "$CMP" "$TMP/l3" "$M/p/split/ml"
+    unmount "$TMP/l3"
+    unmount "$M"
+    check "moto checks: the listing and reads let in ($(mlog_codes))" mlog_ok
+else
+    fail "mount of s3://models from moto"
+fi
+AWS_ACCESS_KEY_ID=$RK AWS_SECRET_ACCESS_KEY=wrong$RSK "$GGUFFS" --dump "${MO[@]}" s3://models/m/model.gguf >/dev/null 2>"$TMP/err"
+rc=$?
+cat "$TMP/err" >>"$ERRS"
+check "moto checks: a wrong secret: exit 3, moto's 403 SignatureDoesNotMatch named ($(head -c 300 "$TMP/err"))" \
+    sh -c "[ $rc = 3 ] && grep -q '/models/m/model.gguf: HTTP 403: SignatureDoesNotMatch: The request signature we calculated' '$TMP/err'"
+mlog_mark
+if AWS_ACCESS_KEY_ID=$TK AWS_SECRET_ACCESS_KEY=$TSK AWS_SESSION_TOKEN=$TTOK \
+    mount_model "$M" s3://models/m/model.gguf "${MO[@]}" 2>>"$ERRS"; then
+    check "moto checks: a session token: every tensor" "$PY" tests/check_tensors.py --f32-only "$M" "$DATA/mainline/manifest.tsv" "$MODEL"
+    unmount "$M"
+    check "moto checks: a session token: every request let in ($(mlog_codes))" mlog_ok
+else
+    fail "mount with a session token from moto"
+fi
+AWS_ACCESS_KEY_ID=$TK AWS_SECRET_ACCESS_KEY=$TSK AWS_SESSION_TOKEN=x$TTOK "$GGUFFS" --dump "${MO[@]}" s3://models/m/model.gguf \
+    >/dev/null 2>"$TMP/err"
+rc=$?
+cat "$TMP/err" >>"$ERRS"
+check "moto checks: a wrong session token: exit 3, InvalidToken ($(head -c 300 "$TMP/err"))" \
+    sh -c "[ $rc = 3 ] && grep -q 'HTTP 400: InvalidToken' '$TMP/err'"
+
 # --- faults between us and the store
 fault_read() { "$PY" "$RC" "$M" "$W/data.gguf" --at $(($1 + 4096)) --len 4096; }
 if keyed mount_model "$M" s3://models/big/zz/data.gguf "${NO[@]}" -o direct_io 2>>"$ERRS"; then
@@ -222,9 +319,11 @@ fi
 
 # --- no secret anywhere: messages, the daemon's log, texts of the mounts, --dump
 cat "$DLOG" "$ERRS" "$TMP/texts" /proc/mounts >"$TMP/everything" 2>/dev/null
-for what in SK SSK STOKEN REGION; do
+for what in SK SSK STOKEN REGION RSK TSK TTOK; do
     check "the $what is nowhere in what gguffs wrote ($(wc -c <"$TMP/everything") bytes)" \
         sh -c "! grep -qF -- \"\$1\" '$TMP/everything'" _ "${!what}"
 done
-check "the key id is in no message either" sh -c "! grep -qF -- \"\$1\" '$TMP/everything'" _ "$AK"
+for what in AK RK TK; do
+    check "the key id $what is in no message either" sh -c "! grep -qF -- \"\$1\" '$TMP/everything'" _ "${!what}"
+done
 finish

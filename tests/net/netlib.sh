@@ -156,14 +156,19 @@ net_moto_python() {
     return 1
 }
 
-# net_moto VAR: starts moto_server (an S3 in memory, its own signature
-# checks off: tests/net/s3gate.py says why) on a free port of 127.0.0.1;
-# sets $VAR (port) and ${VAR}_PID. Needs $MOTO_PY (net_moto_python).
+# net_moto VAR [COUNT]: starts moto_server (an S3 in memory) on a free port
+# of 127.0.0.1; sets $VAR (port) and ${VAR}_PID. Without COUNT its own
+# signature checks are off (tests/net/s3gate.py says why); with COUNT it
+# runs with INITIAL_NO_AUTH_ACTION_COUNT=COUNT: the first COUNT actions go
+# unchecked, and every later one must be signed by a key of one of its IAM
+# users (or sessions) and allowed by their policies (s3store.py checked).
+# Its request log is $TMP/moto-VAR.out. Needs $MOTO_PY (net_moto_python).
 net_moto() {
-    local var=$1 port pid
+    local var=$1 count=${2:-inf} port pid
     for _ in 1 2 3; do
         port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-        "$MOTO_PY" -m moto.server -H 127.0.0.1 -p "$port" </dev/null >>"$TMP/moto-$var.out" 2>&1 &
+        INITIAL_NO_AUTH_ACTION_COUNT=$count "$MOTO_PY" -m moto.server -H 127.0.0.1 -p "$port" </dev/null \
+            >>"$TMP/moto-$var.out" 2>&1 &
         pid=$!
         NET_PIDS="$NET_PIDS $pid"
         for _ in $(seq 1 300); do
