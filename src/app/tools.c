@@ -1,4 +1,4 @@
-/* tools.c - the commands that need no FUSE: --dump and --verify. */
+/* tools.c - the commands that need no FUSE: --dump, --verify and --compare. */
 #include "tools.h"
 
 #include <inttypes.h>
@@ -12,6 +12,7 @@
 #include <omp.h>
 #include <stdatomic.h>
 
+#include "gguffs/compare.h"
 #include "gguffs/model.h"
 #include "gguffs/render.h"
 #include "gguffs/modeltext.h"
@@ -337,4 +338,77 @@ int gg_tool_verify(const char *path, const gg_tool_opts *o)
     gg_reader_free(r);
     gg_model_close(&m);
     return bad_tensors || (o->n_only && !nsel) ? GG_EXIT_VERIFY : GG_EXIT_OK;
+}
+
+/* --compare's progress bar: the elements folded of all pairs. */
+typedef struct cmp_progress {
+    uint64_t total;
+    double t0;
+} cmp_progress;
+
+static void cmp_tick(void *arg, uint64_t done)
+{
+    cmp_progress *p = arg;
+    progress(done, p->total, p->t0);
+}
+
+int gg_tool_compare(const char *model, const char *ref, const gg_tool_opts *o)
+{
+    gg_model a, b;
+    int rc = open_model(&a, model, o->open);
+    if (rc != GG_EXIT_OK)
+        return rc;
+    if ((rc = open_model(&b, ref, o->open)) != GG_EXIT_OK) {
+        gg_model_close(&a);
+        return rc;
+    }
+    gg_err e;
+    gg_imatrix *im = NULL;
+    gg_reader *r = NULL;
+    gg_cmp *c = NULL;
+    gg_cmp_stats st = {0};
+    cmp_progress pr = {0, now()};
+    if (o->imatrix && !(im = gg_imatrix_load(o->imatrix, o->open, &e)))
+        rc = gg_exit_for(e.code);
+    else if (!(r = gg_reader_new(o->reader)))
+        rc = GG_EXIT_INTERNAL + 0 * gg_fail(&e, GG_E_NOMEM, "out of memory");
+    else if (!(c = gg_cmp_new(&a, &b, im, &st, &e)))
+        rc = GG_EXIT_INTERNAL;
+    int tty = isatty(2);
+    if (!rc && tty) {
+        for (size_t k = 0; k < gg_cmp_pairs(c); k++)
+            pr.total += a.t[gg_cmp_tensor(c, k)].info->nelems;
+        st.tick = cmp_tick;
+        st.tick_arg = &pr;
+    }
+    /* The cache ids of the two models' tensors, apart (as the tree gives them). */
+    gg_cmp_side sa = {r, &a, 0, NULL}, sb = {r, &b, (uint32_t)a.nt + 1, NULL};
+    if (!rc && gg_cmp_compute_all(c, &sa, &sb, &e))
+        rc = gg_exit_for(e.code);
+    if (tty)
+        fprintf(stderr, "\r%*s\r", 70, "");
+    gg_cmp_table t;
+    if (!rc && gg_cmp_table_make(c, &a, &b, 1, &t, &e))
+        rc = GG_EXIT_INTERNAL;
+    if (!rc) {
+        gg_buf out = {0};
+        if (o->json)
+            gg_compare_summary_json(&t, &out);
+        else
+            gg_compare_tsv(&t, &out);
+        if (out.oom)
+            rc = GG_EXIT_INTERNAL + 0 * gg_fail(&e, GG_E_NOMEM, "out of memory");
+        else if (out.len)
+            fwrite(out.p, 1, out.len, stdout);
+        gg_buf_free(&out);
+        gg_cmp_table_free(&t);
+    }
+    if (rc)
+        fprintf(stderr, "gguffs --compare: %s\n", e.msg);
+    gg_cmp_free(c);
+    gg_reader_free(r);
+    gg_imatrix_free(im);
+    gg_model_close(&b);
+    gg_model_close(&a);
+    return rc;
 }

@@ -13,6 +13,7 @@ typedef struct gg_tool_opts {
     const gg_reader_opts *reader; /* -o threads= */
     char **only;                 /* --verify --tensor GLOB...: only matching tensors */
     int n_only;
+    const char *imatrix;         /* --compare -o imatrix=FILE */
 } gg_tool_opts;
 
 /* gguffs --dump [--json] [--full] MODEL: header, key/values (long arrays
@@ -24,5 +25,10 @@ int gg_tool_dump(const char *path, const gg_tool_opts *o);
  * on every core, and report NaN/Inf counts and decode errors; exit status 9
  * if any. */
 int gg_tool_verify(const char *path, const gg_tool_opts *o);
+
+/* gguffs --compare MODEL REF: the tensors.tsv of vs/REF/ in MODEL's folder
+ * of a mount, the same bytes (with --json, its summary.json), computed on
+ * every core with a progress bar on stderr when it is a terminal. */
+int gg_tool_compare(const char *model, const char *ref, const gg_tool_opts *o);
 
 #endif
