@@ -13,6 +13,9 @@
  *   summary, summary.json   the model at a glance (summary.h)
  *   model.safetensors       every decodable tensor (export.h)
  *   blocks/<N>/<name>       links to layer N's tensors
+ *   vs/<other>/             (several models) the model against each other one:
+ *                           tensors.tsv, summary, summary.json,
+ *                           tensors/<name>/diff, diff.npy (compare.h)
  *   .stats                  live counters of the caches (at the root)
  *
  * Nodes are named by inode numbers (gg_ino, the root is GG_ROOT), each

@@ -19,6 +19,7 @@
 #include "fuse_glue.h"
 #include "base/log.h"
 #include "mountinfo.h"
+#include "gguffs/imatrix.h"
 #include "gguffs/net.h"
 #include "mountset.h"
 #include "options.h"
@@ -246,6 +247,15 @@ static int run_mount(gg_cli *c)
     char *fsn = NULL;
     gg_reader *reader = NULL;
     gg_tree *tree = NULL;
+    gg_imatrix *im = NULL;
+    if (!rc && c->imatrix) {
+        gg_err e;
+        if (!(im = gg_imatrix_load(c->imatrix, &c->open, &e))) {
+            fprintf(stderr, "gguffs: -o imatrix=%s: %s\n", c->imatrix, e.msg);
+            rc = gg_exit_for(e.code);
+        }
+        c->tree.imatrix = im;
+    }
     if (!rc) {
         fsn = fsname_opt(c->npos > 1 ? c->pos[0] : "gguffs");
         reader = gg_reader_new(&c->reader);
@@ -278,6 +288,7 @@ static int run_mount(gg_cli *c)
      * threads stop), then what they read through. */
     gg_tree_free(tree);
     gg_shelf_free(shelf);
+    gg_imatrix_free(im);
     gg_reader_free(reader);
     gg_net_free(net);
     free(fsn);
