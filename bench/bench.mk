@@ -3,9 +3,10 @@
 # (fs.sh, needs FUSE), metadata array text against the renderer it
 # replaced (render_bench), f16/bf16 conversion and reads against f32
 # (export.sh), a folder of 1000 models mounted as a shelf (shelf.sh, needs
-# FUSE), and remote models through nginx and the fault proxy against curl
-# and a local mount (remote.sh, needs FUSE and nginx). Never part of
-# `make check`; no timing thresholds.
+# FUSE), remote models through nginx and the fault proxy against curl
+# and a local mount (remote.sh, needs FUSE and nginx), and a comparison of
+# two models against decoding both (compare.sh). Never part of `make check`;
+# no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
 	$(BUILD)/bench/halfconv_bench
 
@@ -27,3 +28,6 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== remote models (bench/remote.sh)"
 	@BUILD=$(BUILD) bench/remote.sh
+	@echo
+	@echo "== a comparison of two models against decoding both (bench/compare.sh)"
+	@BUILD=$(BUILD) bench/compare.sh

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/tlbuf.h"
+#include "gguffs/decode.h"
 #include "gguffs/scope.h"
 #include "gguffs/summary.h"
 
@@ -197,7 +198,7 @@ typedef struct lanes {
     v8d d2, r2, a2, ar, mx, wd2, wr2;
 } lanes;
 
-static inline void fold_one(lanes *L, unsigned l, float a, float r, const float *w)
+static inline __attribute__((always_inline)) void fold_one(lanes *L, unsigned l, float a, float r, const float *w)
 {
     double x = a, y = r, d = x - y, dd = d * d, yy = y * y;
     L->d2[l] += dd;
@@ -214,7 +215,8 @@ static inline void fold_one(lanes *L, unsigned l, float a, float r, const float 
 }
 
 /* n elements at lane0 (their position in the chunk); w: weights or NULL. */
-static void fold(lanes *L, const float *a, const float *r, const float *w, size_t n, size_t lane0)
+static inline __attribute__((always_inline)) void fold_body(lanes *L, const float *a, const float *r,
+                                                            const float *w, size_t n, size_t lane0)
 {
     size_t i = 0;
     for (; i < n && ((lane0 + i) & 7); i++)
@@ -243,6 +245,43 @@ static void fold(lanes *L, const float *a, const float *r, const float *w, size_
     }
     for (; i < n; i++)
         fold_one(L, (unsigned)((lane0 + i) & 7), a[i], r[i], w ? w + i : NULL);
+}
+
+/* The fold once more for each x86 SIMD target: the same operations on
+ * the same lanes in wider registers (and no fused multiply-add:
+ * -ffp-contract=off), so every path gives the same bits. */
+typedef void fold_fn(lanes *L, const float *a, const float *r, const float *w, size_t n, size_t lane0);
+
+static void fold_portable(lanes *L, const float *a, const float *r, const float *w, size_t n, size_t lane0)
+{
+    fold_body(L, a, r, w, n, lane0);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static void fold_avx2(lanes *L, const float *a, const float *r, const float *w,
+                                                      size_t n, size_t lane0)
+{
+    fold_body(L, a, r, w, n, lane0);
+}
+
+__attribute__((target("avx512f"))) static void fold_avx512(lanes *L, const float *a, const float *r,
+                                                           const float *w, size_t n, size_t lane0)
+{
+    fold_body(L, a, r, w, n, lane0);
+}
+#endif
+
+/* The decoders' path (-o simd=) picks the fold's too. */
+static fold_fn *fold_for(gg_isa isa)
+{
+#if defined(__x86_64__)
+    if (isa == GG_ISA_AVX512)
+        return fold_avx512;
+    if (isa == GG_ISA_AVX2)
+        return fold_avx2;
+#endif
+    (void)isa;
+    return fold_portable;
 }
 
 static double lane_sum(const v8d *p)
@@ -310,6 +349,7 @@ static int fold_chunk(const gg_cmp *c, const pair *p, uint64_t k, const gg_cmp_s
         expand_weights(p->w, ti, e0, len, bw);
     lanes L;
     memset(&L, 0, sizeof L);
+    fold_fn *fold = fold_for(gg_isa_active());
     /* The two views' pieces (pages) end at different places: fold the
      * stretches where both go on. */
     int ia = 0, ir = 0;

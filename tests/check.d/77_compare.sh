@@ -66,7 +66,9 @@ check "--compare --json equals the mount's summary.json" cmp "$TMP/cmp.json" "$M
 "$GGUFFS" --compare odd.gguf q8_0.gguf > "$TMP/odd.tsv"
 check "--compare without an imatrix: no w_rel_rmse, the rest the same" \
     cmp "$TMP/odd.tsv" <(cut -f 1-9,11 "$M/odd/vs/q8_0/tensors.tsv")
-for o in threads=1 threads=4 page_size=4K,cache_size=64K page_size=64M simd=scalar; do
+paths=$("$GGUFFS" --version | sed -n 's/^simd paths://p')
+check "--version names the SIMD paths ($paths)" [ -n "$paths" ]
+for o in threads=1 threads=4 page_size=4K,cache_size=64K page_size=64M $(for p in $paths; do echo simd=$p; done); do
     check "--compare -o $o: the same figures" \
         cmp <("$GGUFFS" --compare -o imatrix=im.gguf,$o q4_K.gguf orig.gguf) "$TMP/cmp.tsv"
 done
