@@ -375,6 +375,10 @@ static int fold_chunk(const gg_cmp *c, const pair *p, uint64_t k, const gg_cmp_s
     return 0;
 }
 
+/* Where a chunk's values are read when they are not in the cache (an F32
+ * tensor, a small read), and its weights: kept by each thread. */
+static gg_tlbuf chunk_a = GG_TLBUF_INIT, chunk_r = GG_TLBUF_INIT, chunk_w = GG_TLBUF_INIT;
+
 /* Every chunk of pair p, on the decode threads, added up in chunk order. */
 static int fold_pair(gg_cmp *c, const pair *p, const gg_cmp_side *a, const gg_cmp_side *r, gg_cmp_sums *s,
                      gg_err *e)
@@ -393,8 +397,8 @@ static int fold_pair(gg_cmp *c, const pair *p, const gg_cmp_side *a, const gg_cm
     {
         gg_scope *own = gg_scope_get();
         gg_scope_set(scope);
-        float *ba = malloc(GG_CMP_CHUNK * 4), *br = malloc(GG_CMP_CHUNK * 4);
-        float *bw = p->w ? malloc(GG_CMP_CHUNK * 4) : NULL;
+        float *ba = gg_tlbuf_get(&chunk_a, GG_CMP_CHUNK * 4), *br = gg_tlbuf_get(&chunk_r, GG_CMP_CHUNK * 4);
+        float *bw = p->w ? gg_tlbuf_get(&chunk_w, GG_CMP_CHUNK * 4) : NULL;
 #pragma omp for schedule(dynamic, 1)
         for (uint64_t k = 0; k < nch; k++) {
             gg_err fe;
@@ -419,9 +423,6 @@ static int fold_pair(gg_cmp *c, const pair *p, const gg_cmp_side *a, const gg_cm
                     c->stats->tick(c->stats->tick_arg, done);
             }
         }
-        free(ba);
-        free(br);
-        free(bw);
         gg_scope_set(own);
     }
     if (failed) {
