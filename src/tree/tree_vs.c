@@ -490,7 +490,7 @@ int tree_vs_listxattr(gg_tree *t, gg_ino ino, char *list, size_t cap, gg_err *e)
 
 void tree_vs_note(gg_tree *t, uint32_t dir, const char *name)
 {
-    if (!t->inval_entry)
+    if (!t->inval_entry || !t->vs)
         return;
     tree_vs *v = t->vs;
     pthread_mutex_lock(&v->lock);
@@ -507,7 +507,7 @@ void tree_vs_note(gg_tree *t, uint32_t dir, const char *name)
 
 void tree_vs_changed(gg_tree *t, uint32_t id)
 {
-    if (!t->inval_inode)
+    if (!t->inval_inode || !t->vs)
         return;
     tree_vs *v = t->vs;
     pthread_mutex_lock(&v->lock);
