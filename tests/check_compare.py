@@ -108,6 +108,15 @@ def make(d):
         L.Tensor("blk.0.ffn_up_exps.weight.counts", [4], "f32", counts.tobytes()),
         L.Tensor("blk.0.ffn_up_exps.weight.in_sum2", [256, 4], "f32", sums.tobytes())])
 
+    # imatrix files that are not: sums of another type, sizes that do not divide, no counts
+    ones = np.ones(64, dtype=np.float32)
+    for nm, ts in (("bad-type", [L.Tensor("w.in_sum2", [64], "q8_0", L.quantize("q8_0", ones, [64])),
+                                 L.Tensor("w.counts", [1], "f32", np.float32([1]).tobytes())]),
+                   ("bad-size", [L.Tensor("w.in_sum2", [64], "f32", ones.tobytes()),
+                                 L.Tensor("w.counts", [3], "f32", np.ones(3, np.float32).tobytes())]),
+                   ("bad-pair", [L.Tensor("w.in_sum2", [64], "f32", ones.tobytes())])):
+        L.write_gguf(os.path.join(d, nm + ".gguf"), ikv, ts)
+
     # one big tensor, so that two readers of tensors.tsv meet while it is computed
     v = (rng.standard_normal(1 << 22)).astype(np.float32)
     bkv = [["general.architecture", L.STR, "llama"]]

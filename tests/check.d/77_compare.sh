@@ -150,6 +150,11 @@ check "--compare of a missing file: exit 3" [ $? = 3 ]
 check "-o imatrix= a missing file: exit 2" [ $? = 2 ]
 "$GGUFFS" --compare -o imatrix=orig.gguf q4_K.gguf orig.gguf > /dev/null 2> "$TMP/err"
 check "-o imatrix= a model, not an imatrix: exit 5" [ $? = 5 ] && check "... naming the file" grep -q "orig.gguf: not an imatrix" "$TMP/err"
+for bad in "bad-type:w.in_sum2\": type Q8_0, an imatrix holds F32" "bad-size:w: 64 sums for 3 counts" \
+    "bad-pair:w.in_sum2\" has no w.counts"; do
+    "$GGUFFS" --compare -o imatrix=${bad%%:*}.gguf q4_K.gguf orig.gguf > /dev/null 2> "$TMP/err"
+    check "-o imatrix=${bad%%:*}.gguf: exit 5" [ $? = 5 ] && check "... says why" grep -qF "${bad#*:}" "$TMP/err"
+done
 "$GGUFFS" -o imatrix=orig.gguf q4_K.gguf orig.gguf "$M" 2> "$TMP/err"
 check "mount with -o imatrix= not an imatrix: exit 5, nothing mounted" [ $? = 5 ] && check "... not mounted" sh -c "! grep -qs ' $M fuse' /proc/mounts"
 
