@@ -25,7 +25,15 @@ typedef struct gg_segment {
     const char *bytes;   /* literal bytes, or NULL for a tensor view */
     uint64_t tensor;     /* the model's tensor index (views) */
     gg_view_kind view;
+    /* Views only (segread.c): the segment starts `from` bytes into the
+     * view; with `row` set, it is rows of `row` bytes taken `stride` bytes
+     * apart (0: one run). `xform` GG_SEG_MINUS_ONE: value - 1 in f32, then
+     * the view's type. */
+    uint64_t from, row, stride;
+    uint8_t xform;
 } gg_segment;
+
+enum { GG_SEG_PLAIN = 0, GG_SEG_MINUS_ONE = 1 };
 
 typedef struct gg_composite {
     uint64_t size;
@@ -51,5 +59,9 @@ typedef ssize_t (*gg_view_read_fn)(void *arg, uint64_t tensor, gg_view_kind kind
                                    uint64_t off, gg_err *e);
 ssize_t gg_composite_read(const gg_composite *c, gg_view_read_fn view, void *arg, char *buf, size_t size,
                           uint64_t off, gg_err *e);
+
+/* Bytes [in, in+n) of view segment s (segread.c). */
+ssize_t gg_segment_read(const gg_segment *s, gg_view_read_fn view, void *arg, char *buf, size_t n, uint64_t in,
+                        gg_err *e);
 
 #endif

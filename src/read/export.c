@@ -88,8 +88,9 @@ gg_composite *gg_export_npy(const gg_model *m, uint64_t tensor, gg_view_kind vie
     if (!c)
         return NULL;
     c->n = 2;
-    c->seg[0] = (gg_segment){0, hlen, c->header, 0, view};
-    c->seg[1] = (gg_segment){hlen, ti->nelems * gg_view_esize(view), NULL, tensor, view};
+    c->seg[0] = (gg_segment){.at = 0, .len = hlen, .bytes = c->header, .view = view};
+    c->seg[1] =
+        (gg_segment){.at = hlen, .len = ti->nelems * gg_view_esize(view), .tensor = tensor, .view = view};
     c->size = hlen + c->seg[1].len;
     return c;
 }
@@ -241,12 +242,12 @@ gg_composite *gg_export_safetensors(const gg_model *m, gg_view_kind dtype, gg_er
     gg_composite *c = composite_new(&h, n + 1, e);
     if (!c)
         goto fail;
-    c->seg[0] = (gg_segment){0, hlen, c->header, 0, dtype};
+    c->seg[0] = (gg_segment){.at = 0, .len = hlen, .bytes = c->header, .view = dtype};
     c->n = 1;
     for (size_t i = 0; i < n; i++) {
         uint64_t len = m->t[inc[i]].info->nelems * es, end = c->seg[c->n - 1].at + c->seg[c->n - 1].len;
         if (len) /* a tensor without elements has no bytes in the file */
-            c->seg[c->n++] = (gg_segment){end, len, NULL, inc[i], dtype};
+            c->seg[c->n++] = (gg_segment){.at = end, .len = len, .tensor = inc[i], .view = dtype};
     }
     c->size = c->seg[c->n - 1].at + c->seg[c->n - 1].len;
     free(inc);
@@ -285,16 +286,8 @@ ssize_t gg_composite_read(const gg_composite *c, gg_view_read_fn view, void *arg
         size_t k = s->len - in < size - done ? (size_t)(s->len - in) : size - done;
         if (s->bytes) {
             memcpy(buf + done, s->bytes + in, k);
-        } else {
-            /* A view may give fewer bytes per call: ask until k are in. */
-            for (size_t got = 0; got < k;) {
-                ssize_t r = view(arg, s->tensor, s->view, buf + done + got, k - got, in + got, e);
-                if (r < 0)
-                    return -1;
-                if (r == 0)
-                    return gg_fail(e, GG_E_IO, "a tensor view ended early");
-                got += (size_t)r;
-            }
+        } else if (gg_segment_read(s, view, arg, buf + done, k, in, e) < 0) {
+            return -1;
         }
         done += k;
     }
