@@ -1,0 +1,273 @@
+/* hfconfig.c - config.json, generation_config.json and why of as/hf/ (see
+ * hfconfig.h). The fields are those of transformers' config classes
+ * (LlamaConfig, Qwen2Config, Gemma2Config, ...); their values follow
+ * llama.cpp's reading of the keys (llama-model.cpp, src/models/<arch>.cpp). */
+#include "gguffs/hfconfig.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "gguffs/floatfmt.h"
+#include "gguffs/hftokenizer.h"
+#include "gguffs/kvget.h"
+
+/* ---- JSON values ---- */
+
+static void key(gg_buf *o, const char *k) { gg_buf_printf(o, ",\n  \"%s\": ", k); }
+
+static void u64(gg_buf *o, const char *k, uint64_t v)
+{
+    key(o, k);
+    gg_buf_printf(o, "%" PRIu64, v);
+}
+
+static void boolean(gg_buf *o, const char *k, int v)
+{
+    key(o, k);
+    gg_buf_puts(o, v ? "true" : "false");
+}
+
+static void str(gg_buf *o, const char *k, const char *v)
+{
+    key(o, k);
+    gg_json_string(o, v, strlen(v));
+}
+
+static void null(gg_buf *o, const char *k)
+{
+    key(o, k);
+    gg_buf_puts(o, "null");
+}
+
+/* A float as the shortest text of its own precision (f32 values came from
+ * f32 keys); JSON has no inf or nan: null. */
+static void fnum(gg_buf *o, double v, int is_f32)
+{
+    char b[GG_FMT_BUF];
+    if (v != v || v - v != 0) {
+        gg_buf_puts(o, "null");
+        return;
+    }
+    if (is_f32)
+        gg_fmt_f32(b, (float)v);
+    else
+        gg_fmt_f64(b, v);
+    gg_buf_puts(o, b);
+}
+
+/* The number of key "<arch>.<suffix>" (an integer as one), else dflt
+ * (an f32, as llama.cpp's defaults are); returns whether the key was there. */
+static int knum(gg_buf *o, const char *k, const gg_model *m, const char *arch, const char *suffix, double dflt)
+{
+    const gg_kv *kv = gg_kv_get(m->f, arch, suffix);
+    double v;
+    key(o, k);
+    if (gg_kv_double(m->f, kv, &v) == 0) {
+        if (kv->type != GG_VT_F32 && kv->type != GG_VT_F64)
+            gg_buf_printf(o, "%.17g", v);
+        else
+            fnum(o, v, kv->type == GG_VT_F32);
+        return 1;
+    }
+    fnum(o, dflt, 1);
+    return 0;
+}
+
+static double kval(const gg_model *m, const char *arch, const char *suffix, double dflt)
+{
+    double v;
+    return gg_kv_double(m->f, gg_kv_get(m->f, arch, suffix), &v) == 0 ? v : dflt;
+}
+
+static int has(const gg_model *m, const char *arch, const char *suffix) { return gg_kv_get(m->f, arch, suffix) != NULL; }
+
+/* A token id key of tokenizer.ggml.* (when it names a token). */
+static void token_id(gg_buf *o, const gg_model *m, const char *k, const char *suffix)
+{
+    uint64_t v;
+    if (gg_kv_uint(m->f, gg_kv_get(m->f, "tokenizer.ggml", suffix), &v) == 0)
+        u64(o, k, v);
+}
+
+/* ---- config.json ---- */
+
+/* rope_scaling: llama.cpp scales positions linearly by the factor key
+ * (rope.scaling.factor, or the older rope.scale_linear) unless the type is
+ * "none"; the plan refused every other type. */
+static void rope_scaling(gg_buf *o, const gg_model *m, const char *arch)
+{
+    const gg_kv *ty = gg_kv_get(m->f, arch, "rope.scaling.type");
+    const gg_kv *f = gg_kv_get(m->f, arch, "rope.scaling.factor");
+    if (!f)
+        f = gg_kv_get(m->f, arch, "rope.scale_linear");
+    double v;
+    key(o, "rope_scaling");
+    if (gg_kv_str_is(m->f, ty, "none") || gg_kv_double(m->f, f, &v) || v == 0.0 || v == 1.0) {
+        gg_buf_puts(o, "null");
+        return;
+    }
+    gg_buf_puts(o, "{\"factor\": ");
+    fnum(o, v, f->type == GG_VT_F32);
+    gg_buf_puts(o, ", \"rope_type\": \"linear\", \"type\": \"linear\"}");
+}
+
+/* layer_types: llama.cpp's sliding-window layers for a period n
+ * (llama_hparams::set_swa_pattern: layer il slides when il % n < n - 1;
+ * n 0: every layer). */
+static void layer_types(gg_buf *o, uint64_t n_layer, uint64_t n, int swa)
+{
+    key(o, "layer_types");
+    gg_buf_puts(o, "[");
+    for (uint64_t il = 0; il < n_layer; il++)
+        gg_buf_printf(o, "%s\"%s\"", il ? ", " : "",
+                      swa && (n == 0 || il % n < n - 1) ? "sliding_attention" : "full_attention");
+    gg_buf_puts(o, "]");
+}
+
+/* The query scale llama.cpp uses for gemma: 1/sqrt(n_embd / n_head) for
+ * the 27B models (recognised by their layer count), else 1/sqrt(head_dim);
+ * transformers divides by sqrt(query_pre_attn_scalar). */
+static uint64_t query_scalar(const gg_hf_plan *p, uint64_t layers_27b)
+{
+    return p->n_layer == layers_27b ? p->n_embd / p->n_head : p->head_dim;
+}
+
+void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch_dtype, gg_buf *o)
+{
+    const char *a = p->arch;
+    gg_buf_printf(o, "{\n  \"architectures\": [\"%s\"]", p->hf_class);
+    str(o, "model_type", p->model_type);
+    u64(o, "vocab_size", p->n_vocab);
+    u64(o, "hidden_size", p->n_embd);
+    u64(o, "intermediate_size", p->n_ff ? p->n_ff : p->n_ff_exp);
+    u64(o, "num_hidden_layers", p->n_layer);
+    u64(o, "num_attention_heads", p->n_head);
+    u64(o, "num_key_value_heads", p->n_head_kv);
+    u64(o, "head_dim", p->head_dim);
+    knum(o, "max_position_embeddings", m, a, "context_length", 0);
+    knum(o, "rms_norm_eps", m, a, "attention.layer_norm_rms_epsilon", 1e-6);
+    knum(o, "rope_theta", m, a, "rope.freq_base", 10000.0);
+    rope_scaling(o, m, a);
+    boolean(o, "tie_word_embeddings", p->tied);
+    token_id(o, m, "bos_token_id", "bos_token_id");
+    token_id(o, m, "eos_token_id", "eos_token_id");
+    token_id(o, m, "pad_token_id", "padding_token_id");
+    str(o, "torch_dtype", torch_dtype);
+    boolean(o, "use_cache", 1);
+    key(o, "attention_dropout");
+    gg_buf_puts(o, "0.0");
+    switch (p->variant) {
+    case GG_HF_GEMMA2: {
+        uint64_t period = (uint64_t)kval(m, a, "attention.sliding_window_pattern", 2);
+        str(o, "hidden_act", "gelu_pytorch_tanh");
+        str(o, "hidden_activation", "gelu_pytorch_tanh");
+        u64(o, "query_pre_attn_scalar", query_scalar(p, 46));
+        knum(o, "attn_logit_softcapping", m, a, "attn_logit_softcapping", 50.0);
+        knum(o, "final_logit_softcapping", m, a, "final_logit_softcapping", 30.0);
+        knum(o, "sliding_window", m, a, "attention.sliding_window", 4096);
+        layer_types(o, p->n_layer, period, 1);
+        str(o, "cache_implementation", "hybrid");
+        break;
+    }
+    case GG_HF_GEMMA3: {
+        /* without a sliding window every layer is global (llama.cpp) */
+        int swa = kval(m, a, "attention.sliding_window", 0) > 0;
+        uint64_t period = (uint64_t)kval(m, a, "attention.sliding_window_pattern", 6);
+        str(o, "hidden_act", "gelu_pytorch_tanh");
+        str(o, "hidden_activation", "gelu_pytorch_tanh");
+        u64(o, "query_pre_attn_scalar", query_scalar(p, 62));
+        if (!has(m, a, "final_logit_softcapping"))
+            null(o, "final_logit_softcapping");
+        else
+            knum(o, "final_logit_softcapping", m, a, "final_logit_softcapping", 0);
+        null(o, "attn_logit_softcapping");
+        if (swa)
+            knum(o, "sliding_window", m, a, "attention.sliding_window", 0);
+        else
+            null(o, "sliding_window");
+        u64(o, "sliding_window_pattern", period);
+        knum(o, "rope_local_base_freq", m, a, "rope.freq_base_swa", 10000.0);
+        layer_types(o, p->n_layer, period, swa);
+        break;
+    }
+    case GG_HF_PHI3:
+        str(o, "hidden_act", "silu");
+        key(o, "partial_rotary_factor");
+        fnum(o, (double)p->n_rot / (double)p->head_dim, 0);
+        knum(o, "original_max_position_embeddings", m, a,
+             has(m, a, "rope.scaling.original_context_length") ? "rope.scaling.original_context_length"
+                                                                : "context_length",
+             0);
+        if (has(m, a, "attention.sliding_window"))
+            knum(o, "sliding_window", m, a, "attention.sliding_window", 0);
+        else
+            null(o, "sliding_window");
+        break;
+    default:
+        str(o, "hidden_act", "silu");
+        break;
+    }
+    switch (p->variant) {
+    case GG_HF_LLAMA:
+        boolean(o, "attention_bias", p->attention_bias);
+        boolean(o, "mlp_bias", 0);
+        break;
+    case GG_HF_MISTRAL:
+        null(o, "sliding_window");
+        break;
+    case GG_HF_MIXTRAL:
+        null(o, "sliding_window");
+        u64(o, "num_local_experts", p->n_expert);
+        u64(o, "num_experts_per_tok", p->n_expert_used);
+        break;
+    case GG_HF_QWEN2:
+    case GG_HF_QWEN3:
+    case GG_HF_QWEN2MOE:
+    case GG_HF_QWEN3MOE:
+        boolean(o, "use_sliding_window", 0);
+        null(o, "sliding_window");
+        if (p->variant == GG_HF_QWEN3 || p->variant == GG_HF_QWEN3MOE)
+            boolean(o, "attention_bias", p->attention_bias);
+        if (p->variant == GG_HF_QWEN2MOE || p->variant == GG_HF_QWEN3MOE) {
+            u64(o, "num_experts", p->n_expert);
+            u64(o, "num_experts_per_tok", p->n_expert_used);
+            u64(o, "moe_intermediate_size", p->n_ff_exp);
+            if (p->variant == GG_HF_QWEN2MOE)
+                u64(o, "shared_expert_intermediate_size", p->n_ff_shexp);
+            /* llama.cpp renormalises the chosen experts' weights for qwen3moe only */
+            boolean(o, "norm_topk_prob", p->variant == GG_HF_QWEN3MOE);
+            u64(o, "decoder_sparse_step", 1);
+            key(o, "mlp_only_layers");
+            gg_buf_puts(o, "[]");
+        }
+        break;
+    default:
+        break;
+    }
+    gg_buf_puts(o, "\n}\n");
+}
+
+void gg_hf_generation_config_json(const gg_model *m, gg_buf *o)
+{
+    gg_buf_puts(o, "{\n  \"_from_model_config\": true");
+    token_id(o, m, "bos_token_id", "bos_token_id");
+    token_id(o, m, "eos_token_id", "eos_token_id");
+    token_id(o, m, "pad_token_id", "padding_token_id");
+    gg_buf_puts(o, "\n}\n");
+}
+
+void gg_hf_why(const gg_model *m, const gg_hf_plan *p, gg_buf *o)
+{
+    if (p->why) {
+        gg_buf_puts(o, "no config.json or model.safetensors:\n");
+        gg_buf_puts(o, p->why);
+    }
+    gg_buf t = {0};
+    if (gg_hf_tokenizer_ok(m, &t) <= 0 && t.len) {
+        gg_buf_puts(o, "no tokenizer files:\n");
+        gg_buf_put(o, t.p, t.len);
+    }
+    if (t.oom)
+        o->oom = 1;
+    gg_buf_free(&t);
+}
