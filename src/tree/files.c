@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gguffs/hfconfig.h"
+#include "gguffs/hfexport.h"
+#include "gguffs/hftokenizer.h"
 #include "gguffs/modeltext.h"
 #include "gguffs/stats.h"
 #include "gguffs/summary.h"
@@ -41,6 +44,11 @@ static uint64_t tensors_tsv_bound(const gg_mtree *t, uint64_t arg)
 static uint64_t summary_bound(const gg_mtree *t, uint64_t arg) { return 4096 + 128 * t->m->nt; }
 
 static uint64_t info_json_bound(const gg_mtree *t, uint64_t tensor) { return 4096 + 6 * t->m->t[tensor].name_len; }
+
+/* config.json lists every layer's attention type; why a dozen reasons */
+static uint64_t hf_config_bound(const gg_mtree *t, uint64_t arg) { return 8192 + 32 * t->m->nt; }
+static uint64_t hf_why_bound(const gg_mtree *t, uint64_t arg) { return 16384 + 16 * GG_ERR_LEN; }
+static uint64_t hf_tokenizer_bound(const gg_mtree *t, uint64_t arg) { return gg_hf_tokenizer_bound(t->m); }
 
 /* ---- texts ---- */
 
@@ -96,6 +104,52 @@ static int info_json(gg_mtree *t, uint64_t tensor, gg_buf *out, gg_err *e)
     return 0;
 }
 
+/* as/hf/: its texts need the model's Hugging Face plan (hfplan.h) */
+static int hf_config(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    static const char *const dtypes[] = {"float32", "float16", "bfloat16"};
+    gg_hf_plan *p = gg_hf_plan_new(t->m);
+    if (!p)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    gg_hf_config_json(t->m, p, dtypes[t->o.safetensors_dtype < 3 ? t->o.safetensors_dtype : 0], out);
+    gg_hf_plan_free(p);
+    return 0;
+}
+
+static int hf_generation_config(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_hf_generation_config_json(t->m, out);
+    return 0;
+}
+
+static int hf_why(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_hf_plan *p = gg_hf_plan_new(t->m);
+    if (!p)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    gg_hf_why(t->m, p, out);
+    gg_hf_plan_free(p);
+    return 0;
+}
+
+static int hf_tokenizer(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_hf_tokenizer_json(t->m, out);
+    return 0;
+}
+
+static int hf_tokenizer_config(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_hf_tokenizer_config_json(t->m, out);
+    return 0;
+}
+
+static int hf_special_tokens(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_hf_special_tokens_map_json(t->m, out);
+    return 0;
+}
+
 static int stats(gg_mtree *t, uint64_t tensor, gg_buf *out, gg_err *e)
 {
     return gg_tensor_stats(t->reader, t->m, &t->m->t[tensor], out, e);
@@ -113,16 +167,54 @@ static gg_composite *safetensors(const gg_mtree *t, const gg_file_kind *k, uint6
     return gg_export_safetensors(t->m, (gg_view_kind)t->o.safetensors_dtype, e);
 }
 
+/* as/hf/model.safetensors: HF names and row order, -o safetensors_dtype */
+static gg_composite *hf_safetensors(const gg_mtree *t, const gg_file_kind *k, uint64_t arg, gg_err *e)
+{
+    gg_hf_plan *p = gg_hf_plan_new(t->m);
+    if (!p) {
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    gg_composite *c = gg_export_hf_safetensors(t->m, p, (gg_view_kind)t->o.safetensors_dtype, e);
+    gg_hf_plan_free(p);
+    return c;
+}
+
 /* ---- presence ---- */
 
 /* Files that could only fail (EIO) would break cp -r and tar of a mount. */
 static int decodable(const gg_model *m, uint64_t tensor) { return gg_tensor_decodable(&m->t[tensor]); }
 
+/* as/hf/: the weights when the plan accounts for every tensor; the
+ * tokenizer files when the vocabulary can be written; why otherwise. */
+static int hf_weights(const gg_model *m, uint64_t arg)
+{
+    gg_hf_plan *p = gg_hf_plan_new(m);
+    int ok = p && !p->why && !p->vocab_only;
+    gg_hf_plan_free(p);
+    return ok;
+}
+
+static int hf_vocab(const gg_model *m, uint64_t arg) { return gg_hf_tokenizer_ok(m, NULL) == 1; }
+
+static int hf_missing(const gg_model *m, uint64_t arg)
+{
+    gg_hf_plan *p = gg_hf_plan_new(m);
+    int tok = gg_hf_tokenizer_ok(m, NULL);
+    /* a vocabulary file has no weights to miss */
+    int why = !p || p->why || (tok == 0) || (tok < 0 && !p->vocab_only);
+    gg_hf_plan_free(p);
+    return why;
+}
+
 /* ---- the table ---- */
 
 #define MODEL(n) .name = n, .scope = GG_FK_MODEL
 #define TENSOR(n) .name = n, .scope = GG_FK_TENSOR
+#define AS(n) .name = n, .scope = GG_FK_AS
+#define HF(n) .name = n, .scope = GG_FK_HF
 #define DIR(fn) .shape = GG_FS_DIR, .build = fn
+#define ROWS(scope) .shape = GG_FS_DIR, .build = gg_mtree_build_rows, .holds = scope
 #define TEXT(fn, b) .shape = GG_FS_TEXT, .text = fn, .bound = b
 #define VIEW(v) .shape = GG_FS_VIEW, .view = v
 #define COMPOSITE(fn) .shape = GG_FS_COMPOSITE, .segments = fn
@@ -138,6 +230,18 @@ const gg_file_kind gg_files[] = {
     /* (its view is -o safetensors_dtype, in t->o) */
     {MODEL("model.safetensors"), COMPOSITE(safetensors), .flags = GG_FF_DATA},
     {MODEL("blocks"), DIR(gg_mtree_build_blocks)},
+    {MODEL("as"), ROWS(GG_FK_AS)},
+
+    {AS("hf"), ROWS(GG_FK_HF)},
+
+    {HF("config.json"), TEXT(hf_config, hf_config_bound), .present = hf_weights},
+    {HF("generation_config.json"), TEXT(hf_generation_config, NULL), .present = hf_weights},
+    /* (its view is -o safetensors_dtype, in t->o) */
+    {HF("model.safetensors"), COMPOSITE(hf_safetensors), .flags = GG_FF_DATA, .present = hf_weights},
+    {HF("tokenizer.json"), TEXT(hf_tokenizer, hf_tokenizer_bound), .present = hf_vocab},
+    {HF("tokenizer_config.json"), TEXT(hf_tokenizer_config, hf_tokenizer_bound), .present = hf_vocab},
+    {HF("special_tokens_map.json"), TEXT(hf_special_tokens, NULL), .present = hf_vocab},
+    {HF("why"), TEXT(hf_why, hf_why_bound), .present = hf_missing},
 
     {TENSOR("raw"), VIEW(GG_VIEW_RAW), .flags = GG_FF_DATA | GG_FF_STORED},
     {TENSOR("f32"), VIEW(GG_VIEW_F32), .flags = GG_FF_DATA, .present = decodable},
@@ -158,5 +262,13 @@ size_t gg_files_in_scope(gg_fscope scope)
     size_t n = 0;
     for (size_t i = 0; i < gg_n_files; i++)
         n += gg_files[i].scope == scope;
+    return n;
+}
+
+size_t gg_files_dirs_in_scope(gg_fscope scope)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < gg_n_files; i++)
+        n += gg_files[i].scope == scope && gg_files[i].shape == GG_FS_DIR;
     return n;
 }
