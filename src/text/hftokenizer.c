@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gguffs/floatfmt.h"
 #include "gguffs/kvget.h"
 #include "hfvocab.h"
 
@@ -94,11 +95,13 @@ static void post_processor(const hf_vocab *v, gg_buf *o)
 
 static void vocab_object(const hf_vocab *v, gg_buf *o)
 {
+    char num[GG_FMT_BUF];
     gg_buf_puts(o, "\"vocab\": {");
     for (uint64_t i = 0; i < v->n; i++) {
         gg_buf_puts(o, i ? ",\n" : "\n");
         jstr(o, v->text[i]);
-        gg_buf_printf(o, ": %" PRIu64, i);
+        gg_buf_puts(o, ": ");
+        gg_buf_put(o, num, (size_t)gg_fmt_u64(num, i));
     }
     gg_buf_puts(o, "}");
 }
@@ -184,16 +187,24 @@ static void bpe(const hf_vocab *v, gg_buf *o)
 
 static void wpm(const hf_vocab *v, gg_buf *o)
 {
+    /* llama.cpp strips accents its own way (llm_tokenizer_wpm_session):
+     * each character becomes the first of its canonical decomposition (a
+     * Hangul syllable its leading consonant), then every mark (\p{M}, not
+     * only Mn) goes. NFD, then the marks and the vowel and final jamo a
+     * decomposition adds, do the same. */
     gg_buf_printf(o,
-                  "  \"normalizer\": {\"type\": \"BertNormalizer\", \"clean_text\": true, \"handle_chinese_chars\": "
-                  "true, \"strip_accents\": %s, \"lowercase\": %s},\n"
-                  "  \"pre_tokenizer\": {\"type\": \"BertPreTokenizer\"},\n",
-                  v->strip_accents ? "true" : "false", v->lowercase ? "true" : "false");
+                  "  \"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"BertNormalizer\", "
+                  "\"clean_text\": true, \"handle_chinese_chars\": true, \"strip_accents\": false, \"lowercase\": %s}",
+                  v->lowercase ? "true" : "false");
+    if (v->strip_accents)
+        gg_buf_puts(o, ", {\"type\": \"NFD\"}, {\"type\": \"Replace\", \"pattern\": {\"Regex\": "
+                       "\"[\\\\p{M}\xe1\x85\xa0-\xe1\x87\xbf]\"}, \"content\": \"\"}");
+    gg_buf_puts(o, "]},\n  \"pre_tokenizer\": {\"type\": \"BertPreTokenizer\"},\n");
     post_processor(v, o);
     gg_buf_puts(o, "  \"decoder\": {\"type\": \"WordPiece\", \"prefix\": \"##\", \"cleanup\": true},\n"
                    "  \"model\": {\"type\": \"WordPiece\", \"unk_token\": ");
     jstr(o, v->unk >= 0 ? v->text[v->unk] : "[UNK]");
-    gg_buf_puts(o, ", \"continuing_subword_prefix\": \"##\", \"max_input_chars_per_word\": 100,\n");
+    gg_buf_puts(o, ", \"continuing_subword_prefix\": \"##\", \"max_input_chars_per_word\": 1000000000,\n");
     vocab_object(v, o);
     gg_buf_puts(o, "}\n");
 }

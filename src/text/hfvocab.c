@@ -123,13 +123,19 @@ static void attributes(hf_vocab *v, const gg_model *m)
         v->attr[i] = t == 2 ? HF_ATTR_UNKNOWN : t == 3 ? HF_ATTR_CONTROL : t == 4 ? HF_ATTR_USER
                    : t == 5 ? HF_ATTR_UNUSED : t == 6 ? HF_ATTR_BYTE : 0;
     }
+    enum { NFIM = sizeof fims / sizeof fims[0] };
+    int fim_named[NFIM];
+    for (size_t k = 0; k < NFIM; k++)
+        fim_named[k] = tk(v->f, fims[k].key) || (fims[k].old_key && tk(v->f, fims[k].old_key));
     for (uint64_t i = 0; i < v->n; i++) {
         const char *s = v->text[i];
+        /* every text of the lists starts with '<', '[', '_' or "▁<" */
+        if (s[0] != '<' && s[0] != '[' && s[0] != '_' && !((unsigned char)s[0] == 0xe2 && v->tlen[i] > 3 && s[3] == '<'))
+            continue;
         if (in_list(s, eog_texts))
             v->attr[i] |= HF_ATTR_CONTROL;
-        for (size_t k = 0; k < sizeof fims / sizeof fims[0]; k++)
-            if (!tk(v->f, fims[k].key) && !(fims[k].old_key && tk(v->f, fims[k].old_key)) &&
-                in_list(s, fims[k].texts))
+        for (size_t k = 0; k < NFIM; k++)
+            if (!fim_named[k] && in_list(s, fims[k].texts))
                 v->attr[i] |= HF_ATTR_CONTROL;
         if (in_list(s, user_texts))
             v->attr[i] = HF_ATTR_USER;
