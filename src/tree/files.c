@@ -186,26 +186,40 @@ static gg_composite *hf_safetensors(const gg_mtree *t, const gg_file_kind *k, ui
 static int decodable(const gg_model *m, uint64_t tensor) { return gg_tensor_decodable(&m->t[tensor]); }
 
 /* as/hf/: the weights when the plan accounts for every tensor; the
- * tokenizer files when the vocabulary can be written; why otherwise. */
-static int hf_weights(const gg_model *m, uint64_t arg)
-{
-    gg_hf_plan *p = gg_hf_plan_new(m);
-    int ok = p && !p->why && !p->vocab_only;
-    gg_hf_plan_free(p);
-    return ok;
-}
+ * tokenizer files when the vocabulary can be written; why otherwise.
+ * Working that out reads the whole vocabulary, so it is done once per
+ * build: the presence of the hf/ row itself (asked first, always there)
+ * works it out, and its rows, asked next by the same thread while hf/ is
+ * built, read the answer. */
+typedef struct hf_facts {
+    const gg_model *m;
+    int weights, vocab, why;
+} hf_facts;
+static _Thread_local hf_facts hf_last;
 
-static int hf_vocab(const gg_model *m, uint64_t arg) { return gg_hf_tokenizer_ok(m, NULL) == 1; }
-
-static int hf_missing(const gg_model *m, uint64_t arg)
+static int hf_dir(const gg_model *m, uint64_t arg)
 {
     gg_hf_plan *p = gg_hf_plan_new(m);
     int tok = gg_hf_tokenizer_ok(m, NULL);
+    hf_last.m = m;
+    hf_last.weights = p && !p->why && !p->vocab_only;
+    hf_last.vocab = tok == 1;
     /* a vocabulary file has no weights to miss */
-    int why = !p || p->why || (tok == 0) || (tok < 0 && !p->vocab_only);
+    hf_last.why = !p || p->why || tok == 0 || (tok < 0 && !p->vocab_only);
     gg_hf_plan_free(p);
-    return why;
+    return 1;
 }
+
+static const hf_facts *hf_facts_of(const gg_model *m)
+{
+    if (hf_last.m != m)
+        hf_dir(m, 0);
+    return &hf_last;
+}
+
+static int hf_weights(const gg_model *m, uint64_t arg) { return hf_facts_of(m)->weights; }
+static int hf_vocab(const gg_model *m, uint64_t arg) { return hf_facts_of(m)->vocab; }
+static int hf_missing(const gg_model *m, uint64_t arg) { return hf_facts_of(m)->why; }
 
 /* ---- the table ---- */
 
@@ -232,7 +246,7 @@ const gg_file_kind gg_files[] = {
     {MODEL("blocks"), DIR(gg_mtree_build_blocks)},
     {MODEL("as"), ROWS(GG_FK_AS)},
 
-    {AS("hf"), ROWS(GG_FK_HF)},
+    {AS("hf"), ROWS(GG_FK_HF), .present = hf_dir},
 
     {HF("config.json"), TEXT(hf_config, hf_config_bound), .present = hf_weights},
     {HF("generation_config.json"), TEXT(hf_generation_config, NULL), .present = hf_weights},
