@@ -18,6 +18,9 @@
 // EMBED_TIMING=1 prints on stderr load/context/eval milliseconds, the libggml-cpu-*.so
 // variant loaded (from /proc/self/maps) and the context's thread count;
 // EMBED_THREADS=N overrides the one thread; EMBED_MMAP=0 loads without mmap;
+// EMBED_KV=F32 keeps the KV cache in that type (default F16); EMBED_FA=0 turns flash
+// attention off; a TEXT "ids:1,2,3" evaluates those token ids (embed mode) instead of
+// tokenizing a text;
 // EMBED_LOG=1 prints llama.cpp's log (info level) on stderr.
 // A load failure exits 1 with the path and llama.cpp's messages on stderr.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -87,7 +90,10 @@ async function run({ mode, model: modelPath, out }) {
     let model;
     try {
         model = await llama.loadModel({ modelPath, gpuLayers: 0, vocabOnly: mode.startsWith("tokenize"),
-            useMmap: process.env.EMBED_MMAP !== "0" });
+            useMmap: process.env.EMBED_MMAP !== "0",
+            ...(process.env.EMBED_KV ? { experimentalDefaultContextKvCacheKeyType: process.env.EMBED_KV,
+                experimentalDefaultContextKvCacheValueType: process.env.EMBED_KV } : {}),
+            ...(process.env.EMBED_FA === "0" ? { defaultContextFlashAttention: false } : {}) });
     } catch (e) {
         await new Promise((r) => setTimeout(r, 10)); // let pending llama.cpp log lines arrive
         console.error(`${modelPath}: ${e.message}\n${logs.join("")}`);
@@ -103,7 +109,8 @@ async function run({ mode, model: modelPath, out }) {
         const ctx = await model.createEmbeddingContext({ threads, contextSize: 128, batchSize: 128 });
         t2 = performance.now();
         nThreads = ctx._llamaContext._ctx.getThreads();
-        emit((await ctx.getEmbeddingFor(text)).vector, out);
+        const input = text.startsWith("ids:") ? text.slice(4).split(",").map(Number) : text;
+        emit((await ctx.getEmbeddingFor(input)).vector, out);
         await ctx.dispose();
     } else {
         const ctx = await model.createContext({ threads, contextSize: 128, batchSize: 128 });
