@@ -72,6 +72,20 @@ def models(d):
     y = [list(kv) for kv in kvs]
     set_kv(y, "llama.rope.scaling.type", STR, "yarn")
     write_gguf(os.path.join(d, "llama-yarn.gguf"), y, ts)
+    # more layers than llama.cpp takes (LIMITS.md)
+    y = [list(kv) for kv in kvs]
+    set_kv(y, "llama.block_count", U32, 513)
+    write_gguf(os.path.join(d, "llama-deep.gguf"), y, ts)
+    # a vocabulary of 2^22 + 1 one-byte tokens (LIMITS.md), written directly
+    n = (1 << 22) + 1
+    rec = np.zeros(n, dtype=[("len", "<u8"), ("c", "u1")])
+    rec["len"], rec["c"] = 1, ord("a")
+    key = lambda k: struct.pack("<Q", len(k)) + k
+    head = (b"GGUF" + struct.pack("<IQQ", 3, 0, 3) + key(b"general.architecture") + struct.pack("<I", STR) +
+            key(b"llama") + key(b"tokenizer.ggml.model") + struct.pack("<I", STR) + key(b"llama") +
+            key(b"tokenizer.ggml.tokens") + struct.pack("<IIQ", 9, STR, n) + rec.tobytes())
+    with open(os.path.join(d, "vocab-huge.gguf"), "wb") as f:
+        f.write(head + b"\0" * (-len(head) % 32))
 
 
 def vocabs(d):

@@ -123,6 +123,9 @@ static const layer_row *find_row(const char *base, size_t n, uint32_t v)
 /* ---- building ---- */
 
 #define MAX_WHY_LINES 12
+#define MAX_LAYERS 512   /* llama.cpp's LLAMA_MAX_LAYERS */
+#define MAX_EXPERTS 1024 /* llama.cpp's LLAMA_MAX_EXPERTS */
+#define MAX_HEADS 4096
 
 typedef struct builder {
     gg_hf_plan *p;
@@ -625,9 +628,15 @@ static void plan_figures(builder *b)
         need_figure(b, "expert_feed_forward_length", 0, &p->n_ff_exp, 0);
         need_figure(b, "expert_shared_feed_forward_length", 0, &p->n_ff_shexp, 0);
     }
-    if (!p->n_head || !p->n_layer || p->n_layer > 100000 || p->n_head_kv > p->n_head ||
-        (p->n_head_kv && p->n_head % p->n_head_kv))
-        why(b, "%s.block_count / attention.head_count / head_count_kv are not usable figures", p->arch);
+    /* llama.cpp's own bounds (LLAMA_MAX_LAYERS, LLAMA_MAX_EXPERTS) and a
+     * head count no model comes near keep a hostile header from asking for
+     * millions of names */
+    if (!p->n_head || !p->n_layer || p->n_layer > MAX_LAYERS || p->n_head > MAX_HEADS ||
+        p->n_head_kv > p->n_head || (p->n_head_kv && p->n_head % p->n_head_kv) || p->n_expert > MAX_EXPERTS)
+        why(b,
+            "%s: block_count, head_count, head_count_kv or expert_count are not usable figures (at most %d layers, "
+            "%d heads, %d experts)",
+            p->arch, MAX_LAYERS, MAX_HEADS, MAX_EXPERTS);
     /* the figures HF takes from the config must match the tensors' shapes */
     for (uint64_t i = 0; i < m->nt; i++) {
         const gg_tinfo *ti = m->t[i].info;

@@ -8,6 +8,10 @@
 #include "base/hash.h"
 #include "gguffs/kvget.h"
 
+/* The largest vocabularies have some 260 000 tokens: this bounds what a
+ * hostile header makes a load allocate. */
+#define HF_MAX_TOKENS (1u << 22)
+
 static const gg_kv *tk(const gg_file *f, const char *suffix) { return gg_kv_get(f, "tokenizer.ggml", suffix); }
 
 /* ---- llama.cpp's fixes of token attributes by their text ---- */
@@ -213,7 +217,13 @@ int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
                       (int)(n > 40 ? 40 : n), s);
         return -1;
     }
-    v->ix = gg_kv_str_index(m->f, tk(m->f, "tokens"), &v->n);
+    const gg_kv *tokens = tk(m->f, "tokens");
+    if (tokens && tokens->type == GG_VT_ARR && tokens->arr_n > HF_MAX_TOKENS) {
+        gg_buf_printf(why, "tokenizer.ggml.tokens has %llu tokens (as/hf/ writes at most %u)\n",
+                      (unsigned long long)tokens->arr_n, HF_MAX_TOKENS);
+        return -1;
+    }
+    v->ix = gg_kv_str_index(m->f, tokens, &v->n);
     if (!v->ix || !v->n) {
         why_line(why, "tokenizer.ggml.tokens is missing or not a list of strings");
         return -1;

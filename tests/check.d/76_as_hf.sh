@@ -83,6 +83,12 @@ check "an undecodable and a missing tensor: no weights" [ "$(ls "$F/llama-bad/as
 check "... why names both" sh -c "grep -q '^blk.0.attn_norm.weight cannot be decoded' '$F/llama-bad/as/hf/why' &&
     grep -q '^blk.1.ffn_up.weight is missing' '$F/llama-bad/as/hf/why'"
 check "yarn rope scaling: no weights" grep -q '^llama.rope.scaling.type is yarn' "$F/llama-yarn/as/hf/why"
+check "more layers than llama.cpp takes: no weights" \
+    grep -q '^llama: block_count, head_count, head_count_kv or expert_count are not usable figures (at most 512 layers' \
+    "$F/llama-deep/as/hf/why"
+check "a vocabulary of 2^22 + 1 tokens: only why" [ "$(ls "$F/vocab-huge/as/hf" | nl2sp)" = "why " ]
+check "... which says so" grep -q '^tokenizer.ggml.tokens has 4194305 tokens (as/hf/ writes at most 4194304)' \
+    "$F/vocab-huge/as/hf/why"
 check "a supported model has no why" [ ! -e "$F/llama/as/hf/why" ]
 check "reading a missing model.safetensors fails cleanly" sh -c "! cat '$F/starcoder2/as/hf/model.safetensors' 2>/dev/null"
 unmount "$F"
