@@ -58,7 +58,7 @@ def models(d):
     write_gguf(os.path.join(d, "starcoder2.gguf"), other, ts)
     # a tensor without a Hugging Face name, and llama3 rope factors
     extra = ts + [Tensor("blk.0.attn_sinks.weight", [4], "f32", np.zeros(4, np.float32).tobytes()),
-                  Tensor("rope_freqs.weight", [8], "f32", np.ones(8, np.float32).tobytes())]
+                  Tensor("rope_freqs.weight", [8], "f32", np.arange(1, 9, dtype=np.float32)[::-1].copy().tobytes())]
     write_gguf(os.path.join(d, "llama-extra.gguf"), kvs, extra)
     # a tensor that cannot be decoded (type id 250) and a missing one
     p = os.path.join(d, "llama-bad.gguf")
@@ -191,7 +191,18 @@ def config(hf, gguf, dtype):
     expect(f32_eq(c["rms_norm_eps"], K[a + ".attention.layer_norm_rms_epsilon"]), "%s: rms_norm_eps" % gguf)
     expect(f32_eq(c["rope_theta"], K.get(a + ".rope.freq_base", 10000.0)), "%s: rope_theta" % gguf)
     rs = c.get("rope_scaling")
-    if a + ".rope.scaling.factor" in K:
+    if "rope_freqs.weight" in T:
+        r = np.frombuffer(T["rope_freqs.weight"].data, "<f4").astype(np.float64)
+        if os.path.basename(gguf) == "llama3.gguf":  # the usual values: those it was made from
+            want_rs = dict(mkhf.LLAMA3, rope_type="llama3")
+            expect(rs == want_rs, "%s: rope_scaling %r, want %r" % (gguf, rs, want_rs))
+        # transformers' llama 3 frequencies from config.json give llama.cpp's factors
+        hd = c["head_dim"]
+        inv = 1.0 / c["rope_theta"] ** (np.arange(0, hd, 2, dtype=np.float64) / hd)
+        import hf_forward
+        got = inv / hf_forward.llama3_inv_freq(inv, rs) if rs and rs.get("rope_type") == "llama3" else inv * 0
+        expect(np.allclose(got, r, rtol=1e-6, atol=0), "%s: rope_scaling %r gives %s, not %s" % (gguf, rs, got, r))
+    elif a + ".rope.scaling.factor" in K:
         expect(rs and rs.get("rope_type") == "linear" and f32_eq(rs["factor"], K[a + ".rope.scaling.factor"]),
                "%s: rope_scaling %r" % (gguf, rs))
     else:
@@ -225,6 +236,8 @@ def hf_names(gguf):
             continue
         if name == "output.weight":
             out["lm_head.weight"] = shape
+            continue
+        if name == "rope_freqs.weight":  # llama 3's rope scaling: config.json
             continue
         _, i, base, suffix = name.split(".")
         p = "model.layers.%s." % i
@@ -350,7 +363,7 @@ def forward(mnt, out, ids, archs):
         if gemma:
             runs += [("transformers' GELU", hff.gelu_tanh, None, "<=", 1e-3),
                      ("norms with 1 still added", hff.gelu_ggml, "norm", ">", 1e-2)]
-        if a in ("llama", "llama-bias", "mistral", "mixtral"):
+        if a in ("llama", "llama-bias", "llama3", "llama3-ctx64", "mistral", "mixtral"):
             runs += [("q/k in llama.cpp's rope order", hff.gelu_tanh, "permute", ">", 1e-2)]
         for what, gelu, broken, op, tol in runs:
             e = err(ref, hff.forward(hf, ids, gelu, broken))

@@ -62,10 +62,26 @@ def gelu_ggml(x):
     return np.where(x <= -10.0, 0.0, np.where(x >= 10.0, x, y))
 
 
-def rope(x, pos, theta, dim, factor=1.0):
+def llama3_inv_freq(inv, rs):
+    """transformers' _compute_llama3_parameters: low frequencies divided by the factor,
+    high ones kept, a smooth blend between."""
+    factor, lo, hi = rs["factor"], rs["low_freq_factor"], rs["high_freq_factor"]
+    L = rs["original_max_position_embeddings"]
+    wavelen = 2 * np.pi / inv
+    out = np.where(wavelen > L / lo, inv / factor, inv)
+    smooth = (L / wavelen - lo) / (hi - lo)
+    smoothed = (1 - smooth) * out / factor + smooth * out
+    medium = ~(wavelen < L / hi) & ~(wavelen > L / lo)
+    return np.where(medium, smoothed, out)
+
+
+def rope(x, pos, theta, dim, factor=1.0, llama3=None):
     """transformers' rotary embedding on the first `dim` features of x [T, heads, hd]:
-    inv_freq = 1 / theta^(2i/dim), positions / factor (linear scaling), rotate_half."""
+    inv_freq = 1 / theta^(2i/dim), positions / factor (linear scaling) or llama 3's
+    scaling of inv_freq, rotate_half."""
     inv = 1.0 / theta ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
+    if llama3:
+        inv = llama3_inv_freq(inv, llama3)
     ang = np.outer(pos / factor, inv)               # [T, dim/2]
     emb = np.concatenate([ang, ang], -1)            # [T, dim]
     cos, sin = np.cos(emb)[:, None, :], np.sin(emb)[:, None, :]
@@ -139,6 +155,7 @@ def forward(folder, ids, gelu=gelu_tanh, broken=None):
     scale = (c["query_pre_attn_scalar"] if gemma else hd) ** -0.5
     rs = c.get("rope_scaling") or {}
     factor = rs.get("factor", 1.0) if rs.get("rope_type", rs.get("type")) == "linear" else 1.0
+    llama3 = rs if rs.get("rope_type") == "llama3" else None
     rot = int(hd * c.get("partial_rotary_factor", 1.0))
     for i in range(c["num_hidden_layers"]):
         p = "model.layers.%d." % i
@@ -155,7 +172,7 @@ def forward(folder, ids, gelu=gelu_tanh, broken=None):
         theta, f = c["rope_theta"], factor
         if mt == "gemma3_text" and c["layer_types"][i] == "sliding_attention":
             theta, f = c["rope_local_base_freq"], 1.0  # local layers: their own base, unscaled
-        q, k = rope(q, pos, theta, rot, f), rope(k, pos, theta, rot, f)
+        q, k = rope(q, pos, theta, rot, f, llama3), rope(k, pos, theta, rot, f, llama3)
         a = lin(W, attention(q, k, v, scale, c.get("attn_logit_softcapping") if mt == "gemma2" else None),
                 p + "self_attn.o_proj")
         if gemma:

@@ -15,13 +15,33 @@
 #include "gguffs/hfplan.h"
 #include "gguffs/model.h"
 
-/* torch_dtype: "float32", "float16" or "bfloat16". The plan must have
- * its weights (no why). */
-void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch_dtype, gg_buf *out);
+/* llama 3's rope scaling, from the factors llama.cpp's converter stored in
+ * rope_freqs.weight (r[i] for frequency pair i of a head of `dim`, rope base
+ * `base`): 1 for wavelengths below L / high_freq_factor, `factor` above
+ * L / low_freq_factor, 1 / ((1 - s) / factor + s) between, s = (L /
+ * wavelength - low) / (high - low). Finds factor, low_freq_factor,
+ * high_freq_factor and L (original_max_position_embeddings) that give every
+ * r[i] within float32 rounding: the usual values of llama 3 models first,
+ * else solved from the factors (the three are then known only up to a
+ * common scale, which changes nothing: L is taken as `ctx`, the model's
+ * context, when it is not 0). 1 and *out; 0 when all are 1 (no scaling); -1
+ * when no parameters give them. */
+typedef struct gg_hf_llama3 {
+    double factor, low, high, orig_ctx;
+    float factor_f32; /* the factor as stored */
+} gg_hf_llama3;
+int gg_hf_rope_llama3(const float *r, uint64_t n, double base, uint64_t dim, double ctx, gg_hf_llama3 *out);
+
+/* torch_dtype: "float32", "float16" or "bfloat16"; llama3: the rope
+ * scaling its rope_freqs stand for (NULL: none). The plan must have its
+ * weights (no why). */
+void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch_dtype, const gg_hf_llama3 *llama3,
+                       gg_buf *out);
 void gg_hf_generation_config_json(const gg_model *m, gg_buf *out);
 
 /* What keeps config.json, model.safetensors or the tokenizer files out of
- * as/hf/ (empty when nothing does). */
-void gg_hf_why(const gg_model *m, const gg_hf_plan *p, gg_buf *out);
+ * as/hf/ (empty when nothing does); `more`: a reason found beyond the
+ * plan's (from tensor values), or NULL. */
+void gg_hf_why(const gg_model *m, const gg_hf_plan *p, const char *more, gg_buf *out);
 
 #endif

@@ -72,6 +72,10 @@ typedef struct gg_hf_plan {
     uint64_t n_vocab, n_embd, n_layer, n_head, n_head_kv, head_dim, n_rot;
     uint64_t n_ff, n_expert, n_expert_used, n_ff_exp, n_ff_shexp;
     int tied;           /* no output.weight: lm_head is the embedding */
+    /* llama's rope_freqs.weight (llama 3 rope scaling, F32 [n_rot / 2]): its
+     * tensor index, or -1. The values decide config.json's rope_scaling
+     * (hfconfig.h: gg_hf_rope_llama3); it is not a weight of the class. */
+    int64_t rope_freqs;
     int attention_bias; /* q, k, v (and o where the class has it) carry biases */
     gg_hf_tensor *t;
     size_t nt;

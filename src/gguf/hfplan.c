@@ -582,9 +582,16 @@ static void plan_tensors(builder *b)
             }
             p->tied = 0;
             plain(b, i, strdup("lm_head.weight"), 2, ti->ne[1], ti->ne[0], GG_HF_PLAIN);
+        } else if (name_is(t, "rope_freqs.weight") && (v & PERMUTED)) {
+            /* llama 3's rope scaling, as F32 factors: config.json, not a weight */
+            if (ti->n_dims != 1 || ti->ne[0] != p->n_rot / 2 || ti->type_id != 0) {
+                bad_shape(b, t, "F32 [rope.dimension_count / 2]");
+                continue;
+            }
+            p->rope_freqs = (int64_t)i;
         } else if (name_is(t, "rope_freqs.weight") || name_is(t, "rope_factors_long.weight") ||
                    name_is(t, "rope_factors_short.weight")) {
-            why(b, "%s: rope frequency factors (llama3 or longrope scaling) are not carried into config.json",
+            why(b, "%s: rope frequency factors are carried into config.json as llama 3's rope scaling only",
                 shown(t, nm));
         } else {
             why(b, "%s has no Hugging Face name in %s", shown(t, nm), p->hf_class);
@@ -665,6 +672,7 @@ gg_hf_plan *gg_hf_plan_new(const gg_model *m)
     if (!p)
         return NULL;
     p->tied = 1;
+    p->rope_freqs = -1;
     p->vocab_only = m->nt == 0;
     const char *a;
     uint64_t alen;

@@ -5,6 +5,7 @@
 #include "gguffs/hfconfig.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "gguffs/floatfmt.h"
@@ -91,6 +92,129 @@ static void token_id(gg_buf *o, const gg_model *m, const char *k, const char *su
 
 /* ---- config.json ---- */
 
+/* ---- llama 3's rope scaling ---- */
+
+/* r_i of the converter (conversion/llama.py generate_extra_tensors) */
+static double llama3_factor(double wavelen, const gg_hf_llama3 *c)
+{
+    if (wavelen < c->orig_ctx / c->high)
+        return 1.0;
+    if (wavelen > c->orig_ctx / c->low)
+        return c->factor;
+    double s = (c->orig_ctx / wavelen - c->low) / (c->high - c->low);
+    return 1.0 / ((1.0 - s) / c->factor + s);
+}
+
+/* Does c give every r[i] within float32 rounding of what the converter
+ * computed in f32? */
+static int llama3_fits(const float *r, uint64_t n, double base, uint64_t dim, const gg_hf_llama3 *c)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        double want = llama3_factor(2 * M_PI * pow(base, (double)(2 * i) / (double)dim), c);
+        if (!(fabs(want - r[i]) <= 4e-7 * want))
+            return 0;
+    }
+    return 1;
+}
+
+/* The parameters from the factors themselves, for contexts and factors off
+ * the usual grid: the pairs whose factor is the largest lie past the low
+ * wavelength A = L / low, those at 1 below the high one B = L / high, and
+ * each pair between gives s = (A / w - 1) / (A / B - 1). A and B are what
+ * matters; L is then any context (the model's own, else 8192). */
+static int llama3_solve(const float *r, uint64_t n, double base, uint64_t dim, double ctx, gg_hf_llama3 *out)
+{
+    float f = 0;
+    for (uint64_t i = 0; i < n; i++)
+        f = r[i] > f ? r[i] : f;
+    if (!(f > 1))
+        return 0;
+    double w_hi = 0, w_mid_lo = INFINITY, w_mid_hi = 0, w_lo = INFINITY; /* bounds of each group's wavelengths */
+    double sw[2][2];                                                     /* two medium pairs: (1 / w, s) */
+    int nmid = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        double w = 2 * M_PI * pow(base, (double)(2 * i) / (double)dim);
+        if (r[i] == 1.0f) {
+            w_hi = w > w_hi ? w : w_hi;
+        } else if (r[i] == f) {
+            w_lo = w < w_lo ? w : w_lo;
+        } else {
+            w_mid_lo = w < w_mid_lo ? w : w_mid_lo;
+            w_mid_hi = w > w_mid_hi ? w : w_mid_hi;
+            if (nmid < 2) {
+                sw[nmid][0] = 1 / w;
+                sw[nmid][1] = (1 / (double)r[i] - 1 / (double)f) / (1 - 1 / (double)f);
+            }
+            nmid++;
+        }
+    }
+    double A, B;
+    if (nmid >= 2) {
+        /* s (A/B - 1) = A/w - 1, in u = A and v = A / B: s v - u / w = s - 1 */
+        double det = sw[0][1] * -sw[1][0] - sw[1][1] * -sw[0][0];
+        if (det == 0)
+            return 0;
+        double v = ((sw[0][1] - 1) * -sw[1][0] - (sw[1][1] - 1) * -sw[0][0]) / det;
+        A = (sw[0][1] * (sw[1][1] - 1) - sw[1][1] * (sw[0][1] - 1)) / det;
+        B = A / v;
+    } else if (nmid == 1) {
+        /* A anywhere between the medium pair and the low ones; B follows */
+        A = w_lo < INFINITY ? (w_mid_hi + w_lo) / 2 : 2 * w_mid_hi;
+        B = A / (1 + (A * sw[0][0] - 1) / sw[0][1]);
+    } else {
+        /* no pair between: the boundaries lie between the two groups */
+        A = w_lo < INFINITY ? (w_hi + w_lo) / 2 : 2 * w_hi;
+        B = w_hi > 0 ? (w_hi + A) / 2 : A / 2;
+        if (B >= A)
+            B = A / 2;
+    }
+    if (!(A > 0 && B > 0 && A > B && B > w_hi && A < w_lo && B <= w_mid_lo && A >= w_mid_hi))
+        return 0;
+    out->factor = f;
+    out->factor_f32 = f;
+    out->orig_ctx = ctx > 0 ? ctx : 8192;
+    out->low = out->orig_ctx / A;
+    out->high = out->orig_ctx / B;
+    return llama3_fits(r, n, base, dim, out);
+}
+
+int gg_hf_rope_llama3(const float *r, uint64_t n, double base, uint64_t dim, double ctx, gg_hf_llama3 *out)
+{
+    /* the contexts, and low / high factors, llama 3 models use, and a few more */
+    static const double ctxs[] = {8192, 4096, 16384, 32768, 2048, 65536, 131072, 1024};
+    static const double lows[] = {1, 2, 0.5, 4}, highs[] = {4, 8, 2, 16, 32};
+    static const double factors[] = {8, 16, 32, 64, 4, 2};
+    float mx = 0;
+    int all_one = 1;
+    for (uint64_t i = 0; i < n; i++) {
+        if (!(r[i] > 0) || r[i] != r[i] || r[i] > 1e6)
+            return -1;
+        all_one &= r[i] == 1.0f;
+        mx = r[i] > mx ? r[i] : mx;
+    }
+    if (all_one)
+        return 0;
+    /* the factor is the largest (when a pair is past the low wavelength),
+     * else one of the usual ones */
+    for (size_t fi = 0; fi <= sizeof factors / sizeof factors[0]; fi++) {
+        gg_hf_llama3 c = {.factor = fi ? factors[fi - 1] : mx, .factor_f32 = fi ? (float)factors[fi - 1] : mx};
+        for (size_t ci = 0; ci < sizeof ctxs / sizeof ctxs[0]; ci++)
+            for (size_t li = 0; li < sizeof lows / sizeof lows[0]; li++)
+                for (size_t hi = 0; hi < sizeof highs / sizeof highs[0]; hi++) {
+                    c.orig_ctx = ctxs[ci];
+                    c.low = lows[li];
+                    c.high = highs[hi];
+                    if (c.high <= c.low)
+                        continue;
+                    if (llama3_fits(r, n, base, dim, &c)) {
+                        *out = c;
+                        return 1;
+                    }
+                }
+    }
+    return llama3_solve(r, n, base, dim, ctx, out) ? 1 : -1;
+}
+
 /* rope_scaling: llama.cpp scales positions linearly by the factor key
  * (rope.scaling.factor, or the older rope.scale_linear) unless the type is
  * "none"; the plan refused every other type. */
@@ -132,7 +256,8 @@ static uint64_t query_scalar(const gg_hf_plan *p, uint64_t layers_27b)
     return p->n_layer == layers_27b ? p->n_embd / p->n_head : p->head_dim;
 }
 
-void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch_dtype, gg_buf *o)
+void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch_dtype, const gg_hf_llama3 *llama3,
+                       gg_buf *o)
 {
     const char *a = p->arch;
     gg_buf_printf(o, "{\n  \"architectures\": [\"%s\"]", p->hf_class);
@@ -147,7 +272,18 @@ void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch
     knum(o, "max_position_embeddings", m, a, "context_length", 0);
     knum(o, "rms_norm_eps", m, a, "attention.layer_norm_rms_epsilon", 1e-6);
     knum(o, "rope_theta", m, a, "rope.freq_base", 10000.0);
-    rope_scaling(o, m, a);
+    if (llama3) {
+        key(o, "rope_scaling");
+        gg_buf_puts(o, "{\"rope_type\": \"llama3\", \"factor\": ");
+        fnum(o, llama3->factor_f32, 1);
+        gg_buf_puts(o, ", \"low_freq_factor\": ");
+        fnum(o, llama3->low, 0);
+        gg_buf_puts(o, ", \"high_freq_factor\": ");
+        fnum(o, llama3->high, 0);
+        gg_buf_printf(o, ", \"original_max_position_embeddings\": %.0f}", llama3->orig_ctx);
+    } else {
+        rope_scaling(o, m, a);
+    }
     boolean(o, "tie_word_embeddings", p->tied);
     token_id(o, m, "bos_token_id", "bos_token_id");
     token_id(o, m, "eos_token_id", "eos_token_id");
@@ -256,11 +392,13 @@ void gg_hf_generation_config_json(const gg_model *m, gg_buf *o)
     gg_buf_puts(o, "\n}\n");
 }
 
-void gg_hf_why(const gg_model *m, const gg_hf_plan *p, gg_buf *o)
+void gg_hf_why(const gg_model *m, const gg_hf_plan *p, const char *more, gg_buf *o)
 {
-    if (p->why) {
+    if (p->why || more) {
         gg_buf_puts(o, "no config.json or model.safetensors:\n");
-        gg_buf_puts(o, p->why);
+        gg_buf_puts(o, p->why ? p->why : "");
+        if (more)
+            gg_buf_printf(o, "%s\n", more);
     }
     gg_buf t = {0};
     if (gg_hf_tokenizer_ok(m, &t) <= 0 && t.len) {

@@ -31,7 +31,7 @@ check "the models and vocabularies are made" $CH models "$M"
 check "the vocabularies" $CH vocabs "$V"
 echo "  (made in $(( $(date +%s) - t0 )) s)"
 
-ARCHS="llama llama-bias mistral mixtral qwen2 qwen3 qwen2moe qwen3moe gemma2 gemma3 phi3"
+ARCHS="llama llama-bias llama3 llama3-ctx64 mistral mixtral qwen2 qwen3 qwen2moe qwen3moe gemma2 gemma3 phi3"
 WEIGHTS="config.json generation_config.json model.safetensors special_tokens_map.json tokenizer.json tokenizer_config.json"
 TOKFILES="special_tokens_map.json tokenizer.json tokenizer_config.json"
 
@@ -78,7 +78,7 @@ check "another architecture: the tokenizer files and why" \
 check "... why names the architecture" grep -q '^architecture "starcoder2": as/hf/ knows llama, ' "$F/starcoder2/as/hf/why"
 check "unknown tensors: no weights" [ "$(ls "$F/llama-extra/as/hf" | nl2sp)" = "$TOKFILES why " ]
 check "... why names each" sh -c "grep -q '^blk.0.attn_sinks.weight has no Hugging Face name in LlamaForCausalLM' '$F/llama-extra/as/hf/why' &&
-    grep -q '^rope_freqs.weight: rope frequency factors' '$F/llama-extra/as/hf/why'"
+    grep -q '^rope_freqs.weight: its factors are not those of llama 3' '$F/llama-extra/as/hf/why'"
 check "an undecodable and a missing tensor: no weights" [ "$(ls "$F/llama-bad/as/hf" | nl2sp)" = "$TOKFILES why " ]
 check "... why names both" sh -c "grep -q '^blk.0.attn_norm.weight cannot be decoded' '$F/llama-bad/as/hf/why' &&
     grep -q '^blk.1.ffn_up.weight is missing' '$F/llama-bad/as/hf/why'"

@@ -3,7 +3,10 @@
 converter lays them out (the tensors and keys llama.cpp's loader wants, src/models/<arch>.cpp).
 
   mkhf.py ARCH OUT.gguf [--seed 1] [--vocab VOCAB.gguf[.gz]]
-      ARCH: llama, llama-bias (q, k, v, o biases), mistral (a llama named Mistral), mixtral,
+      ARCH: llama, llama-bias (q, k, v, o biases), llama3 (rope_freqs of llama 3's rope
+      scaling, factor 8, low 1, high 4, original context 8192, as the converter computes
+      them), llama3-ctx64 (the same with an original context of 64: most pairs scaled,
+      off the usual values), mistral (a llama named Mistral), mixtral,
       qwen2, qwen3 (head_dim 32 != n_embd / n_head), qwen2moe, qwen3moe, gemma2, gemma3
       (sliding-window period 2, linear rope scaling on its global layers), phi3 (fused qkv
       and gate_up, partial rotary 0.75). Every weight F32, seeded random; q and k larger
@@ -29,7 +32,7 @@ REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "r
 VOCABS = {"spm": "ggml-vocab-llama-spm.gguf.gz", "gpt2": "ggml-vocab-gpt-2.gguf.gz",
           "phi3": "ggml-vocab-phi-3.gguf.gz"}
 
-ARCHS = ["llama", "llama-bias", "mistral", "mixtral", "qwen2", "qwen3", "qwen2moe", "qwen3moe",
+ARCHS = ["llama", "llama-bias", "llama3", "llama3-ctx64", "mistral", "mixtral", "qwen2", "qwen3", "qwen2moe", "qwen3moe",
          "gemma2", "gemma3", "phi3"]
 
 
@@ -44,13 +47,37 @@ def vocab_keys(path):
     return [kv for kv in read_gguf(path)[0] if kv[0].startswith("tokenizer.")]
 
 
+LLAMA3 = dict(factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0, original_max_position_embeddings=8192)
+LLAMA3_CTX64 = dict(LLAMA3, original_max_position_embeddings=64)
+
+
+def llama3_factors(base, dim, p=LLAMA3):
+    """rope_freqs as llama.cpp's converter computes them (conversion/llama.py
+    generate_extra_tensors: torch float32 frequencies, float32 arithmetic)."""
+    f32 = np.float32
+    freqs = f32(1.0) / (f32(base) ** (np.arange(0, dim, 2, dtype=np.float32) / f32(dim)))
+    L, lo, hi, fac = p["original_max_position_embeddings"], p["low_freq_factor"], p["high_freq_factor"], p["factor"]
+    out = []
+    for freq in freqs:
+        wavelen = f32(2 * np.pi) / freq
+        if wavelen < L / hi:
+            out.append(1.0)
+        elif wavelen > L / lo:
+            out.append(fac)
+        else:
+            smooth = (f32(L) / wavelen - f32(lo)) / f32(hi - lo)
+            out.append(f32(1) / ((f32(1) - smooth) / f32(fac) + smooth))
+    return np.array(out, dtype=np.float32)
+
+
 def make(arch, seed=1, vocab=None):
     """(kvs, tensors) of a tiny model of arch (see ARCHS)."""
     if arch not in ARCHS:
         raise ValueError("unknown arch %s" % arch)
     tok = [list(kv) for kv in vocab_keys(vocab or default_vocab(arch))]
     n_vocab = len(next(v for k, t, v in tok if k == "tokenizer.ggml.tokens")[1])
-    a = {"llama-bias": "llama", "mistral": "llama", "mixtral": "llama"}.get(arch, arch)
+    a = {"llama-bias": "llama", "llama3": "llama", "llama3-ctx64": "llama", "mistral": "llama",
+         "mixtral": "llama"}.get(arch, arch)
     n_embd, n_head, n_head_kv, n_layer, n_ff = 64, 4, 2, 2, 96
     head_dim = 32 if arch == "qwen3" else n_embd // n_head
     n_expert, n_used, n_ff_exp, n_ff_shexp = 4, 2, 32, 48
@@ -67,7 +94,8 @@ def make(arch, seed=1, vocab=None):
            [a + ".attention.head_count", U32, n_head],
            [a + ".attention.head_count_kv", U32, n_head_kv],
            [a + ".attention.layer_norm_rms_epsilon", F32, 1e-6 if gemma or arch.startswith("qwen") else 1e-5],
-           [a + ".rope.freq_base", F32, 1e6 if arch in ("qwen3", "qwen3moe", "gemma3") else 10000.0]]
+           [a + ".rope.freq_base", F32, 1e6 if arch in ("qwen3", "qwen3moe", "gemma3") else
+            500000.0 if arch.startswith("llama3") else 10000.0]]
     if arch in ("qwen3", "qwen3moe") or gemma:
         kvs += [[a + ".attention.key_length", U32, head_dim], [a + ".attention.value_length", U32, head_dim]]
     if a == "llama":
@@ -103,6 +131,9 @@ def make(arch, seed=1, vocab=None):
     norm = 1.0
     qk = 3 / np.sqrt(n_embd)  # strong attention
     kv_dim, q_dim = head_dim * n_head_kv, head_dim * n_head
+    if arch.startswith("llama3"):
+        r = llama3_factors(500000.0, head_dim, LLAMA3 if arch == "llama3" else LLAMA3_CTX64)
+        tensors.append(Tensor("rope_freqs.weight", [head_dim // 2], "f32", r.tobytes()))
     add("token_embd.weight", [n_embd, n_vocab], scale=1.0)
     for i in range(n_layer):
         b = "blk.%d." % i
