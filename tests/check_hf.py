@@ -191,7 +191,16 @@ def config(hf, gguf, dtype):
     expect(f32_eq(c["rms_norm_eps"], K[a + ".attention.layer_norm_rms_epsilon"]), "%s: rms_norm_eps" % gguf)
     expect(f32_eq(c["rope_theta"], K.get(a + ".rope.freq_base", 10000.0)), "%s: rope_theta" % gguf)
     rs = c.get("rope_scaling")
-    if "rope_freqs.weight" in T:
+    if "rope_factors_long.weight" in T:  # phi-3's longrope: the lists, value for value
+        want_rs = {"rope_type": "longrope", "type": "longrope",
+                   "long_factor": np.frombuffer(T["rope_factors_long.weight"].data, "<f4").tolist(),
+                   "short_factor": np.frombuffer(T["rope_factors_short.weight"].data, "<f4").tolist()}
+        ok = rs is not None and all(
+            rs.get(k) == v if isinstance(v, str) else len(rs.get(k, [])) == len(v) and all(f32_eq(x, y) for x, y in
+                                                                                          zip(rs[k], v))
+            for k, v in want_rs.items())
+        expect(ok, "%s: rope_scaling %r, want %r" % (gguf, rs, want_rs))
+    elif "rope_freqs.weight" in T:
         r = np.frombuffer(T["rope_freqs.weight"].data, "<f4").astype(np.float64)
         if os.path.basename(gguf) == "llama3.gguf":  # the usual values: those it was made from
             want_rs = dict(mkhf.LLAMA3, rope_type="llama3")
@@ -237,8 +246,8 @@ def hf_names(gguf):
         if name == "output.weight":
             out["lm_head.weight"] = shape
             continue
-        if name == "rope_freqs.weight":  # llama 3's rope scaling: config.json
-            continue
+        if name in ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight"):
+            continue  # rope scaling: config.json
         _, i, base, suffix = name.split(".")
         p = "model.layers.%s." % i
         if base.endswith("_exps"):

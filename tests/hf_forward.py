@@ -75,16 +75,31 @@ def llama3_inv_freq(inv, rs):
     return np.where(medium, smoothed, out)
 
 
-def rope(x, pos, theta, dim, factor=1.0, llama3=None):
+def longrope(c, seq_len):
+    """transformers' _compute_longrope_parameters: the short factors up to the original
+    context (the long ones past it), and an attention factor from the two contexts."""
+    rs = c["rope_scaling"]
+    orig = c["original_max_position_embeddings"]
+    ext = np.array(rs["long_factor"] if seq_len > orig else rs["short_factor"], np.float64)
+    scale = c["max_position_embeddings"] / orig
+    attn = rs.get("attention_factor") or (1.0 if scale <= 1 else np.sqrt(1 + np.log(scale) / np.log(orig)))
+    return ext, attn
+
+
+def rope(x, pos, theta, dim, factor=1.0, llama3=None, long=None):
     """transformers' rotary embedding on the first `dim` features of x [T, heads, hd]:
-    inv_freq = 1 / theta^(2i/dim), positions / factor (linear scaling) or llama 3's
-    scaling of inv_freq, rotate_half."""
+    inv_freq = 1 / theta^(2i/dim), positions / factor (linear scaling), llama 3's
+    scaling of inv_freq or longrope's (ext factors, attention factor), rotate_half."""
     inv = 1.0 / theta ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
     if llama3:
         inv = llama3_inv_freq(inv, llama3)
+    attn = 1.0
+    if long:
+        ext, attn = long
+        inv = inv / ext
     ang = np.outer(pos / factor, inv)               # [T, dim/2]
     emb = np.concatenate([ang, ang], -1)            # [T, dim]
-    cos, sin = np.cos(emb)[:, None, :], np.sin(emb)[:, None, :]
+    cos, sin = np.cos(emb)[:, None, :] * attn, np.sin(emb)[:, None, :] * attn
     r, p = x[..., :dim], x[..., dim:]
     half = dim // 2
     rot = np.concatenate([-r[..., half:], r[..., :half]], -1)
@@ -156,6 +171,7 @@ def forward(folder, ids, gelu=gelu_tanh, broken=None):
     rs = c.get("rope_scaling") or {}
     factor = rs.get("factor", 1.0) if rs.get("rope_type", rs.get("type")) == "linear" else 1.0
     llama3 = rs if rs.get("rope_type") == "llama3" else None
+    long = longrope(c, len(ids)) if rs.get("rope_type") == "longrope" else None
     rot = int(hd * c.get("partial_rotary_factor", 1.0))
     for i in range(c["num_hidden_layers"]):
         p = "model.layers.%d." % i
@@ -172,7 +188,7 @@ def forward(folder, ids, gelu=gelu_tanh, broken=None):
         theta, f = c["rope_theta"], factor
         if mt == "gemma3_text" and c["layer_types"][i] == "sliding_attention":
             theta, f = c["rope_local_base_freq"], 1.0  # local layers: their own base, unscaled
-        q, k = rope(q, pos, theta, rot, f, llama3), rope(k, pos, theta, rot, f, llama3)
+        q, k = rope(q, pos, theta, rot, f, llama3, long), rope(k, pos, theta, rot, f, llama3, long)
         a = lin(W, attention(q, k, v, scale, c.get("attn_logit_softcapping") if mt == "gemma2" else None),
                 p + "self_attn.o_proj")
         if gemma:

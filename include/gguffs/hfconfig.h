@@ -32,10 +32,22 @@ typedef struct gg_hf_llama3 {
 } gg_hf_llama3;
 int gg_hf_rope_llama3(const float *r, uint64_t n, double base, uint64_t dim, double ctx, gg_hf_llama3 *out);
 
-/* torch_dtype: "float32", "float16" or "bfloat16"; llama3: the rope
- * scaling its rope_freqs stand for (NULL: none). The plan must have its
+/* The rope scaling a model's rope factor tensors stand for (read by
+ * hfexport.h's gg_hf_rope_read): llama 3's parameters, or phi-3's longrope
+ * lists (n factors each). */
+enum { GG_HF_ROPE_NONE = 0, GG_HF_ROPE_LLAMA3, GG_HF_ROPE_LONGROPE };
+#define GG_HF_ROPE_MAX 256
+typedef struct gg_hf_rope {
+    int kind;
+    gg_hf_llama3 llama3;
+    uint64_t n;
+    float long_f[GG_HF_ROPE_MAX], short_f[GG_HF_ROPE_MAX];
+} gg_hf_rope;
+
+/* torch_dtype: "float32", "float16" or "bfloat16"; rope: what the rope
+ * factor tensors stand for (NULL: there are none). The plan must have its
  * weights (no why). */
-void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch_dtype, const gg_hf_llama3 *llama3,
+void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch_dtype, const gg_hf_rope *rope,
                        gg_buf *out);
 void gg_hf_generation_config_json(const gg_model *m, gg_buf *out);
 

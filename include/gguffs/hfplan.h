@@ -76,6 +76,9 @@ typedef struct gg_hf_plan {
      * tensor index, or -1. The values decide config.json's rope_scaling
      * (hfconfig.h: gg_hf_rope_llama3); it is not a weight of the class. */
     int64_t rope_freqs;
+    /* phi-3's rope_factors_long / _short (longrope, F32 [n_rot / 2] each),
+     * or -1: config.json's rope_scaling lists, not weights either. */
+    int64_t rope_long, rope_short;
     int attention_bias; /* q, k, v (and o where the class has it) carry biases */
     gg_hf_tensor *t;
     size_t nt;

@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,7 @@ typedef struct builder {
     gg_buf why;
     unsigned n_why;
     int oom;
+    int longrope; /* rope.scaling.type says longrope (phi-3) */
 } builder;
 
 static void why(builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -435,7 +437,8 @@ static void check_keys(builder *b)
     const gg_file *f = b->m->f;
     gg_hf_plan *p = b->p;
     const gg_kv *kv = akv(b, "rope.scaling.type");
-    if (kv && !gg_kv_str_is(f, kv, "none") && !gg_kv_str_is(f, kv, "linear")) {
+    b->longrope = p->variant == GG_HF_PHI3 && gg_kv_str_is(f, kv, "longrope");
+    if (kv && !gg_kv_str_is(f, kv, "none") && !gg_kv_str_is(f, kv, "linear") && !b->longrope) {
         const char *s;
         uint64_t n;
         gg_kv_str(f, kv, &s, &n);
@@ -443,7 +446,8 @@ static void check_keys(builder *b)
             (int)(n > 32 ? 32 : n), kv->type == GG_VT_STR ? s : "not a string");
     }
     double x;
-    if (gg_kv_double(f, akv(b, "rope.scaling.attn_factor"), &x) == 0 && x != 1.0)
+    /* (phi-3's longrope has one, checked with its factors) */
+    if (p->variant != GG_HF_PHI3 && gg_kv_double(f, akv(b, "rope.scaling.attn_factor"), &x) == 0 && x != 1.0)
         why(b, "%s.rope.scaling.attn_factor is not 1: the Hugging Face classes have no such factor", p->arch);
     int causal;
     if (gg_kv_bool(f, akv(b, "attention.causal"), &causal) == 0 && !causal)
@@ -463,6 +467,27 @@ static void check_keys(builder *b)
             why(b, "%s.attention.sliding_window_pattern is a list per layer: only a period is carried into config.json",
                 p->arch);
     }
+}
+
+/* phi-3's longrope: transformers scales the rotation by
+ * sqrt(1 + ln(ctx / orig) / ln(orig)) (1 when ctx <= orig), as llama.cpp's
+ * converter wrote rope.scaling.attn_factor; llama.cpp uses the key. They
+ * must agree (and without factors the key must be 1). */
+static void check_longrope(builder *b)
+{
+    const gg_file *f = b->m->f;
+    gg_hf_plan *p = b->p;
+    double ctx = 0, orig = 0, attn = 1.0;
+    gg_kv_double(f, akv(b, "context_length"), &ctx);
+    if (gg_kv_double(f, akv(b, "rope.scaling.original_context_length"), &orig) || !(orig > 1) || !(ctx > 0)) {
+        why(b, "%s.rope.scaling.original_context_length is missing: longrope needs it", p->arch);
+        return;
+    }
+    gg_kv_double(f, akv(b, "rope.scaling.attn_factor"), &attn);
+    double want = ctx > orig ? sqrt(1 + log(ctx / orig) / log(orig)) : 1.0;
+    if (!(fabs(attn - want) <= 1e-6 * want))
+        why(b, "%s.rope.scaling.attn_factor %g is not transformers' longrope factor %g for these contexts", p->arch,
+            attn, want);
 }
 
 /* Every layer holds the tensors its class requires (and biases all or none). */
@@ -589,6 +614,14 @@ static void plan_tensors(builder *b)
                 continue;
             }
             p->rope_freqs = (int64_t)i;
+        } else if ((name_is(t, "rope_factors_long.weight") || name_is(t, "rope_factors_short.weight")) &&
+                   p->variant == GG_HF_PHI3) {
+            /* phi-3's longrope lists: config.json, not weights */
+            if (ti->n_dims != 1 || ti->ne[0] != p->n_rot / 2 || ti->type_id != 0) {
+                bad_shape(b, t, "F32 [rope.dimension_count / 2]");
+                continue;
+            }
+            *(t->name[13] == 'l' ? &p->rope_long : &p->rope_short) = (int64_t)i;
         } else if (name_is(t, "rope_freqs.weight") || name_is(t, "rope_factors_long.weight") ||
                    name_is(t, "rope_factors_short.weight")) {
             why(b, "%s: rope frequency factors are carried into config.json as llama 3's rope scaling only",
@@ -597,6 +630,15 @@ static void plan_tensors(builder *b)
             why(b, "%s has no Hugging Face name in %s", shown(t, nm), p->hf_class);
         }
     }
+    if ((p->rope_long < 0) != (p->rope_short < 0))
+        why(b, "rope_factors_long.weight and rope_factors_short.weight come in pairs");
+    double attn;
+    if (p->rope_long >= 0)
+        check_longrope(b);
+    else if (b->longrope)
+        why(b, "%s.rope.scaling.type is longrope without rope_factors_long.weight", p->arch);
+    else if (gg_kv_double(m->f, akv(b, "rope.scaling.attn_factor"), &attn) == 0 && attn != 1.0)
+        why(b, "%s.rope.scaling.attn_factor is not 1: the Hugging Face classes have no such factor", p->arch);
     if (!have_embd)
         why(b, "token_embd.weight is missing");
     if (!have_norm)
@@ -672,7 +714,7 @@ gg_hf_plan *gg_hf_plan_new(const gg_model *m)
     if (!p)
         return NULL;
     p->tied = 1;
-    p->rope_freqs = -1;
+    p->rope_freqs = p->rope_long = p->rope_short = -1;
     p->vocab_only = m->nt == 0;
     const char *a;
     uint64_t alen;

@@ -1,4 +1,5 @@
-/* hfexport.c - as/hf/model.safetensors as segments (see hfexport.h). */
+/* hfexport.c - as/hf/model.safetensors as segments, and the rope factors
+ * (see hfexport.h). */
 #include "gguffs/hfexport.h"
 
 #include <inttypes.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 
 #include "gguffs/buf.h"
+#include "gguffs/kvget.h"
 
 #define ST_HEADER_MAX (100ull << 20) /* safetensors readers refuse bigger headers */
 
@@ -75,4 +77,46 @@ oom:
     gg_composite_free(c);
     gg_fail(e, GG_E_NOMEM, "out of memory");
     return NULL;
+}
+
+/* n F32 values of tensor i, as stored (little-endian, as this host). */
+static int read_f32(const gg_model *m, int64_t i, float *v, uint64_t n, gg_err *e)
+{
+    const gg_tensor *t = &m->t[i];
+    if (t->info->ne[0] != n || t->nbytes < 4 * n)
+        return gg_fail(e, GG_E_INVAL, "%s: a rope factor tensor of another size", m->path);
+    return gg_source_read(gg_tensor_source(m, t), v, 4 * n, t->abs_offset, e);
+}
+
+int gg_hf_rope_read(const gg_model *m, const gg_hf_plan *p, gg_hf_rope *out, const char **why, gg_err *e)
+{
+    out->kind = GG_HF_ROPE_NONE;
+    uint64_t n = p->n_rot / 2;
+    if (p->rope_freqs < 0 && p->rope_long < 0)
+        return 0;
+    if (n > GG_HF_ROPE_MAX) {
+        *why = "rope factor tensors of more than 256 values";
+        return gg_fail(e, GG_E_UNSUPPORTED, "%s: %s", m->path, *why);
+    }
+    *why = "the rope factor tensors could not be read";
+    if (p->rope_long >= 0) {
+        if (read_f32(m, p->rope_long, out->long_f, n, e) || read_f32(m, p->rope_short, out->short_f, n, e))
+            return -1;
+        out->kind = GG_HF_ROPE_LONGROPE;
+        out->n = n;
+        return 0;
+    }
+    float r[GG_HF_ROPE_MAX];
+    if (read_f32(m, p->rope_freqs, r, n, e))
+        return -1;
+    double base = 10000.0, ctx = 0;
+    gg_kv_double(m->f, gg_kv_get(m->f, p->arch, "rope.freq_base"), &base);
+    gg_kv_double(m->f, gg_kv_get(m->f, p->arch, "context_length"), &ctx);
+    int rc = gg_hf_rope_llama3(r, n, base, p->n_rot, ctx, &out->llama3);
+    if (rc < 0) {
+        *why = "rope_freqs.weight: its factors are not those of llama 3's rope scaling";
+        return gg_fail(e, GG_E_UNSUPPORTED, "%s: %s", m->path, *why);
+    }
+    out->kind = rc ? GG_HF_ROPE_LLAMA3 : GG_HF_ROPE_NONE;
+    return 0;
 }

@@ -256,7 +256,19 @@ static uint64_t query_scalar(const gg_hf_plan *p, uint64_t layers_27b)
     return p->n_layer == layers_27b ? p->n_embd / p->n_head : p->head_dim;
 }
 
-void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch_dtype, const gg_hf_llama3 *llama3,
+/* phi-3's longrope lists, each value the shortest text of its f32 */
+static void factors(gg_buf *o, const char *k, const float *v, uint64_t n)
+{
+    gg_buf_printf(o, ", \"%s\": [", k);
+    for (uint64_t i = 0; i < n; i++) {
+        if (i)
+            gg_buf_puts(o, ", ");
+        fnum(o, v[i], 1);
+    }
+    gg_buf_puts(o, "]");
+}
+
+void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch_dtype, const gg_hf_rope *rope,
                        gg_buf *o)
 {
     const char *a = p->arch;
@@ -272,15 +284,24 @@ void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch
     knum(o, "max_position_embeddings", m, a, "context_length", 0);
     knum(o, "rms_norm_eps", m, a, "attention.layer_norm_rms_epsilon", 1e-6);
     knum(o, "rope_theta", m, a, "rope.freq_base", 10000.0);
-    if (llama3) {
+    if (rope && rope->kind == GG_HF_ROPE_LLAMA3) {
+        const gg_hf_llama3 *l3 = &rope->llama3;
         key(o, "rope_scaling");
         gg_buf_puts(o, "{\"rope_type\": \"llama3\", \"factor\": ");
-        fnum(o, llama3->factor_f32, 1);
+        fnum(o, l3->factor_f32, 1);
         gg_buf_puts(o, ", \"low_freq_factor\": ");
-        fnum(o, llama3->low, 0);
+        fnum(o, l3->low, 0);
         gg_buf_puts(o, ", \"high_freq_factor\": ");
-        fnum(o, llama3->high, 0);
-        gg_buf_printf(o, ", \"original_max_position_embeddings\": %.0f}", llama3->orig_ctx);
+        fnum(o, l3->high, 0);
+        gg_buf_printf(o, ", \"original_max_position_embeddings\": %.0f}", l3->orig_ctx);
+    } else if (rope && rope->kind == GG_HF_ROPE_LONGROPE) {
+        /* transformers derives the attention factor from the two contexts,
+         * as the converter did for the key (the plan checked it) */
+        key(o, "rope_scaling");
+        gg_buf_puts(o, "{\"rope_type\": \"longrope\", \"type\": \"longrope\"");
+        factors(o, "long_factor", rope->long_f, rope->n);
+        factors(o, "short_factor", rope->short_f, rope->n);
+        gg_buf_puts(o, "}");
     } else {
         rope_scaling(o, m, a);
     }

@@ -12,7 +12,6 @@
 #include "gguffs/hfconfig.h"
 #include "gguffs/hfexport.h"
 #include "gguffs/hftokenizer.h"
-#include "gguffs/kvget.h"
 #include "gguffs/modeltext.h"
 #include "gguffs/stats.h"
 #include "gguffs/summary.h"
@@ -107,51 +106,21 @@ static int info_json(gg_mtree *t, uint64_t tensor, gg_buf *out, gg_err *e)
 
 /* as/hf/: its texts need the model's Hugging Face plan (hfplan.h) */
 
-/* A llama's rope_freqs (a few dozen F32 values, read as stored): the llama
- * 3 rope scaling they stand for. 1 and *l3; 0 (none needed, or no table);
- * -1 with *why when they fit no llama 3 parameters or cannot be read. */
-static int hf_rope(const gg_model *m, const gg_hf_plan *p, gg_hf_llama3 *l3, const char **why, gg_err *e)
-{
-    if (p->rope_freqs < 0)
-        return 0;
-    const gg_tensor *t = &m->t[p->rope_freqs];
-    float r[512];
-    uint64_t n = t->info->ne[0];
-    const gg_kv *base_kv = gg_kv_get(m->f, p->arch, "rope.freq_base");
-    double base = 10000.0;
-    gg_kv_double(m->f, base_kv, &base);
-    if (n > sizeof r / sizeof r[0] || t->nbytes < 4 * n) {
-        *why = "rope_freqs.weight: more factors than heads have dimensions";
-        return -1;
-    }
-    if (gg_source_read(gg_tensor_source(m, t), r, 4 * n, t->abs_offset, e)) {
-        *why = "rope_freqs.weight could not be read";
-        return -1;
-    }
-    double ctx = 0;
-    gg_kv_double(m->f, gg_kv_get(m->f, p->arch, "context_length"), &ctx);
-    int rc = gg_hf_rope_llama3(r, n, base, p->n_rot, ctx, l3);
-    if (rc < 0)
-        *why = "rope_freqs.weight: its factors are not those of llama 3's rope scaling";
-    return rc;
-}
-
 static int hf_config(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
 {
     static const char *const dtypes[] = {"float32", "float16", "bfloat16"};
     gg_hf_plan *p = gg_hf_plan_new(t->m);
     if (!p)
         return gg_fail(e, GG_E_NOMEM, "out of memory");
-    gg_hf_llama3 l3;
-    const char *why = NULL;
-    gg_err re = {0};
-    int rope = hf_rope(t->m, p, &l3, &why, &re);
-    if (rope >= 0)
-        gg_hf_config_json(t->m, p, dtypes[t->o.safetensors_dtype < 3 ? t->o.safetensors_dtype : 0],
-                          rope ? &l3 : NULL, out);
+    gg_hf_rope rope;
+    const char *why;
+    /* (the factors could be read when the tree was built: a failure now is
+     * the file changed) */
+    int rc = gg_hf_rope_read(t->m, p, &rope, &why, e);
+    if (rc == 0)
+        gg_hf_config_json(t->m, p, dtypes[t->o.safetensors_dtype < 3 ? t->o.safetensors_dtype : 0], &rope, out);
     gg_hf_plan_free(p);
-    /* (the values could be read when the tree was built: the file changed) */
-    return rope < 0 ? gg_fail(e, re.code ? re.code : GG_E_IO, "%s: %s", t->m->path, why) : 0;
+    return rc;
 }
 
 static int hf_generation_config(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
@@ -165,11 +134,11 @@ static int hf_why(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
     gg_hf_plan *p = gg_hf_plan_new(t->m);
     if (!p)
         return gg_fail(e, GG_E_NOMEM, "out of memory");
-    gg_hf_llama3 l3;
+    gg_hf_rope rope;
     const char *why = NULL;
     gg_err local;
-    hf_rope(t->m, p, &l3, &why, &local);
-    gg_hf_why(t->m, p, why, out);
+    int rc = gg_hf_rope_read(t->m, p, &rope, &why, &local);
+    gg_hf_why(t->m, p, rc ? why : NULL, out);
     gg_hf_plan_free(p);
     return 0;
 }
@@ -243,14 +212,15 @@ static int hf_dir(const gg_model *m, uint64_t arg)
 {
     gg_hf_plan *p = gg_hf_plan_new(m);
     int tok = gg_hf_tokenizer_ok(m, NULL);
-    gg_hf_llama3 l3;
+    gg_hf_rope rope;
     const char *rope_why = NULL;
     gg_err e;
+    int rope_bad = p && gg_hf_rope_read(m, p, &rope, &rope_why, &e) != 0;
     hf_last.m = m;
-    hf_last.weights = p && !p->why && !p->vocab_only && hf_rope(m, p, &l3, &rope_why, &e) >= 0;
+    hf_last.weights = p && !p->why && !p->vocab_only && !rope_bad;
     hf_last.vocab = tok == 1;
     /* a vocabulary file has no weights to miss */
-    hf_last.why = !p || p->why || rope_why || tok == 0 || (tok < 0 && !p->vocab_only);
+    hf_last.why = !p || p->why || rope_bad || tok == 0 || (tok < 0 && !p->vocab_only);
     gg_hf_plan_free(p);
     return 1;
 }

@@ -33,11 +33,11 @@ VOCABS = {"spm": "ggml-vocab-llama-spm.gguf.gz", "gpt2": "ggml-vocab-gpt-2.gguf.
           "phi3": "ggml-vocab-phi-3.gguf.gz"}
 
 ARCHS = ["llama", "llama-bias", "llama3", "llama3-ctx64", "mistral", "mixtral", "qwen2", "qwen3", "qwen2moe", "qwen3moe",
-         "gemma2", "gemma3", "phi3"]
+         "gemma2", "gemma3", "phi3", "phi3-long"]
 
 
 def default_vocab(arch):
-    v = "gpt2" if arch.startswith("qwen") else "phi3" if arch == "phi3" else "spm"
+    v = "gpt2" if arch.startswith("qwen") else "phi3" if arch.startswith("phi3") else "spm"
     return os.path.join(REAL, VOCABS[v])
 
 
@@ -77,7 +77,7 @@ def make(arch, seed=1, vocab=None):
     tok = [list(kv) for kv in vocab_keys(vocab or default_vocab(arch))]
     n_vocab = len(next(v for k, t, v in tok if k == "tokenizer.ggml.tokens")[1])
     a = {"llama-bias": "llama", "llama3": "llama", "llama3-ctx64": "llama", "mistral": "llama",
-         "mixtral": "llama"}.get(arch, arch)
+         "mixtral": "llama", "phi3-long": "phi3"}.get(arch, arch)
     n_embd, n_head, n_head_kv, n_layer, n_ff = 64, 4, 2, 2, 96
     head_dim = 32 if arch == "qwen3" else n_embd // n_head
     n_expert, n_used, n_ff_exp, n_ff_shexp = 4, 2, 32, 48
@@ -87,7 +87,7 @@ def make(arch, seed=1, vocab=None):
     gemma = arch.startswith("gemma")
     kvs = [["general.architecture", STR, a],
            ["general.name", STR, {"mistral": "Mistral-tiny"}.get(arch, "tiny-" + arch)],
-           [a + ".context_length", U32, 256],
+           [a + ".context_length", U32, 1024 if arch == "phi3-long" else 256],
            [a + ".embedding_length", U32, n_embd],
            [a + ".block_count", U32, n_layer],
            [a + ".feed_forward_length", U32, n_ff],
@@ -100,8 +100,10 @@ def make(arch, seed=1, vocab=None):
         kvs += [[a + ".attention.key_length", U32, head_dim], [a + ".attention.value_length", U32, head_dim]]
     if a == "llama":
         kvs += [[a + ".rope.dimension_count", U32, head_dim], [a + ".vocab_size", U32, n_vocab]]
-    if arch == "phi3":
+    if a == "phi3":
         kvs += [[a + ".rope.dimension_count", U32, 12], [a + ".rope.scaling.original_context_length", U32, 256]]
+    if arch == "phi3-long":  # conversion/phi.py: sqrt(1 + ln(scale) / ln(original))
+        kvs += [[a + ".rope.scaling.attn_factor", F32, float(np.sqrt(1 + np.log(1024 / 256) / np.log(256)))]]
     if moe:
         kvs += [[a + ".expert_count", U32, n_expert], [a + ".expert_used_count", U32, n_used]]
         if a != "llama":
@@ -131,6 +133,10 @@ def make(arch, seed=1, vocab=None):
     norm = 1.0
     qk = 3 / np.sqrt(n_embd)  # strong attention
     kv_dim, q_dim = head_dim * n_head_kv, head_dim * n_head
+    if arch == "phi3-long":
+        for kind, lo in (("long", 1.0), ("short", 0.8)):
+            f = (lo + rng.random(6) * 4).astype(np.float32)
+            tensors.append(Tensor("rope_factors_%s.weight" % kind, [6], "f32", f.tobytes()))
     if arch.startswith("llama3"):
         r = llama3_factors(500000.0, head_dim, LLAMA3 if arch == "llama3" else LLAMA3_CTX64)
         tensors.append(Tensor("rope_freqs.weight", [head_dim // 2], "f32", r.tobytes()))
@@ -138,7 +144,7 @@ def make(arch, seed=1, vocab=None):
     for i in range(n_layer):
         b = "blk.%d." % i
         add(b + "attn_norm.weight", [n_embd], around=norm)
-        if arch == "phi3":
+        if a == "phi3":
             add(b + "attn_qkv.weight", [n_embd, q_dim + 2 * kv_dim], scale=qk)
         else:
             add(b + "attn_q.weight", [n_embd, q_dim], scale=qk)
@@ -167,7 +173,7 @@ def make(arch, seed=1, vocab=None):
                 add(b + "ffn_gate_shexp.weight", [n_embd, n_ff_shexp])
                 add(b + "ffn_down_shexp.weight", [n_ff_shexp, n_embd])
                 add(b + "ffn_up_shexp.weight", [n_embd, n_ff_shexp])
-        elif arch == "phi3":
+        elif a == "phi3":
             add(b + "ffn_up.weight", [n_embd, 2 * n_ff])
             add(b + "ffn_down.weight", [n_ff, n_embd])
         else:
