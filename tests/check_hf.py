@@ -104,6 +104,14 @@ def vocabs(d):
     k = [list(x) for x in kvs]
     set_kv(k, "tokenizer.ggml.add_space_prefix", BOOL, False)
     write_gguf(os.path.join(d, "spm-noprefix.gguf"), k, ts)
+    # a token holding a space: the merges must be written as pairs
+    k = [list(x) for x in kvs]
+    for key, extra in (("tokenizer.ggml.tokens", [" g", "in g"]), ("tokenizer.ggml.scores", [-1e9, -1e9]),
+                       ("tokenizer.ggml.token_type", [1, 1])):
+        kv = next(x for x in k if x[0] == key)
+        at, v = kv[2]
+        kv[2] = (at, list(v) + extra if at == STR else np.concatenate([v, np.array(extra, v.dtype)]))
+    write_gguf(os.path.join(d, "spm-space.gguf"), k, ts)
 
 
 # ---------------------------------------------------------------- config.json

@@ -355,7 +355,8 @@ void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch
              has(m, a, "rope.scaling.original_context_length") ? "rope.scaling.original_context_length"
                                                                 : "context_length",
              0);
-        if (has(m, a, "attention.sliding_window"))
+        /* the converter writes 0 for none (phi-4) */
+        if (kval(m, a, "attention.sliding_window", 0) > 0)
             knum(o, "sliding_window", m, a, "attention.sliding_window", 0);
         else
             null(o, "sliding_window");

@@ -116,13 +116,26 @@ static void bpe_merges(const hf_vocab *v, gg_buf *o)
         o->oom = 1;
         return;
     }
+    /* as stored, unless a part holds a space of its own (then pairs) */
+    int pairs = 0;
+    for (uint64_t i = 0; i < n && !pairs; i++) {
+        uint64_t len;
+        const char *s = gg_kv_str_at(v->f, ix, i, &len);
+        const char *sp = len > 1 ? memchr(s + 1, ' ', len - 1) : NULL;
+        pairs = !sp || memchr(sp + 1, ' ', len - (uint64_t)(sp + 1 - s)) || s[0] == ' ';
+    }
     gg_buf_puts(o, "[");
     for (uint64_t i = 0; i < n; i++) {
         uint64_t len;
         const char *s = gg_kv_str_at(v->f, ix, i, &len);
         const char *sp = len > 1 ? memchr(s + 1, ' ', len - 1) : NULL;
         uint64_t a = sp ? (uint64_t)(sp - s) : len, b = sp ? len - a - 1 : 0;
-        gg_buf_puts(o, i ? ",\n[" : "\n[");
+        gg_buf_puts(o, i ? ",\n" : "\n");
+        if (!pairs) {
+            gg_json_string(o, s, len);
+            continue;
+        }
+        gg_buf_puts(o, "[");
         gg_json_string(o, s, sp ? a : 0);
         gg_buf_puts(o, ",");
         gg_json_string(o, sp ? s + a + 1 : "", b);

@@ -340,6 +340,22 @@ void hf_vocab_free(hf_vocab *v)
 
 /* ---- SentencePiece merges ---- */
 
+/* The merge of token text s split after a bytes as one JSON string "A B". */
+static void merge_string(gg_buf *out, const char *s, uint32_t a, uint32_t len)
+{
+    char local[512], *t = len + 1 <= sizeof local ? local : malloc(len + 1);
+    if (!t) {
+        out->oom = 1;
+        return;
+    }
+    memcpy(t, s, a);
+    t[a] = ' ';
+    memcpy(t + a + 1, s + a, len - a);
+    gg_json_string(out, t, len + 1);
+    if (t != local)
+        free(t);
+}
+
 typedef struct merge {
     uint64_t tok;   /* the merged token */
     uint32_t split; /* bytes of its left part */
@@ -409,14 +425,25 @@ int hf_spm_merges_json(const hf_vocab *v, gg_buf *out)
     }
     if (n)
         qsort(mg, n, sizeof *mg, by_score);
+    /* "a b" strings, which every version of tokenizers reads, unless a part
+     * holds a space: then pairs (tokenizers 0.20 and later) */
+    int pairs = 0;
+    for (size_t k = 0; k < n && !pairs; k++)
+        pairs = memchr(v->text[mg[k].tok], ' ', v->tlen[mg[k].tok]) != NULL;
     gg_buf_puts(out, "[");
     for (size_t k = 0; k < n; k++) {
         const char *s = v->text[mg[k].tok];
-        gg_buf_puts(out, k ? ",\n[" : "\n[");
-        gg_json_string(out, s, mg[k].split);
-        gg_buf_puts(out, ",");
-        gg_json_string(out, s + mg[k].split, v->tlen[mg[k].tok] - mg[k].split);
-        gg_buf_puts(out, "]");
+        uint32_t a = mg[k].split, b = v->tlen[mg[k].tok] - a;
+        gg_buf_puts(out, k ? ",\n" : "\n");
+        if (pairs) {
+            gg_buf_puts(out, "[");
+            gg_json_string(out, s, a);
+            gg_buf_puts(out, ",");
+            gg_json_string(out, s + a, b);
+            gg_buf_puts(out, "]");
+        } else {
+            merge_string(out, s, a, a + b);
+        }
     }
     gg_buf_puts(out, "]");
     free(mg);

@@ -67,7 +67,7 @@ static inline int hf_vocab_special(const hf_vocab *v, uint64_t i)
 /* SentencePiece merges rebuilt from the scores, as transformers'
  * GGUFTokenizerSkeleton does: every split of every token into two tokens,
  * ranked by the whole token's score (then the parts'), highest first.
- * Writes them to out as JSON pairs; -1 when memory is short. */
+ * Writes them to out as a JSON list; -1 when memory is short. */
 int hf_spm_merges_json(const hf_vocab *v, gg_buf *out);
 
 #endif
