@@ -13,6 +13,9 @@ expects from the GGUF file itself (tests/peer/mkllama.py's reader), never from g
                                        mkhf's layout), nothing else
   check_hf.py forward MOUNT OUT IDS ARCH...   tests/hf_forward.py over each as/hf/ against
                                        llama.cpp's embedding OUT/ARCH.ref, and its broken forms
+  check_hf.py views MOUNT MODELS ARCH...   model.safetensors (f32) of each is its GGUF tensors'
+                                       f32.npy of the same mount, rearranged as the converter's
+                                       inverse, bit for bit
   check_hf.py dtypes F32MOUNT MOUNT DTYPE ARCH...   every value of model.safetensors in DTYPE is
                                        the f32 one rounded to DTYPE
   check_hf.py tokens TEXTS OUT GGUF...  OUT/NAME.ll.json (llama.cpp) and OUT/NAME.hf.json
@@ -51,6 +54,12 @@ def expect(cond, what):
 def models(d):
     for a in mkhf.ARCHS:
         write_gguf(os.path.join(d, a + ".gguf"), *mkhf.make(a))
+    # quantized: a llama of several K- and i-quant types (rows of 256), and qwen3moe
+    # with every 2-D and 3-D tensor in Q8_0 (each expert's slice starts on a block)
+    import mkllama
+    write_gguf(os.path.join(d, "llama-quant.gguf"),
+               *mkllama.make_llama(types=["q4_K", "q6_K", "iq4_xs", "q5_0", "q8_0"], n_head=4, n_head_kv=2))
+    write_gguf(os.path.join(d, "qwen3moe-q8.gguf"), *mkllama.convert_model(*mkhf.make("qwen3moe"), "q8_0"))
     kvs, ts = mkhf.make("llama")
     # another architecture: llama's keys and tensors under starcoder2's name
     other = [[k.replace("llama.", "starcoder2.", 1), t, v] for k, t, v in kvs]
@@ -237,22 +246,18 @@ def st_header(path):
     return n, h
 
 
-def hf_names(gguf):
-    """{HF name: shape} of the class's weights, from the GGUF's tensors (mkhf's layout)."""
+def hf_sources(gguf):
+    """{HF name: (shape, GGUF name, expert or None)} of the class's weights, from the
+    GGUF's tensors (mkhf's layout)."""
     K, T = kvmap(gguf)
     a = K["general.architecture"]
-    moe = a + ".expert_count" in K
     out = {}
     for name, t in T.items():
         shape = list(reversed(t.ne))
-        if name == "token_embd.weight":
-            out["model.embed_tokens.weight"] = shape
-            continue
-        if name == "output_norm.weight":
-            out["model.norm.weight"] = shape
-            continue
-        if name == "output.weight":
-            out["lm_head.weight"] = shape
+        top = {"token_embd.weight": "model.embed_tokens.weight", "output_norm.weight": "model.norm.weight",
+               "output.weight": "lm_head.weight"}
+        if name in top:
+            out[top[name]] = (shape, name, None)
             continue
         if name in ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight"):
             continue  # rope scaling: config.json
@@ -263,7 +268,7 @@ def hf_names(gguf):
                 {"gate": "gate_proj", "up": "up_proj", "down": "down_proj"}
             blk = "block_sparse_moe.experts" if a == "llama" else "mlp.experts"
             for e in range(t.ne[2]):
-                out[p + "%s.%d.%s.%s" % (blk, e, w[base.split("_")[1]], suffix)] = shape[1:]
+                out[p + "%s.%d.%s.%s" % (blk, e, w[base.split("_")[1]], suffix)] = (shape[1:], name, e)
             continue
         hf = {"attn_norm": "input_layernorm", "attn_q": "self_attn.q_proj", "attn_k": "self_attn.k_proj",
               "attn_v": "self_attn.v_proj", "attn_output": "self_attn.o_proj", "attn_qkv": "self_attn.qkv_proj",
@@ -278,8 +283,39 @@ def hf_names(gguf):
               "ffn_gate_inp_shexp": "mlp.shared_expert_gate"}[base]
         if base == "ffn_gate_inp_shexp":
             shape = [1, t.ne[0]]
-        out[p + hf + "." + suffix] = shape
+        out[p + hf + "." + suffix] = (shape, name, None)
     return out
+
+
+def hf_names(gguf):
+    return {k: v[0] for k, v in hf_sources(gguf).items()}
+
+
+def views(mnt, gguf):
+    """Every HF tensor of MOUNT's as/hf/model.safetensors (f32) is its GGUF tensor's f32.npy
+    of the same mount, rearranged as the converter's inverse: llama's q/k rows back from
+    reshape(heads, 2, hd/2, ...).swapaxes(1, 2), gemma's norms minus 1 (in float32), each
+    expert its slice; bit for bit."""
+    K, _ = kvmap(gguf)
+    a = K["general.architecture"]
+    n_head = K[a + ".attention.head_count"]
+    n_kv = K.get(a + ".attention.head_count_kv", n_head)
+    arch = os.path.basename(gguf)[:-5]
+    st = load_st(os.path.join(mnt, arch, "as", "hf", "model.safetensors"))
+    for hf, (shape, name, e) in hf_sources(gguf).items():
+        w = np.load(os.path.join(mnt, arch, "tensors", name, "f32.npy"))
+        if e is not None:
+            w = w[e]
+        if a == "llama" and (".q_proj." in hf or ".k_proj." in hf):
+            heads = n_head if ".q_proj." in hf else n_kv
+            # the converter: hf.reshape(heads, 2, hd/2, ...).swapaxes(1, 2); undone:
+            w = w.reshape(heads, w.shape[0] // heads // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+        if a.startswith("gemma") and hf.endswith("norm.weight"):
+            w = (w - np.float32(1)).astype(np.float32)
+        got = st[hf][1].view("<f4").reshape(shape) if hf in st else None
+        expect(got is not None and np.array_equal(got.view(np.uint32), np.ascontiguousarray(w, "<f4").reshape(shape)
+                                                  .view(np.uint32)),
+               "%s: %s is not %s rearranged" % (arch, hf, name))
 
 
 def names(hf, gguf):
@@ -403,6 +439,9 @@ def main(argv):
                 names(os.path.join(mnt, a, "as", "hf"), os.path.join(md, a + ".gguf"))
     elif mode == "forward":  # MOUNT OUT IDS ARCH...
         forward(argv[1], argv[2], argv[3], argv[4:])
+    elif mode == "views":  # MOUNT MODELS ARCH...
+        for a in argv[3:]:
+            views(argv[1], os.path.join(argv[2], a + ".gguf"))
     elif mode == "dtypes":  # F32MOUNT MOUNT DTYPE ARCH...
         for a in argv[4:]:
             dtypes(*(os.path.join(m, a, "as", "hf", "model.safetensors") for m in argv[1:3]), argv[3])

@@ -48,8 +48,13 @@ done
 check "ls -l of as/hf/ and config.json read no tensor data ($before -> $(stats))" [ "$before" = "$(stats)" ]
 check "as/ holds hf/" [ "$(ls "$F/llama/as" | nl2sp)" = "hf " ]
 
-# ---- config.json and the safetensors names
+# ---- config.json, the safetensors names, its values the GGUF tensors' views rearranged
 check "config.json, generation_config.json, model.safetensors' names" $CH configs "$F" "$M" f32 $ARCHS
+for a in llama-quant qwen3moe-q8; do
+    check "$a: as/hf/ holds the weights, config and tokenizer files" [ "$(ls "$F/$a/as/hf" | nl2sp)" = "$WEIGHTS " ]
+done
+check "model.safetensors is the tensors' f32 views rearranged, bit for bit (quantized ones too)" \
+    $CH views "$F" "$M" $ARCHS llama-quant qwen3moe-q8
 
 # ---- the forward pass against llama.cpp
 IDS=1,15043,3186,29871,263,1243,310,278,17251,29892,1472,13,1576,29871,29896,29906
