@@ -29,6 +29,9 @@ int gg_hf_tokenizer_ok(const gg_model *m, gg_buf *why)
 
 static void jstr(gg_buf *o, const char *s) { gg_json_string(o, s, strlen(s)); }
 
+/* token i's text as a JSON string */
+static void jtok(gg_buf *o, const hf_vocab *v, int64_t i) { gg_json_string(o, v->text[i], v->tlen[i]); }
+
 /* ---- tokenizer.json ---- */
 
 static void added_tokens(const hf_vocab *v, gg_buf *o)
@@ -39,7 +42,7 @@ static void added_tokens(const hf_vocab *v, gg_buf *o)
         if (!hf_vocab_added(v, i))
             continue;
         gg_buf_printf(o, "%s\n    {\"id\": %" PRIu64 ", \"content\": ", first ? "" : ",", i);
-        jstr(o, v->text[i]);
+        jtok(o, v, i);
         gg_buf_printf(o,
                       ", \"single_word\": false, \"lstrip\": %s, \"rstrip\": %s, \"normalized\": false, "
                       "\"special\": %s}",
@@ -63,13 +66,13 @@ static void post_processor(const hf_vocab *v, gg_buf *o)
         for (int seq = 0; seq <= pair; seq++) {
             if (pre >= 0) {
                 gg_buf_puts(o, "{\"SpecialToken\": {\"id\": ");
-                jstr(o, v->text[pre]);
+                jtok(o, v, pre);
                 gg_buf_printf(o, ", \"type_id\": %d}}, ", seq);
             }
             gg_buf_printf(o, "{\"Sequence\": {\"id\": \"%s\", \"type_id\": %d}}", seq ? "B" : "A", seq);
             if (post >= 0) {
                 gg_buf_puts(o, ", {\"SpecialToken\": {\"id\": ");
-                jstr(o, v->text[post]);
+                jtok(o, v, post);
                 gg_buf_printf(o, ", \"type_id\": %d}}", seq);
             }
             if (!seq && pair)
@@ -83,11 +86,11 @@ static void post_processor(const hf_vocab *v, gg_buf *o)
             continue;
         if (k && ids[0] >= 0)
             gg_buf_puts(o, ", ");
-        jstr(o, v->text[ids[k]]);
+        jtok(o, v, ids[k]);
         gg_buf_puts(o, ": {\"id\": ");
-        jstr(o, v->text[ids[k]]);
+        jtok(o, v, ids[k]);
         gg_buf_printf(o, ", \"ids\": [%" PRId64 "], \"tokens\": [", ids[k]);
-        jstr(o, v->text[ids[k]]);
+        jtok(o, v, ids[k]);
         gg_buf_puts(o, "]}");
     }
     gg_buf_puts(o, "}},\n");
@@ -99,7 +102,7 @@ static void vocab_object(const hf_vocab *v, gg_buf *o)
     gg_buf_puts(o, "\"vocab\": {");
     for (uint64_t i = 0; i < v->n; i++) {
         gg_buf_puts(o, i ? ",\n" : "\n");
-        jstr(o, v->text[i]);
+        jtok(o, v, i);
         gg_buf_puts(o, ": ");
         gg_buf_put(o, num, (size_t)gg_fmt_u64(num, i));
     }
@@ -163,7 +166,7 @@ static void spm(const hf_vocab *v, gg_buf *o)
         gg_buf_puts(o, ", {\"type\": \"Strip\", \"content\": \" \", \"start\": 1, \"stop\": 0}");
     gg_buf_puts(o, "]},\n  \"model\": {\"type\": \"BPE\", \"dropout\": null, \"unk_token\": ");
     if (v->unk >= 0)
-        jstr(o, v->text[v->unk]);
+        jtok(o, v, v->unk);
     else
         gg_buf_puts(o, "null");
     gg_buf_puts(o, ", \"continuing_subword_prefix\": null, \"end_of_word_suffix\": null, \"fuse_unk\": true, "
@@ -216,7 +219,10 @@ static void wpm(const hf_vocab *v, gg_buf *o)
     post_processor(v, o);
     gg_buf_puts(o, "  \"decoder\": {\"type\": \"WordPiece\", \"prefix\": \"##\", \"cleanup\": true},\n"
                    "  \"model\": {\"type\": \"WordPiece\", \"unk_token\": ");
-    jstr(o, v->unk >= 0 ? v->text[v->unk] : "[UNK]");
+    if (v->unk >= 0)
+        jtok(o, v, v->unk);
+    else
+        jstr(o, "[UNK]");
     gg_buf_puts(o, ", \"continuing_subword_prefix\": \"##\", \"max_input_chars_per_word\": 1000000000,\n");
     vocab_object(v, o);
     gg_buf_puts(o, "}\n");
@@ -264,12 +270,12 @@ static void roles_json(const hf_vocab *v, gg_buf *o, int *first)
         if (id < 0)
             continue;
         gg_buf_printf(o, "%s\n  \"%s\": ", *first ? "" : ",", roles[k].name);
-        jstr(o, v->text[id]);
+        jtok(o, v, id);
         *first = 0;
     }
     if (v->kind == HF_WPM && v->bos >= 0) {
         gg_buf_printf(o, "%s\n  \"cls_token\": ", *first ? "" : ",");
-        jstr(o, v->text[v->bos]);
+        jtok(o, v, v->bos);
         *first = 0;
     }
 }
@@ -324,7 +330,7 @@ void gg_hf_tokenizer_config_json(const gg_model *m, gg_buf *o)
             if (!hf_vocab_added(&v, i))
                 continue;
             gg_buf_printf(o, "%s\n    \"%" PRIu64 "\": {\"content\": ", any ? "," : "", i);
-            jstr(o, v.text[i]);
+            jtok(o, &v, (int64_t)i);
             gg_buf_printf(o,
                           ", \"lstrip\": %s, \"normalized\": false, \"rstrip\": %s, \"single_word\": false, "
                           "\"special\": %s}",

@@ -47,10 +47,10 @@ static const struct fim {
 /* gpt-oss: always rendered, so user-defined */
 static const char *const user_texts[] = {"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>", NULL};
 
-static int in_list(const char *s, const char *const *list)
+static int in_list(const hf_vocab *v, uint64_t i, const char *const *list)
 {
     for (; *list; list++)
-        if (!strcmp(s, *list))
+        if (hf_vocab_is(v, i, *list))
             return 1;
     return 0;
 }
@@ -58,7 +58,7 @@ static int in_list(const char *s, const char *const *list)
 /* ---- the table of texts ---- */
 
 typedef struct table {
-    uint64_t *slot; /* id + 1; 0 empty */
+    uint32_t *slot; /* id + 1; 0 empty (vocabularies hold at most 2^22 tokens) */
     uint64_t cap;
 } table;
 
@@ -89,7 +89,7 @@ static int table_build(const hf_vocab *v, table *t, uint64_t *dup)
             if (v->tlen[id] == v->tlen[i] && !memcmp(v->text[id], v->text[i], v->tlen[i]) && *dup == UINT64_MAX)
                 *dup = i;
         }
-        t->slot[k] = i + 1;
+        t->slot[k] = (uint32_t)(i + 1);
     }
     return 0;
 }
@@ -136,12 +136,12 @@ static void attributes(hf_vocab *v, const gg_model *m)
         /* every text of the lists starts with '<', '[', '_' or "▁<" */
         if (s[0] != '<' && s[0] != '[' && s[0] != '_' && !((unsigned char)s[0] == 0xe2 && v->tlen[i] > 3 && s[3] == '<'))
             continue;
-        if (in_list(s, eog_texts))
+        if (in_list(v, i, eog_texts))
             v->attr[i] |= HF_ATTR_CONTROL;
         for (size_t k = 0; k < NFIM; k++)
-            if (!fim_named[k] && in_list(s, fims[k].texts))
+            if (!fim_named[k] && in_list(v, i, fims[k].texts))
                 v->attr[i] |= HF_ATTR_CONTROL;
-        if (in_list(s, user_texts))
+        if (in_list(v, i, user_texts))
             v->attr[i] = HF_ATTR_USER;
     }
     /* lstrip / rstrip by model name, tokenizer or architecture */
@@ -164,12 +164,11 @@ static void attributes(hf_vocab *v, const gg_model *m)
         mask = "[MASK]";
     int phi3 = !mask && (strstr(name, "phi-3") || strstr(name, "phi3"));
     for (uint64_t i = 0; i < v->n; i++) {
-        if (mask && !strcmp(v->text[i], mask))
+        if (mask && hf_vocab_is(v, i, mask))
             v->attr[i] |= HF_ATTR_LSTRIP;
-        if (phi3 && (hf_vocab_added(v, i) || !strcmp(v->text[i], "</s>")))
+        if (phi3 && (hf_vocab_added(v, i) || hf_vocab_is(v, i, "</s>")))
             v->attr[i] |= HF_ATTR_RSTRIP;
-        if (phi3 && (!strcmp(v->text[i], "<unk>") || !strcmp(v->text[i], "<s>") ||
-                     !strcmp(v->text[i], "<|endoftext|>")))
+        if (phi3 && (hf_vocab_is(v, i, "<unk>") || hf_vocab_is(v, i, "<s>") || hf_vocab_is(v, i, "<|endoftext|>")))
             v->attr[i] &= (uint8_t)~HF_ATTR_RSTRIP;
     }
     (void)m;
@@ -230,26 +229,27 @@ int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
     }
     v->text = calloc(v->n, sizeof *v->text);
     v->tlen = calloc(v->n, sizeof *v->tlen);
+    v->own = calloc(v->n, 1);
     v->attr = calloc(v->n, 1);
-    if (!v->text || !v->tlen || !v->attr)
+    if (!v->text || !v->tlen || !v->own || !v->attr)
         goto oom;
     for (uint64_t i = 0; i < v->n; i++) {
         uint64_t n;
         const char *s = gg_kv_str_at(m->f, v->ix, i, &n);
-        if (n > UINT32_MAX / 2 || !gg_utf8_valid(s, n) || memchr(s, 0, n)) {
+        if (n > UINT32_MAX / 2 || memchr(s, 0, n) || !gg_utf8_valid(s, n)) {
             gg_buf_printf(why, "token %llu is not text (invalid UTF-8 or a NUL byte)\n", (unsigned long long)i);
             return -1;
         }
+        v->text[i] = s;
+        v->tlen[i] = (uint32_t)n;
         if (!n) {
             char e[40];
             snprintf(e, sizeof e, "[EMPTY_%llu]", (unsigned long long)i); /* llama.cpp's name for it */
-            v->text[i] = strdup(e);
-        } else {
-            v->text[i] = strndup(s, n);
+            if (!(v->text[i] = strdup(e)))
+                goto oom;
+            v->own[i] = 1;
+            v->tlen[i] = (uint32_t)strlen(e);
         }
-        if (!v->text[i])
-            goto oom;
-        v->tlen[i] = (uint32_t)strlen(v->text[i]);
     }
     attributes(v, m);
     uint64_t ns = 0;
@@ -285,8 +285,10 @@ int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
             char *t = wordpiece_text(v->text[i], v->tlen[i]);
             if (!t)
                 goto oom;
-            free(v->text[i]);
+            if (v->own[i])
+                free((char *)v->text[i]);
             v->text[i] = t;
+            v->own[i] = 1;
             v->tlen[i] = (uint32_t)strlen(t);
         }
     /* llama.cpp refuses a vocabulary with a text twice; so do HF's files */
@@ -328,11 +330,13 @@ oom:
 
 void hf_vocab_free(hf_vocab *v)
 {
-    if (v->text)
+    if (v->text && v->own)
         for (uint64_t i = 0; i < v->n; i++)
-            free(v->text[i]);
+            if (v->own[i])
+                free((char *)v->text[i]);
     free(v->text);
     free(v->tlen);
+    free(v->own);
     free(v->attr);
     free(v->ix);
     memset(v, 0, sizeof *v);

@@ -7,6 +7,7 @@
 #define GGUFFS_HFVOCAB_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "gguffs/buf.h"
 #include "gguffs/model.h"
@@ -37,9 +38,11 @@ typedef struct hf_vocab {
     hf_vkind kind;
     uint64_t n;
     uint64_t *ix;             /* the tokens' string index (kvget.h) */
-    char **text;              /* each token's text (NUL-terminated): llama.cpp's "[EMPTY_i]" for an
-                                 empty one, WordPiece's "##" prefix put back */
+    const char **text;        /* each token's text, tlen bytes (not NUL-terminated): in the header,
+                                 or made (own[i]): llama.cpp's "[EMPTY_i]" for an empty one,
+                                 WordPiece's "##" prefix put back */
     uint32_t *tlen;
+    uint8_t *own;
     uint8_t *attr;
     uint32_t score_type;      /* GG_VT_F32 or GG_VT_I32; 0: no scores */
     const uint8_t *scores;
@@ -53,6 +56,13 @@ typedef struct hf_vocab {
  * (one line each) appended to why (1 when there is none at all). */
 int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none);
 void hf_vocab_free(hf_vocab *v);
+
+/* Is token i's text s? */
+static inline int hf_vocab_is(const hf_vocab *v, uint64_t i, const char *s)
+{
+    size_t n = strlen(s);
+    return v->tlen[i] == n && !memcmp(v->text[i], s, n);
+}
 
 /* Is token i one llama.cpp matches in text (an added token)? Is it special? */
 static inline int hf_vocab_added(const hf_vocab *v, uint64_t i)
