@@ -92,14 +92,18 @@ int gg_hf_rope_read(const gg_model *m, const gg_hf_plan *p, gg_hf_rope *out, con
 {
     out->kind = GG_HF_ROPE_NONE;
     uint64_t n = p->n_rot / 2;
-    if (p->rope_freqs < 0 && p->rope_long < 0)
+    if (p->rope_freqs < 0 && p->rope_long < 0 && p->rope_short < 0)
         return 0;
     if (n > GG_HF_ROPE_MAX) {
         *why = "rope factor tensors of more than 256 values";
         return gg_fail(e, GG_E_UNSUPPORTED, "%s: %s", m->path, *why);
     }
     *why = "the rope factor tensors could not be read";
-    if (p->rope_long >= 0) {
+    if (p->rope_long >= 0 || p->rope_short >= 0) {
+        if (p->rope_long < 0 || p->rope_short < 0) {
+            *why = "rope_factors_long.weight and rope_factors_short.weight come in pairs";
+            return gg_fail(e, GG_E_UNSUPPORTED, "%s: %s", m->path, *why);
+        }
         if (read_f32(m, p->rope_long, out->long_f, n, e) || read_f32(m, p->rope_short, out->short_f, n, e))
             return -1;
         out->kind = GG_HF_ROPE_LONGROPE;
