@@ -3,6 +3,7 @@
  *
  *   shelf.c         names, entries, and what the tree asks
  *   shelf_budget.c  opening models, and the bound on their memory
+ *   shelf_texts.c   models.tsv, .errors, the totals
  *
  * Locks: `lock` (a read-write lock) guards the folders, the entries'
  * state and node, and the lists; each entry's `mu` guards its model, its
