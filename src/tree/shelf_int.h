@@ -3,6 +3,7 @@
  *
  *   shelf.c         names, entries, and what the tree asks
  *   shelf_budget.c  opening models, and the bound on their memory
+ *   shelf_live.c    the worker: background checks, inotify, notes delivered
  *   shelf_texts.c   models.tsv, .errors, the totals
  *
  * Locks: `lock` (a read-write lock) guards the folders, the entries'
@@ -138,9 +139,18 @@ static inline int64_t ms_between(struct timespec a, struct timespec b)
     return (int64_t)(b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
 }
 
-/* shelf.c */
-void shelf_wake(gg_shelf *s);                          /* the worker */
-void shelf_hide(gg_shelf *s, gg_entry *en, int state); /* lock held for writing */
+/* shelf.c (lock held for writing) */
+void shelf_hide(gg_shelf *s, gg_entry *en, int state);
+int shelf_take_place(gg_shelf *s, gg_entry *en); /* en checked: shown, in its old one's place */
+void shelf_queue_model_note(gg_shelf *s, uint32_t id);
+
+/* shelf.c, the scan */
+int shelf_rescan(gg_shelf *s, int src, int initial, gg_err *e); /* (takes the lock) */
+void shelf_log_found(gg_shelf *s);                              /* lock held for writing */
+
+/* shelf_live.c */
+void shelf_wake(gg_shelf *s); /* the worker: new notes, or stop */
+void shelf_stop(gg_shelf *s); /* the worker ends; its pipe is closed */
 
 /* shelf_budget.c (an entry's mu held) */
 int shelf_transient(const gg_err *e);
