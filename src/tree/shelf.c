@@ -3,17 +3,13 @@
  * state and its locks are in shelf_int.h. */
 #include "gguffs/shelf.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
-#include "base/log.h"
 #include "gguffs/names.h"
 #include "shelf_int.h"
-#include "stores.h"
 
 /* ---- folders (lock held for writing) ---- */
 
@@ -94,7 +90,7 @@ static void drop_kid(gg_shelf *s, uint32_t dir, uint32_t kid)
     }
 }
 
-static void queue_note(gg_shelf *s, uint32_t dir, const char *name)
+void shelf_queue_note(gg_shelf *s, uint32_t dir, const char *name)
 {
     if (s->nnotes == s->capnotes) {
         size_t nc = s->capnotes ? s->capnotes * 2 : 32;
@@ -115,13 +111,13 @@ static void queue_note(gg_shelf *s, uint32_t dir, const char *name)
 void shelf_queue_model_note(gg_shelf *s, uint32_t id)
 {
     size_t before = s->nnotes;
-    queue_note(s, 0, NULL);
+    shelf_queue_note(s, 0, NULL);
     if (s->nnotes > before)
         s->notes[before].model = id;
 }
 
 /* Forget the queued notes (before anyone listens). */
-static void drop_notes(gg_shelf *s)
+void shelf_drop_notes(gg_shelf *s)
 {
     for (size_t i = 0; i < s->nnotes; i++)
         free(s->notes[i].name);
@@ -129,7 +125,7 @@ static void drop_notes(gg_shelf *s)
 }
 
 /* Show entry en: make its folders and its node (a name taken gets ~N). */
-static int show(gg_shelf *s, gg_entry *en)
+int shelf_show(gg_shelf *s, gg_entry *en)
 {
     uint32_t dir = en->src >= 0 ? s->dirs[en->src].node : 0;
     for (int i = 0; i + 1 < en->ncomps; i++) {
@@ -152,7 +148,7 @@ static int show(gg_shelf *s, gg_entry *en)
                 free(nm);
                 return -1;
             }
-            queue_note(s, dir, nm);
+            shelf_queue_note(s, dir, nm);
         }
         free(nm);
         dir = k;
@@ -194,10 +190,37 @@ static int show(gg_shelf *s, gg_entry *en)
     s->nodes[k].mtime = en->mtime;
     en->node = k;
     en->state = E_VISIBLE;
-    queue_note(s, dir, nm);
-    queue_note(s, UINT32_MAX, NULL);
+    shelf_queue_note(s, dir, nm);
+    shelf_queue_note(s, UINT32_MAX, NULL);
     free(nm);
     return 0;
+}
+
+/* A folder of the root for a folder argument's models, named as (a name
+ * taken gets ~2), kept while empty (lock held for writing). */
+int shelf_pinned_folder(gg_shelf *s, const char *as, uint32_t *out)
+{
+    char *nm = gg_name_escape(as, strlen(as));
+    if (!nm)
+        return -1;
+    const snode *root = &s->nodes[0];
+    const char **taken = malloc((root->nkids + 4) * sizeof *taken);
+    int rc = !taken;
+    if (taken) {
+        uint32_t nt = 0;
+        for (uint32_t i = 0; i < root->nkids; i++)
+            taken[nt++] = s->nodes[root->kids[i]].name;
+        taken[nt++] = "models.tsv";
+        taken[nt++] = ".errors";
+        taken[nt++] = ".stats";
+        char **p = &nm;
+        rc = gg_names_unique(&p, 1, taken, nt) || new_node(s, nm, 0, GG_SN_DIR, out) || add_kid(s, 0, *out);
+        free(taken);
+    }
+    free(nm);
+    if (!rc)
+        s->nodes[*out].pinned = 1;
+    return rc ? -1 : 0;
 }
 
 /* Hide entry en's node, and the folders it leaves empty. */
@@ -209,14 +232,14 @@ void shelf_hide(gg_shelf *s, gg_entry *en, int state)
             uint32_t dir = s->nodes[k].parent;
             drop_kid(s, dir, k);
             s->nodes[k].kind = GG_SN_NONE;
-            queue_note(s, dir, s->nodes[k].name);
+            shelf_queue_note(s, dir, s->nodes[k].name);
             if (dir == 0 || s->nodes[dir].nkids || s->nodes[dir].pinned)
                 break;
             k = dir;
         }
     }
     en->state = state;
-    queue_note(s, UINT32_MAX, NULL);
+    shelf_queue_note(s, UINT32_MAX, NULL);
 }
 
 static int same_comps(const gg_entry *a, const gg_entry *b)
@@ -238,14 +261,14 @@ int shelf_take_place(gg_shelf *s, gg_entry *en)
     gg_entry *old = en->replaces ? s->ent[en->replaces - 1] : NULL;
     en->replaces = 0;
     if (!old || old->replaced_by != en->id)
-        return show(s, en);
+        return shelf_show(s, en);
     old->replaced_by = 0;
     uint32_t k = old->node, dir = s->nodes[k].parent, pos, nk;
     if (old->state != E_VISIBLE || !same_comps(old, en) || find_kid(s, dir, s->nodes[k].name, &pos) != k ||
         new_node(s, s->nodes[k].name, dir, GG_SN_MODEL, &nk)) {
         if (old->state != E_REMOVED)
             shelf_hide(s, old, E_REMOVED);
-        return show(s, en);
+        return shelf_show(s, en);
     }
     s->nodes[dir].kids[pos] = nk;
     s->nodes[dir].mtime = now_ts();
@@ -255,14 +278,14 @@ int shelf_take_place(gg_shelf *s, gg_entry *en)
     en->node = nk;
     en->state = E_VISIBLE;
     old->state = E_REMOVED;
-    queue_note(s, dir, s->nodes[nk].name);
-    queue_note(s, UINT32_MAX, NULL);
+    shelf_queue_note(s, dir, s->nodes[nk].name);
+    shelf_queue_note(s, UINT32_MAX, NULL);
     return 0;
 }
 
 /* ---- entries ---- */
 
-static gg_entry *new_entry(gg_shelf *s, int src, const char *key, char **comps, int ncomps, const char *spec)
+gg_entry *shelf_new_entry(gg_shelf *s, int src, const char *key, char **comps, int ncomps, const char *spec)
 {
     if (s->nent == s->capent) {
         uint32_t nc = s->capent ? s->capent * 2 : 64;
@@ -329,7 +352,7 @@ int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *open
         if (*c)
             comps[nc++] = c;
     pthread_rwlock_wrlock(&s->lock);
-    gg_entry *en = copy ? new_entry(s, -1, NULL, comps, nc, spec) : NULL;
+    gg_entry *en = copy ? shelf_new_entry(s, -1, NULL, comps, nc, spec) : NULL;
     int rc = en ? 0 : -1;
     if (en) {
         en->model = opened;
@@ -339,319 +362,12 @@ int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *open
             en->mtime = opened->mtime;
         else /* (a URL opened on first look: until then, the mount's time, not 1970) */
             clock_gettime(CLOCK_REALTIME, &en->mtime);
-        rc = show(s, en);
+        rc = shelf_show(s, en);
     }
-    drop_notes(s); /* nobody to tell yet */
+    shelf_drop_notes(s); /* nobody to tell yet */
     pthread_rwlock_unlock(&s->lock);
     free(copy);
     return rc ? gg_fail(e, GG_E_NOMEM, "out of memory") : 0;
-}
-
-/* ---- folders and stores: scan, and compare with what is shown ---- */
-
-static int same_file(const gg_entry *en, const gg_found *f)
-{
-    return en->dev == f->dev && en->ino == f->ino && en->size == f->size && en->mtime.tv_sec == f->mtime.tv_sec &&
-           en->mtime.tv_nsec == f->mtime.tv_nsec;
-}
-
-static void remember(gg_entry *en, const gg_found *f)
-{
-    en->dev = f->dev;
-    en->ino = f->ino;
-    en->size = f->size;
-    en->mtime = f->mtime;
-}
-
-static int same_name(const gg_entry *en, const gg_found *f)
-{
-    if (en->ncomps != f->ncomps)
-        return 0;
-    for (int i = 0; i < f->ncomps; i++)
-        if (strcmp(en->comps[i], f->comps[i]))
-            return 0;
-    return 1;
-}
-
-/* The same file under a new name (Hugging Face's refs/main moved to another
- * revision): hidden now, its name changed, shown again by the caller once
- * every such entry is out of the way (lock held for writing). */
-static int take_new_name(gg_shelf *s, gg_entry *en, gg_found *f)
-{
-    int visible = en->state == E_VISIBLE;
-    if (visible)
-        shelf_hide(s, en, E_PENDING);
-    for (int i = 0; i < en->ncomps; i++)
-        free(en->comps[i]);
-    free(en->comps);
-    en->comps = f->comps; /* taken over */
-    en->ncomps = f->ncomps;
-    f->comps = NULL;
-    f->ncomps = 0;
-    return visible;
-}
-
-/* en, and the entry it is to replace, are still in the folder. */
-static void see(char *seen, const gg_entry *en)
-{
-    if (!seen)
-        return;
-    seen[en->id - 1] = 1;
-    if (en->replaces)
-        seen[en->replaces - 1] = 1;
-}
-
-/* Is f's file being written (lock held)? Said once in the log when leases
- * cannot tell: the quiet rule decides then. */
-static int writing_now(gg_shelf *s, const gg_found *f)
-{
-    int why;
-    int w = gg_store_writing(f->spec, &why);
-    if (w < 0 && !s->lease_why && (s->lease_path = strdup(f->spec)))
-        s->lease_why = why;
-    return w;
-}
-
-/* What the scans found to say, said once the daemon logs where the user
- * asked (by the worker: a mount's first scan runs before -o logfile is
- * opened) (lock held for writing). */
-void shelf_log_found(gg_shelf *s)
-{
-    if (!s->running)
-        return;
-    if (s->lease_why && !s->lease_told) {
-        s->lease_told = 1;
-        gg_log("%s: no read lease (%s), so it cannot be told whether a process has a file open for writing: "
-               "new files are shown once they are quiet for a second", s->lease_path, strerror(s->lease_why));
-    }
-    for (uint32_t k = 0; k < s->nent; k++) {
-        gg_entry *en = s->ent[k];
-        if (en->scan_error && !en->logged && en->state == E_ERROR && en->error) {
-            en->logged = 1;
-            gg_log("%s: left out: %s", en->spec, en->error);
-        }
-    }
-}
-
-/* A place of the folder that holds no model but a fault (a broken Ollama
- * manifest): listed in .errors and logged, once (lock held). */
-static void found_error(gg_shelf *s, gg_entry *en, const gg_found *f)
-{
-    en->scan_error = 1;
-    en->error = strdup(f->error);
-    en->state = E_ERROR;
-    en->checked = 1;
-    queue_note(s, UINT32_MAX, NULL);
-}
-
-static int entry_by_key(const void *a, const void *b)
-{
-    return strcmp((*(gg_entry *const *)a)->key, (*(gg_entry *const *)b)->key);
-}
-
-/* Scan folder src and bring the entries up to date. initial: models found
- * are shown at once (opened lazily); later, new ones wait to be checked.
- * Files open for writing wait until they are closed. */
-int shelf_rescan(gg_shelf *s, int src, int initial, gg_err *e)
-{
-    gg_found *f;
-    size_t n;
-    if (gg_store_scan(s->dirs[src].path, s->dirs[src].kind, s->skip_dev, &f, &n, e))
-        return -1;
-    struct timespec now = now_ts();
-    pthread_rwlock_wrlock(&s->lock);
-    char *seen = calloc(s->nent + 1, 1);
-    gg_entry **renamed = calloc(n + 1, sizeof *renamed);
-    size_t nrenamed = 0;
-    /* The folder's entries by key, to find each model found in log n. */
-    gg_entry **byk = malloc((s->nent + 1) * sizeof *byk);
-    size_t nbyk = 0;
-    for (uint32_t k = 0; byk && k < s->nent; k++)
-        if (s->ent[k]->src == src && s->ent[k]->state != E_REMOVED && !s->ent[k]->replaced_by)
-            byk[nbyk++] = s->ent[k];
-    if (byk)
-        qsort(byk, nbyk, sizeof *byk, entry_by_key);
-    for (size_t i = 0; i < n; i++) {
-        gg_entry *en = NULL;
-        if (byk) {
-            size_t lo = 0, hi = nbyk;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                int c = strcmp(byk[mid]->key, f[i].key);
-                if (c == 0) {
-                    en = byk[mid];
-                    break;
-                }
-                if (c < 0)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-        } else {
-            for (uint32_t k = 0; k < s->nent && !en; k++) {
-                gg_entry *c = s->ent[k];
-                if (c->src == src && c->state != E_REMOVED && !c->replaced_by && !strcmp(c->key, f[i].key))
-                    en = c;
-            }
-        }
-        if (en && same_file(en, &f[i]) && en->scan_error == (f[i].error != NULL)) {
-            see(seen, en);
-            if (en->state == E_PENDING)
-                en->writing = writing_now(s, &f[i]);
-            if (!f[i].error && !same_name(en, &f[i]) && renamed && take_new_name(s, en, &f[i]))
-                renamed[nrenamed++] = en;
-            continue;
-        }
-        if (en && en->state == E_PENDING && !f[i].error) {
-            /* Still changing (a download): not shown yet. */
-            remember(en, &f[i]);
-            en->changed = now;
-            en->writing = writing_now(s, &f[i]);
-            en->incomplete = f[i].incomplete;
-            see(seen, en);
-            continue;
-        }
-        gg_entry *old = NULL;
-        if (en && en->state == E_VISIBLE && !f[i].error) {
-            /* Replaced (renamed over, a tag pulled anew) or changed in
-             * place: shown until the new file is checked, which then takes
-             * its place at once; readers of the old one keep its bytes, or
-             * get ESTALE for good if it was changed in place. */
-            old = en;
-            if (en->dev == f[i].dev && en->ino == f[i].ino)
-                shelf_queue_model_note(s, en->id);
-        } else if (en) {
-            shelf_hide(s, en, E_REMOVED);
-        }
-        gg_entry *ne = new_entry(s, src, f[i].key, f[i].comps, f[i].ncomps, f[i].spec);
-        if (!ne)
-            continue;
-        char *ns = realloc(seen, s->nent + 1);
-        if (ns) {
-            seen = ns;
-            seen[ne->id - 1] = 1;
-        }
-        remember(ne, &f[i]);
-        ne->changed = initial ? (struct timespec){0} : now;
-        if (f[i].error) {
-            found_error(s, ne, &f[i]);
-            continue;
-        }
-        ne->writing = writing_now(s, &f[i]);
-        ne->incomplete = f[i].incomplete;
-        if (old) {
-            ne->replaces = old->id;
-            old->replaced_by = ne->id;
-            see(seen, old);
-        }
-        /* Shown at once when mounting, unless it cannot open (a shard is
-         * missing: the check lists it in .errors) or is being written. */
-        if (initial && ne->writing <= 0 && !ne->incomplete)
-            show(s, ne);
-        else
-            ne->state = E_PENDING;
-    }
-    /* What is gone from the folder goes from the mount. */
-    for (uint32_t k = 0; seen && k < s->nent; k++) {
-        gg_entry *c = s->ent[k];
-        if (c->src == src && c->state != E_REMOVED && !seen[k])
-            shelf_hide(s, c, E_REMOVED); /* (.errors is told too) */
-    }
-    shelf_log_found(s);
-    /* Renamed ones under their new names, now that the old ones are free. */
-    for (size_t k = 0; k < nrenamed; k++)
-        if (renamed[k]->state == E_PENDING && show(s, renamed[k]))
-            renamed[k]->checked = 0; /* (out of memory: the check tries again) */
-    free(renamed);
-    free(byk);
-    free(seen);
-    pthread_rwlock_unlock(&s->lock);
-    gg_found_free(f, n);
-    shelf_wake(s);
-    return 0;
-}
-
-/* A folder of the root for a folder argument's models, named as (a name
- * taken gets ~2), kept while empty (lock held for writing). */
-static int pinned_folder(gg_shelf *s, const char *as, uint32_t *out)
-{
-    char *nm = gg_name_escape(as, strlen(as));
-    if (!nm)
-        return -1;
-    const snode *root = &s->nodes[0];
-    const char **taken = malloc((root->nkids + 4) * sizeof *taken);
-    int rc = !taken;
-    if (taken) {
-        uint32_t nt = 0;
-        for (uint32_t i = 0; i < root->nkids; i++)
-            taken[nt++] = s->nodes[root->kids[i]].name;
-        taken[nt++] = "models.tsv";
-        taken[nt++] = ".errors";
-        taken[nt++] = ".stats";
-        char **p = &nm;
-        rc = gg_names_unique(&p, 1, taken, nt) || new_node(s, nm, 0, GG_SN_DIR, out) || add_kid(s, 0, *out);
-        free(taken);
-    }
-    free(nm);
-    if (!rc)
-        s->nodes[*out].pinned = 1;
-    return rc ? -1 : 0;
-}
-
-int gg_shelf_add_dir(gg_shelf *s, const char *dir, gg_store kind, const char *as, size_t *found, gg_err *e)
-{
-    src_dir *p = realloc(s->dirs, (size_t)(s->ndirs + 1) * sizeof *p);
-    if (!p)
-        return gg_fail(e, GG_E_NOMEM, "out of memory");
-    s->dirs = p;
-    char *abs = realpath(dir, NULL);
-    if (!abs)
-        return gg_fail_errno(e, errno, "%s", dir);
-    uint32_t node = 0;
-    pthread_rwlock_wrlock(&s->lock);
-    int rc = as ? pinned_folder(s, as, &node) : 0;
-    pthread_rwlock_unlock(&s->lock);
-    if (rc) {
-        free(abs);
-        return gg_fail(e, GG_E_NOMEM, "out of memory");
-    }
-    s->dirs[s->ndirs] = (src_dir){abs, kind == GG_STORE_AUTO ? gg_store_detect(abs) : kind, node};
-    int src = s->ndirs++;
-    rc = shelf_rescan(s, src, 1, e);
-    pthread_rwlock_wrlock(&s->lock);
-    drop_notes(s); /* nobody to tell yet */
-    if (found) {
-        *found = 0;
-        for (uint32_t k = 0; k < s->nent; k++)
-            *found += s->ent[k]->src == src && s->ent[k]->state != E_REMOVED;
-    }
-    pthread_rwlock_unlock(&s->lock);
-    return rc;
-}
-
-void gg_shelf_drop_repeats(gg_shelf *s)
-{
-    pthread_rwlock_wrlock(&s->lock);
-    for (uint32_t k = 0; k < s->nent; k++) {
-        gg_entry *en = s->ent[k];
-        struct stat st;
-        if (en->src >= 0 || en->state != E_VISIBLE || !en->model || !en->model->nshards ||
-            !en->model->shards[0].src || en->model->shards[0].src->remote ||
-            stat(en->model->shards[0].src->name, &st) != 0)
-            continue;
-        for (uint32_t j = 0; j < s->nent; j++) {
-            const gg_entry *c = s->ent[j];
-            if (c->src >= 0 && c->state != E_REMOVED && c->dev == st.st_dev && c->ino == st.st_ino) {
-                shelf_hide(s, en, E_REMOVED);
-                gg_model_close(en->model);
-                free(en->model);
-                en->model = NULL;
-                break;
-            }
-        }
-    }
-    drop_notes(s); /* nobody to tell yet */
-    pthread_rwlock_unlock(&s->lock);
 }
 
 void gg_shelf_free(gg_shelf *s)

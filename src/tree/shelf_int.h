@@ -2,6 +2,7 @@
  * shelf*.c):
  *
  *   shelf.c         names, entries, and what the tree asks
+ *   shelf_scan.c    scanning a folder, and bringing the entries up to date
  *   shelf_budget.c  opening models, and the bound on their memory
  *   shelf_live.c    the worker: background checks, inotify, notes delivered
  *   shelf_texts.c   models.tsv, .errors, the totals
@@ -140,11 +141,16 @@ static inline int64_t ms_between(struct timespec a, struct timespec b)
 }
 
 /* shelf.c (lock held for writing) */
+gg_entry *shelf_new_entry(gg_shelf *s, int src, const char *key, char **comps, int ncomps, const char *spec);
+int shelf_show(gg_shelf *s, gg_entry *en);
 void shelf_hide(gg_shelf *s, gg_entry *en, int state);
 int shelf_take_place(gg_shelf *s, gg_entry *en); /* en checked: shown, in its old one's place */
+int shelf_pinned_folder(gg_shelf *s, const char *as, uint32_t *out);
+void shelf_queue_note(gg_shelf *s, uint32_t dir, const char *name); /* dir UINT32_MAX: the texts */
 void shelf_queue_model_note(gg_shelf *s, uint32_t id);
+void shelf_drop_notes(gg_shelf *s); /* nobody to tell yet */
 
-/* shelf.c, the scan */
+/* shelf_scan.c */
 int shelf_rescan(gg_shelf *s, int src, int initial, gg_err *e); /* (takes the lock) */
 void shelf_log_found(gg_shelf *s);                              /* lock held for writing */
 
