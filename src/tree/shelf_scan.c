@@ -114,6 +114,159 @@ static int entry_by_key(const void *a, const void *b)
     return strcmp((*(gg_entry *const *)a)->key, (*(gg_entry *const *)b)->key);
 }
 
+/* One rescan of folder src (lock held for writing). */
+typedef struct rescan_pass {
+    gg_shelf *s;
+    int src, initial;
+    struct timespec now;
+    char *seen;         /* by entry id - 1: still in the folder (NULL: out of memory) */
+    gg_entry **byk;     /* the folder's entries by key (NULL: out of memory) */
+    size_t nbyk;
+    gg_entry **renamed; /* to be shown again under their new names */
+    size_t nrenamed;
+} rescan_pass;
+
+/* The folder's entries by key, to find each model found in log n. */
+static void index_by_key(rescan_pass *p)
+{
+    gg_shelf *s = p->s;
+    p->byk = malloc((s->nent + 1) * sizeof *p->byk);
+    p->nbyk = 0;
+    for (uint32_t k = 0; p->byk && k < s->nent; k++)
+        if (s->ent[k]->src == p->src && s->ent[k]->state != E_REMOVED && !s->ent[k]->replaced_by)
+            p->byk[p->nbyk++] = s->ent[k];
+    if (p->byk)
+        qsort(p->byk, p->nbyk, sizeof *p->byk, entry_by_key);
+}
+
+/* The folder's entry at key (not removed, not being replaced), or NULL. */
+static gg_entry *entry_at_key(const rescan_pass *p, const char *key)
+{
+    if (p->byk) {
+        size_t lo = 0, hi = p->nbyk;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            int c = strcmp(p->byk[mid]->key, key);
+            if (c == 0)
+                return p->byk[mid];
+            if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return NULL;
+    }
+    for (uint32_t k = 0; k < p->s->nent; k++) {
+        gg_entry *c = p->s->ent[k];
+        if (c->src == p->src && c->state != E_REMOVED && !c->replaced_by && !strcmp(c->key, key))
+            return c;
+    }
+    return NULL;
+}
+
+/* f is en's file as it was: still there, perhaps under a new name (then
+ * hidden, to be shown again once every renamed one is out of the way). */
+static void seen_again(rescan_pass *p, gg_entry *en, gg_found *f)
+{
+    see(p->seen, en);
+    if (en->state == E_PENDING)
+        en->writing = writing_now(p->s, f);
+    if (!f->error && !same_name(en, f) && p->renamed && take_new_name(p->s, en, f))
+        p->renamed[p->nrenamed++] = en;
+}
+
+/* Still changing (a download): not shown yet. */
+static void still_changing(rescan_pass *p, gg_entry *en, const gg_found *f)
+{
+    remember(en, f);
+    en->changed = p->now;
+    en->writing = writing_now(p->s, f);
+    en->incomplete = f->incomplete;
+    see(p->seen, en);
+}
+
+/* en's place holds another file now (or a fault): en stays shown until
+ * the new file is checked (returned, as the entry the new one replaces),
+ * or goes at once (NULL). */
+static gg_entry *make_way(gg_shelf *s, gg_entry *en, const gg_found *f)
+{
+    if (en && en->state == E_VISIBLE && !f->error) {
+        /* Replaced (renamed over, a tag pulled anew) or changed in
+         * place: shown until the new file is checked, which then takes
+         * its place at once; readers of the old one keep its bytes, or
+         * get ESTALE for good if it was changed in place. */
+        if (en->dev == f->dev && en->ino == f->ino)
+            shelf_queue_model_note(s, en->id);
+        return en;
+    }
+    if (en)
+        shelf_hide(s, en, E_REMOVED);
+    return NULL;
+}
+
+/* A new entry for f, which replaces old (if not NULL). */
+static void add_found(rescan_pass *p, gg_entry *old, gg_found *f)
+{
+    gg_shelf *s = p->s;
+    gg_entry *ne = shelf_new_entry(s, p->src, f->key, f->comps, f->ncomps, f->spec);
+    if (!ne)
+        return;
+    char *ns = realloc(p->seen, s->nent + 1);
+    if (ns) {
+        p->seen = ns;
+        p->seen[ne->id - 1] = 1;
+    }
+    remember(ne, f);
+    ne->changed = p->initial ? (struct timespec){0} : p->now;
+    if (f->error) {
+        found_error(s, ne, f);
+        return;
+    }
+    ne->writing = writing_now(s, f);
+    ne->incomplete = f->incomplete;
+    if (old) {
+        ne->replaces = old->id;
+        old->replaced_by = ne->id;
+        see(p->seen, old);
+    }
+    /* Shown at once when mounting, unless it cannot open (a shard is
+     * missing: the check lists it in .errors) or is being written. */
+    if (p->initial && ne->writing <= 0 && !ne->incomplete)
+        shelf_show(s, ne);
+    else
+        ne->state = E_PENDING;
+}
+
+/* Bring the entry of f, a model (or a fault) the scan found, up to date. */
+static void reconcile(rescan_pass *p, gg_found *f)
+{
+    gg_entry *en = entry_at_key(p, f->key);
+    if (en && same_file(en, f) && en->scan_error == (f->error != NULL))
+        seen_again(p, en, f);
+    else if (en && en->state == E_PENDING && !f->error)
+        still_changing(p, en, f);
+    else
+        add_found(p, make_way(p->s, en, f), f);
+}
+
+/* What is gone from the folder goes from the mount. */
+static void hide_gone(rescan_pass *p)
+{
+    for (uint32_t k = 0; p->seen && k < p->s->nent; k++) {
+        gg_entry *c = p->s->ent[k];
+        if (c->src == p->src && c->state != E_REMOVED && !p->seen[k])
+            shelf_hide(p->s, c, E_REMOVED); /* (.errors is told too) */
+    }
+}
+
+/* Renamed ones under their new names, now that the old ones are free. */
+static void show_renamed(rescan_pass *p)
+{
+    for (size_t k = 0; k < p->nrenamed; k++)
+        if (p->renamed[k]->state == E_PENDING && shelf_show(p->s, p->renamed[k]))
+            p->renamed[k]->checked = 0; /* (out of memory: the check tries again) */
+}
+
 /* Scan folder src and bring the entries up to date. initial: models found
  * are shown at once (opened lazily); later, new ones wait to be checked.
  * Files open for writing wait until they are closed. */
@@ -123,113 +276,19 @@ int shelf_rescan(gg_shelf *s, int src, int initial, gg_err *e)
     size_t n;
     if (gg_store_scan(s->dirs[src].path, s->dirs[src].kind, s->skip_dev, &f, &n, e))
         return -1;
-    struct timespec now = now_ts();
+    rescan_pass p = {.s = s, .src = src, .initial = initial, .now = now_ts()};
     pthread_rwlock_wrlock(&s->lock);
-    char *seen = calloc(s->nent + 1, 1);
-    gg_entry **renamed = calloc(n + 1, sizeof *renamed);
-    size_t nrenamed = 0;
-    /* The folder's entries by key, to find each model found in log n. */
-    gg_entry **byk = malloc((s->nent + 1) * sizeof *byk);
-    size_t nbyk = 0;
-    for (uint32_t k = 0; byk && k < s->nent; k++)
-        if (s->ent[k]->src == src && s->ent[k]->state != E_REMOVED && !s->ent[k]->replaced_by)
-            byk[nbyk++] = s->ent[k];
-    if (byk)
-        qsort(byk, nbyk, sizeof *byk, entry_by_key);
-    for (size_t i = 0; i < n; i++) {
-        gg_entry *en = NULL;
-        if (byk) {
-            size_t lo = 0, hi = nbyk;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                int c = strcmp(byk[mid]->key, f[i].key);
-                if (c == 0) {
-                    en = byk[mid];
-                    break;
-                }
-                if (c < 0)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-        } else {
-            for (uint32_t k = 0; k < s->nent && !en; k++) {
-                gg_entry *c = s->ent[k];
-                if (c->src == src && c->state != E_REMOVED && !c->replaced_by && !strcmp(c->key, f[i].key))
-                    en = c;
-            }
-        }
-        if (en && same_file(en, &f[i]) && en->scan_error == (f[i].error != NULL)) {
-            see(seen, en);
-            if (en->state == E_PENDING)
-                en->writing = writing_now(s, &f[i]);
-            if (!f[i].error && !same_name(en, &f[i]) && renamed && take_new_name(s, en, &f[i]))
-                renamed[nrenamed++] = en;
-            continue;
-        }
-        if (en && en->state == E_PENDING && !f[i].error) {
-            /* Still changing (a download): not shown yet. */
-            remember(en, &f[i]);
-            en->changed = now;
-            en->writing = writing_now(s, &f[i]);
-            en->incomplete = f[i].incomplete;
-            see(seen, en);
-            continue;
-        }
-        gg_entry *old = NULL;
-        if (en && en->state == E_VISIBLE && !f[i].error) {
-            /* Replaced (renamed over, a tag pulled anew) or changed in
-             * place: shown until the new file is checked, which then takes
-             * its place at once; readers of the old one keep its bytes, or
-             * get ESTALE for good if it was changed in place. */
-            old = en;
-            if (en->dev == f[i].dev && en->ino == f[i].ino)
-                shelf_queue_model_note(s, en->id);
-        } else if (en) {
-            shelf_hide(s, en, E_REMOVED);
-        }
-        gg_entry *ne = shelf_new_entry(s, src, f[i].key, f[i].comps, f[i].ncomps, f[i].spec);
-        if (!ne)
-            continue;
-        char *ns = realloc(seen, s->nent + 1);
-        if (ns) {
-            seen = ns;
-            seen[ne->id - 1] = 1;
-        }
-        remember(ne, &f[i]);
-        ne->changed = initial ? (struct timespec){0} : now;
-        if (f[i].error) {
-            found_error(s, ne, &f[i]);
-            continue;
-        }
-        ne->writing = writing_now(s, &f[i]);
-        ne->incomplete = f[i].incomplete;
-        if (old) {
-            ne->replaces = old->id;
-            old->replaced_by = ne->id;
-            see(seen, old);
-        }
-        /* Shown at once when mounting, unless it cannot open (a shard is
-         * missing: the check lists it in .errors) or is being written. */
-        if (initial && ne->writing <= 0 && !ne->incomplete)
-            shelf_show(s, ne);
-        else
-            ne->state = E_PENDING;
-    }
-    /* What is gone from the folder goes from the mount. */
-    for (uint32_t k = 0; seen && k < s->nent; k++) {
-        gg_entry *c = s->ent[k];
-        if (c->src == src && c->state != E_REMOVED && !seen[k])
-            shelf_hide(s, c, E_REMOVED); /* (.errors is told too) */
-    }
+    p.seen = calloc(s->nent + 1, 1);
+    p.renamed = calloc(n + 1, sizeof *p.renamed);
+    index_by_key(&p);
+    for (size_t i = 0; i < n; i++)
+        reconcile(&p, &f[i]);
+    hide_gone(&p);
     shelf_log_found(s);
-    /* Renamed ones under their new names, now that the old ones are free. */
-    for (size_t k = 0; k < nrenamed; k++)
-        if (renamed[k]->state == E_PENDING && shelf_show(s, renamed[k]))
-            renamed[k]->checked = 0; /* (out of memory: the check tries again) */
-    free(renamed);
-    free(byk);
-    free(seen);
+    show_renamed(&p);
+    free(p.renamed);
+    free(p.byk);
+    free(p.seen);
     pthread_rwlock_unlock(&s->lock);
     gg_found_free(f, n);
     shelf_wake(s);
