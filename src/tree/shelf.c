@@ -124,35 +124,73 @@ void shelf_drop_notes(gg_shelf *s)
     s->nnotes = 0;
 }
 
+/* The root's own files: a model or a folder there takes another name. */
+static const char *const root_files[] = {"models.tsv", ".errors", ".stats"};
+#define NROOT_FILES (sizeof root_files / sizeof *root_files)
+
+static int is_root_file(const char *nm)
+{
+    for (size_t i = 0; i < NROOT_FILES; i++)
+        if (!strcmp(nm, root_files[i]))
+            return 1;
+    return 0;
+}
+
+/* *nm made distinct from every name of folder dir, and from the root's
+ * files (NAME~2, ...). */
+static int unique_in(gg_shelf *s, uint32_t dir, char **nm)
+{
+    const snode *d = &s->nodes[dir];
+    const char **taken = malloc((d->nkids + 4) * sizeof *taken);
+    if (!taken)
+        return -1;
+    uint32_t nt = 0;
+    for (uint32_t i = 0; i < d->nkids; i++)
+        taken[nt++] = s->nodes[d->kids[i]].name;
+    for (size_t i = 0; dir == 0 && i < NROOT_FILES; i++)
+        taken[nt++] = root_files[i];
+    char **p = nm;
+    int rc = gg_names_unique(&p, 1, taken, nt);
+    free(taken);
+    return rc;
+}
+
+/* Folder comp of folder dir, for a model's name: *out, made if missing. */
+static int folder_for(gg_shelf *s, uint32_t dir, const char *comp, uint32_t *out)
+{
+    char *nm = gg_name_escape(comp, strlen(comp));
+    if (!nm)
+        return -1;
+    uint32_t k = find_kid(s, dir, nm, NULL);
+    if (k != UINT32_MAX && s->nodes[k].kind != GG_SN_DIR) {
+        /* a model holds this name: the folder goes beside it as NAME~2 */
+        char **p = &nm;
+        const char *taken = s->nodes[k].name;
+        if (gg_names_unique(&p, 1, &taken, 1)) {
+            free(nm);
+            return -1;
+        }
+        k = find_kid(s, dir, nm, NULL);
+    }
+    if (k == UINT32_MAX) {
+        if (new_node(s, nm, dir, GG_SN_DIR, &k) || add_kid(s, dir, k)) {
+            free(nm);
+            return -1;
+        }
+        shelf_queue_note(s, dir, nm);
+    }
+    free(nm);
+    *out = k;
+    return 0;
+}
+
 /* Show entry en: make its folders and its node (a name taken gets ~N). */
 int shelf_show(gg_shelf *s, gg_entry *en)
 {
     uint32_t dir = en->src >= 0 ? s->dirs[en->src].node : 0;
-    for (int i = 0; i + 1 < en->ncomps; i++) {
-        char *nm = gg_name_escape(en->comps[i], strlen(en->comps[i]));
-        if (!nm)
+    for (int i = 0; i + 1 < en->ncomps; i++)
+        if (folder_for(s, dir, en->comps[i], &dir))
             return -1;
-        uint32_t k = find_kid(s, dir, nm, NULL);
-        if (k != UINT32_MAX && s->nodes[k].kind != GG_SN_DIR) {
-            /* a model holds this name: the folder goes beside it as NAME~2 */
-            char **p = &nm;
-            const char *taken = s->nodes[k].name;
-            if (gg_names_unique(&p, 1, &taken, 1)) {
-                free(nm);
-                return -1;
-            }
-            k = find_kid(s, dir, nm, NULL);
-        }
-        if (k == UINT32_MAX) {
-            if (new_node(s, nm, dir, GG_SN_DIR, &k) || add_kid(s, dir, k)) {
-                free(nm);
-                return -1;
-            }
-            shelf_queue_note(s, dir, nm);
-        }
-        free(nm);
-        dir = k;
-    }
     const char *last = en->ncomps ? en->comps[en->ncomps - 1] : "model";
     char *nm = gg_name_escape(last, strlen(last));
     if (!nm)
@@ -161,26 +199,8 @@ int shelf_show(gg_shelf *s, gg_entry *en)
      * (the list of names taken is made only when this one is: a folder of
      * 10 000 models is made in n log n, not n^2). */
     int rc = 0;
-    if (find_kid(s, dir, nm, NULL) != UINT32_MAX ||
-        (dir == 0 && (!strcmp(nm, "models.tsv") || !strcmp(nm, ".errors") || !strcmp(nm, ".stats")))) {
-        const snode *d = &s->nodes[dir];
-        const char **taken = malloc((d->nkids + 4) * sizeof *taken);
-        if (!taken) {
-            free(nm);
-            return -1;
-        }
-        uint32_t nt = 0;
-        for (uint32_t i = 0; i < d->nkids; i++)
-            taken[nt++] = s->nodes[d->kids[i]].name;
-        if (dir == 0) {
-            taken[nt++] = "models.tsv";
-            taken[nt++] = ".errors";
-            taken[nt++] = ".stats";
-        }
-        char **p = &nm;
-        rc = gg_names_unique(&p, 1, taken, nt);
-        free(taken);
-    }
+    if (find_kid(s, dir, nm, NULL) != UINT32_MAX || (dir == 0 && is_root_file(nm)))
+        rc = unique_in(s, dir, &nm);
     uint32_t k;
     if (rc || new_node(s, nm, dir, GG_SN_MODEL, &k) || add_kid(s, dir, k)) {
         free(nm);
@@ -203,20 +223,7 @@ int shelf_pinned_folder(gg_shelf *s, const char *as, uint32_t *out)
     char *nm = gg_name_escape(as, strlen(as));
     if (!nm)
         return -1;
-    const snode *root = &s->nodes[0];
-    const char **taken = malloc((root->nkids + 4) * sizeof *taken);
-    int rc = !taken;
-    if (taken) {
-        uint32_t nt = 0;
-        for (uint32_t i = 0; i < root->nkids; i++)
-            taken[nt++] = s->nodes[root->kids[i]].name;
-        taken[nt++] = "models.tsv";
-        taken[nt++] = ".errors";
-        taken[nt++] = ".stats";
-        char **p = &nm;
-        rc = gg_names_unique(&p, 1, taken, nt) || new_node(s, nm, 0, GG_SN_DIR, out) || add_kid(s, 0, *out);
-        free(taken);
-    }
+    int rc = unique_in(s, 0, &nm) || new_node(s, nm, 0, GG_SN_DIR, out) || add_kid(s, 0, *out);
     free(nm);
     if (!rc)
         s->nodes[*out].pinned = 1;
@@ -370,29 +377,33 @@ int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *open
     return rc ? gg_fail(e, GG_E_NOMEM, "out of memory") : 0;
 }
 
+/* An entry, its tree and its model, freed at the end. */
+static void free_entry(gg_entry *en)
+{
+    if (en->tree && en->unmake)
+        en->unmake(en->tree);
+    if (en->model) {
+        gg_model_close(en->model);
+        free(en->model);
+    }
+    for (int i = 0; i < en->ncomps; i++)
+        free(en->comps[i]);
+    free(en->comps);
+    free(en->key);
+    free(en->spec);
+    free(en->error);
+    free(en->first_id);
+    pthread_mutex_destroy(&en->mu);
+    free(en);
+}
+
 void gg_shelf_free(gg_shelf *s)
 {
     if (!s)
         return;
     shelf_stop(s);
-    for (uint32_t k = 0; k < s->nent; k++) {
-        gg_entry *en = s->ent[k];
-        if (en->tree && en->unmake)
-            en->unmake(en->tree);
-        if (en->model) {
-            gg_model_close(en->model);
-            free(en->model);
-        }
-        for (int i = 0; i < en->ncomps; i++)
-            free(en->comps[i]);
-        free(en->comps);
-        free(en->key);
-        free(en->spec);
-        free(en->error);
-        free(en->first_id);
-        pthread_mutex_destroy(&en->mu);
-        free(en);
-    }
+    for (uint32_t k = 0; k < s->nent; k++)
+        free_entry(s->ent[k]);
     free(s->ent);
     pthread_mutex_destroy(&s->trim_mu);
     for (uint32_t i = 0; i < s->n; i++) {
@@ -400,8 +411,7 @@ void gg_shelf_free(gg_shelf *s)
         free(s->nodes[i].kids);
     }
     free(s->nodes);
-    for (size_t i = 0; i < s->nnotes; i++)
-        free(s->notes[i].name);
+    shelf_drop_notes(s);
     free(s->notes);
     for (int i = 0; i < s->ndirs; i++)
         free(s->dirs[i].path);
