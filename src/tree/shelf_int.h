@@ -28,7 +28,8 @@
 #define QUIET_MS 1000      /* where leases cannot tell if a new file is being written: it must
                               not change for this long to be shown */
 #define DEBOUNCE_MS 150    /* events closer than this make one rescan */
-#define RESCAN_MS 2000     /* without inotify (or while files are pending): rescan this often */
+#define RESCAN_MS 2000     /* without inotify: rescan this often (and look at named models' files) */
+#define PENDING_MS 200     /* while files wait to be shown: rescan this often */
 
 enum { E_PENDING, E_VISIBLE, E_ERROR, E_REMOVED };
 

@@ -28,14 +28,10 @@ void shelf_wake(gg_shelf *s)
     }
 }
 
-/* Check one entry (open, learn its figures, close again unless in use).
- * Returns 1 if it did something. */
-static int check_one(gg_shelf *s)
+/* The entry the check takes next, or NULL (lock held). */
+static gg_entry *next_to_check(gg_shelf *s, struct timespec now)
 {
-    struct timespec now = now_ts();
-    gg_entry *en = NULL;
-    pthread_rwlock_rdlock(&s->lock);
-    for (uint32_t k = 0; k < s->nent && !en; k++) {
+    for (uint32_t k = 0; k < s->nent; k++) {
         gg_entry *c = s->ent[k];
         if (c->checked || (c->state != E_VISIBLE && c->state != E_PENDING))
             continue;
@@ -46,8 +42,18 @@ static int check_one(gg_shelf *s)
             continue; /* to be tried again in a moment, or (no lease to tell) maybe still being written */
         if (c->state == E_VISIBLE && (!s->check || gg_spec_kind_of(c->spec) != GG_SPEC_PATH))
             continue; /* (remote models: their headers are fetched when looked at) */
-        en = c;
+        return c;
     }
+    return NULL;
+}
+
+/* Check one entry (open, learn its figures, close again unless in use).
+ * Returns 1 if it did something. */
+static int check_one(gg_shelf *s)
+{
+    struct timespec now = now_ts();
+    pthread_rwlock_rdlock(&s->lock);
+    gg_entry *en = next_to_check(s, now);
     int incomplete = en && en->incomplete; /* (its failure is the file's: a shard is missing) */
     pthread_rwlock_unlock(&s->lock);
     if (!en)
@@ -171,19 +177,60 @@ static int pending_entries(gg_shelf *s)
     return any;
 }
 
-static void *worker(void *arg)
+/* Watch every folder with inotify (live). Returns 1 if that worked, else
+ * they are rescanned every RESCAN_MS; *ifd: the inotify descriptor, or -1. */
+static int watch_folders(gg_shelf *s, int *ifd)
 {
-    gg_shelf *s = arg;
-    int ifd = -1, watching = 0;
+    int watching = 0;
+    *ifd = -1;
     if (s->live && s->ndirs) {
-        ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        watching = ifd >= 0;
+        *ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        watching = *ifd >= 0;
         for (int i = 0; watching && i < s->ndirs; i++)
-            watching = watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0, NULL) >= 0;
+            watching = watch_tree(*ifd, s->dirs[i].path, s->skip_dev, 0, NULL) >= 0;
         if (!watching)
             gg_log("cannot watch the model folders with inotify (%s): rescanning every %d ms instead",
                    strerror(errno), RESCAN_MS);
     }
+    return watching;
+}
+
+/* Sleep until woken (new notes, stop), a watched folder changes, or
+ * timeout ms pass (-1: no limit). Returns 1 if a folder changed. */
+static int wait_for_work(gg_shelf *s, int ifd, int watching, int timeout)
+{
+    struct pollfd p[2] = {{s->wake[0], POLLIN, 0}, {ifd, POLLIN, 0}};
+    if (poll(p, watching ? 2 : 1, timeout) <= 0)
+        return 0;
+    char buf[4096];
+    if (p[0].revents & POLLIN)
+        while (read(s->wake[0], buf, sizeof buf) > 0) {
+        }
+    if (!watching || !(p[1].revents & POLLIN))
+        return 0;
+    while (read(ifd, buf, sizeof buf) > 0) {
+    }
+    return 1;
+}
+
+/* Every folder scanned again. */
+static void rescan_all(gg_shelf *s, int ifd, int watching)
+{
+    /* New folders need watches too (adding one twice is harmless). */
+    for (int i = 0; watching && i < s->ndirs; i++)
+        watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0, NULL);
+    for (int i = 0; i < s->ndirs; i++) {
+        gg_err e;
+        if (shelf_rescan(s, i, 0, &e))
+            gg_log("%s", e.msg);
+    }
+}
+
+static void *worker(void *arg)
+{
+    gg_shelf *s = arg;
+    int ifd;
+    int watching = watch_folders(s, &ifd);
     struct timespec last_event = {0}, last_scan = now_ts(), last_named = last_scan;
     int dirty = 0;
     pthread_rwlock_wrlock(&s->lock);
@@ -199,36 +246,18 @@ static void *worker(void *arg)
         }
         int busy = check_one(s);
         int pend = s->live && pending_entries(s);
-        struct pollfd p[2] = {{s->wake[0], POLLIN, 0}, {ifd, POLLIN, 0}};
-        int timeout = busy ? 0 : dirty ? DEBOUNCE_MS : pend ? 200 : s->live ? RESCAN_MS : -1;
-        if (poll(p, watching ? 2 : 1, timeout) > 0) {
-            char buf[4096];
-            if (p[0].revents & POLLIN)
-                while (read(s->wake[0], buf, sizeof buf) > 0) {
-                }
-            if (watching && (p[1].revents & POLLIN)) {
-                while (read(ifd, buf, sizeof buf) > 0) {
-                }
-                dirty = 1;
-                last_event = now_ts();
-            }
+        int timeout = busy ? 0 : dirty ? DEBOUNCE_MS : pend ? PENDING_MS : s->live ? RESCAN_MS : -1;
+        if (wait_for_work(s, ifd, watching, timeout)) {
+            dirty = 1;
+            last_event = now_ts();
         }
         struct timespec now = now_ts();
         int due = s->live && ((dirty && ms_between(last_event, now) >= DEBOUNCE_MS) ||
-                              ((pend || !watching) && ms_between(last_scan, now) >= (pend ? 200 : RESCAN_MS)));
+                              ((pend || !watching) && ms_between(last_scan, now) >= (pend ? PENDING_MS : RESCAN_MS)));
         if (due) {
             dirty = 0;
             last_scan = now;
-            if (watching) {
-                /* New folders need watches too (adding one twice is harmless). */
-                for (int i = 0; i < s->ndirs; i++)
-                    watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0, NULL);
-            }
-            for (int i = 0; i < s->ndirs; i++) {
-                gg_err e;
-                if (shelf_rescan(s, i, 0, &e))
-                    gg_log("%s", e.msg);
-            }
+            rescan_all(s, ifd, watching);
         }
     }
     if (ifd >= 0)
