@@ -46,6 +46,53 @@ static void spec_field(gg_buf *out, const char *spec)
     free(shown);
 }
 
+/* en's figures, learnt now if it was not opened yet (a header). Returns 1
+ * if known, 0 if not just now (its line says "-"), -1 if it failed to open
+ * (it goes to the errors, and has no line). */
+static int learn_figures(gg_shelf *s, gg_entry *en, gg_summary *sum)
+{
+    pthread_mutex_lock(&en->mu);
+    gg_err err;
+    int have = en->have_sum;
+    if (!have)
+        have = shelf_peek_model(s, en, &err) == 0;
+    int later = !have && (gg_spec_kind_of(en->spec) != GG_SPEC_PATH ||
+                          (shelf_transient(&err) && shelf_failed_for_now(s, en, &err) == 0));
+    *sum = en->sum;
+    pthread_mutex_unlock(&en->mu);
+    if (!have && !later) {
+        shelf_failed(s, en, &err);
+        return -1;
+    }
+    return have;
+}
+
+/* The line of visible model en (lock held): its figures if have, else its
+ * size only. */
+static void tsv_line(const gg_shelf *s, const gg_entry *en, const gg_summary *sum, int have, gg_buf *out)
+{
+    gg_buf name = {0};
+    shown_path(s, en->node, &name);
+    char p[32];
+    gg_params_text(sum->params, p, sizeof p);
+    gg_tsv_field(out, name.p ? name.p : "", name.len);
+    gg_buf_put(out, "\t", 1);
+    if (have) {
+        gg_tsv_field(out, sum->arch[0] ? sum->arch : "-", strlen(sum->arch[0] ? sum->arch : "-"));
+        gg_buf_printf(out, "\t%s\t%s\t", p, sum->main_type[0] ? sum->main_type : "-");
+        if (sum->params) /* (bits per weight of no parameters: "-") */
+            gg_buf_printf(out, "%.2f", sum->bpw);
+        else
+            gg_buf_puts(out, "-");
+        gg_buf_printf(out, "\t%" PRIu64 "\t", sum->file_bytes);
+    } else { /* (cannot be opened just now: its figures are not known) */
+        gg_buf_printf(out, "-\t-\t-\t-\t%" PRIu64 "\t", en->size);
+    }
+    spec_field(out, en->spec);
+    gg_buf_put(out, "\n", 1);
+    gg_buf_free(&name);
+}
+
 void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
 {
     gg_buf_puts(out, "name\tarchitecture\tparameters\tmain_type\tbits_per_weight\tbytes\tpath\n");
@@ -69,41 +116,13 @@ void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
         pthread_rwlock_unlock(&s->lock);
         if (!visible)
             continue;
-        pthread_mutex_lock(&en->mu);
-        gg_err err;
-        int have = en->have_sum;
-        if (!have)
-            have = shelf_peek_model(s, en, &err) == 0;
-        int later = !have && (gg_spec_kind_of(en->spec) != GG_SPEC_PATH || (shelf_transient(&err) && shelf_failed_for_now(s, en, &err) == 0));
-        gg_summary sum = en->sum;
-        pthread_mutex_unlock(&en->mu);
-        if (!have && !later) {
-            shelf_failed(s, en, &err);
+        gg_summary sum;
+        int have = learn_figures(s, en, &sum);
+        if (have < 0)
             continue;
-        }
         pthread_rwlock_rdlock(&s->lock);
-        if (en->state == E_VISIBLE) {
-            gg_buf name = {0};
-            shown_path(s, en->node, &name);
-            char p[32];
-            gg_params_text(sum.params, p, sizeof p);
-            gg_tsv_field(out, name.p ? name.p : "", name.len);
-            gg_buf_put(out, "\t", 1);
-            if (have) {
-                gg_tsv_field(out, sum.arch[0] ? sum.arch : "-", strlen(sum.arch[0] ? sum.arch : "-"));
-                gg_buf_printf(out, "\t%s\t%s\t", p, sum.main_type[0] ? sum.main_type : "-");
-                if (sum.params) /* (bits per weight of no parameters: "-") */
-                    gg_buf_printf(out, "%.2f", sum.bpw);
-                else
-                    gg_buf_puts(out, "-");
-                gg_buf_printf(out, "\t%" PRIu64 "\t", sum.file_bytes);
-            } else { /* (cannot be opened just now: its figures are not known) */
-                gg_buf_printf(out, "-\t-\t-\t-\t%" PRIu64 "\t", en->size);
-            }
-            spec_field(out, en->spec);
-            gg_buf_put(out, "\n", 1);
-            gg_buf_free(&name);
-        }
+        if (en->state == E_VISIBLE)
+            tsv_line(s, en, &sum, have, out);
         pthread_rwlock_unlock(&s->lock);
     }
     free(ids);
