@@ -1,7 +1,7 @@
 /* shelf_int.h - the shelf's state, shared by its files (internal to
  * shelf*.c):
  *
- *   shelf.c         names, entries, and what the tree asks
+ *   shelf.c         names, folders, entries, and what the tree asks
  *   shelf_scan.c    scanning a folder, and bringing the entries up to date
  *   shelf_budget.c  opening models, and the bound on their memory
  *   shelf_live.c    the worker: background checks, inotify, notes delivered
@@ -159,10 +159,10 @@ void shelf_log_found(gg_shelf *s);                              /* lock held for
 void shelf_wake(gg_shelf *s); /* the worker: new notes, or stop */
 void shelf_stop(gg_shelf *s); /* the worker ends; its pipe is closed */
 
-/* shelf_budget.c (an entry's mu held) */
-int shelf_transient(const gg_err *e);
-int shelf_failed_for_now(gg_shelf *s, gg_entry *en, const gg_err *err);
-void shelf_failed(gg_shelf *s, gg_entry *en, const gg_err *err);
-int shelf_peek_model(gg_shelf *s, gg_entry *en, gg_err *e);
+/* shelf_budget.c */
+int shelf_transient(const gg_err *e);                                   /* a failure that may pass */
+int shelf_failed_for_now(gg_shelf *s, gg_entry *en, const gg_err *err); /* en's mu held */
+void shelf_failed(gg_shelf *s, gg_entry *en, const gg_err *err);        /* (takes the lock) */
+int shelf_peek_model(gg_shelf *s, gg_entry *en, gg_err *e);             /* en's mu held */
 
 #endif
