@@ -124,14 +124,12 @@ void shelf_drop_notes(gg_shelf *s)
     s->nnotes = 0;
 }
 
-/* The root's own files: a model or a folder there takes another name. */
-static const char *const root_files[] = {"models.tsv", ".errors", ".stats"};
-#define NROOT_FILES (sizeof root_files / sizeof *root_files)
+const char *const gg_shelf_root_files[GG_N_ROOT_FILES] = {"models.tsv", ".errors", ".stats"};
 
 static int is_root_file(const char *nm)
 {
-    for (size_t i = 0; i < NROOT_FILES; i++)
-        if (!strcmp(nm, root_files[i]))
+    for (size_t i = 0; i < GG_N_ROOT_FILES; i++)
+        if (!strcmp(nm, gg_shelf_root_files[i]))
             return 1;
     return 0;
 }
@@ -147,8 +145,8 @@ static int unique_in(gg_shelf *s, uint32_t dir, char **nm)
     uint32_t nt = 0;
     for (uint32_t i = 0; i < d->nkids; i++)
         taken[nt++] = s->nodes[d->kids[i]].name;
-    for (size_t i = 0; dir == 0 && i < NROOT_FILES; i++)
-        taken[nt++] = root_files[i];
+    for (size_t i = 0; dir == 0 && i < GG_N_ROOT_FILES; i++)
+        taken[nt++] = gg_shelf_root_files[i];
     char **p = nm;
     int rc = gg_names_unique(&p, 1, taken, nt);
     free(taken);

@@ -211,7 +211,8 @@ static void add_found(rescan_pass *p, gg_entry *old, gg_found *f)
     gg_entry *ne = shelf_new_entry(s, p->src, f->key, f->comps, f->ncomps, f->spec);
     if (!ne)
         return;
-    char *ns = realloc(p->seen, s->nent + 1);
+    /* (no list once out of memory: hide_gone then hides nothing) */
+    char *ns = p->seen ? realloc(p->seen, s->nent + 1) : NULL;
     if (ns) {
         p->seen = ns;
         p->seen[ne->id - 1] = 1;
