@@ -21,8 +21,8 @@
 #include "modeltree.h"
 
 #define SPECIAL 0xffffffu
-enum { F_MODELS_TSV, F_ERRORS, F_STATS, F_COUNT };
-static const char *const special_names[F_COUNT] = {"models.tsv", ".errors", ".stats"};
+enum { F_MODELS_TSV = GG_ROOT_MODELS_TSV, F_ERRORS = GG_ROOT_ERRORS, F_STATS = GG_ROOT_STATS, F_COUNT = GG_N_ROOT_FILES };
+#define special_names gg_shelf_root_files
 
 struct gg_tree {
     gg_shelf *shelf;
