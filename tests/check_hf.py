@@ -143,11 +143,12 @@ def config(hf, gguf, dtype):
     mistral = "mistral" in K.get("general.name", "").lower()
     cls = {"llama": "MixtralForCausalLM" if moe else "MistralForCausalLM" if mistral else "LlamaForCausalLM",
            "qwen2": "Qwen2ForCausalLM", "qwen3": "Qwen3ForCausalLM", "qwen2moe": "Qwen2MoeForCausalLM",
-           "qwen3moe": "Qwen3MoeForCausalLM", "gemma2": "Gemma2ForCausalLM", "gemma3": "Gemma3ForCausalLM",
-           "phi3": "Phi3ForCausalLM"}[a]
+           "qwen3moe": "Qwen3MoeForCausalLM", "gemma": "GemmaForCausalLM", "gemma2": "Gemma2ForCausalLM",
+           "gemma3": "Gemma3ForCausalLM", "phi3": "Phi3ForCausalLM"}[a]
     mt = {"LlamaForCausalLM": "llama", "MistralForCausalLM": "mistral", "MixtralForCausalLM": "mixtral",
           "Qwen2ForCausalLM": "qwen2", "Qwen3ForCausalLM": "qwen3", "Qwen2MoeForCausalLM": "qwen2_moe",
-          "Qwen3MoeForCausalLM": "qwen3_moe", "Gemma2ForCausalLM": "gemma2", "Gemma3ForCausalLM": "gemma3_text",
+          "Qwen3MoeForCausalLM": "qwen3_moe", "GemmaForCausalLM": "gemma", "Gemma2ForCausalLM": "gemma2",
+          "Gemma3ForCausalLM": "gemma3_text",
           "Phi3ForCausalLM": "phi3"}[cls]
     n_head = K[a + ".attention.head_count"]
     n_embd = K[a + ".embedding_length"]
@@ -183,7 +184,7 @@ def config(hf, gguf, dtype):
     gemma = a.startswith("gemma")
     want["hidden_act"] = "gelu_pytorch_tanh" if gemma else "silu"
     n_layer = K[a + ".block_count"]
-    if gemma:
+    if gemma and a != "gemma":
         # llama.cpp: 1/sqrt(n_embd/n_head) for the 27B (46 / 62 layers), else 1/sqrt(head_dim)
         want["query_pre_attn_scalar"] = n_embd // n_head if n_layer == {"gemma2": 46, "gemma3": 62}[a] else hd
         period = K.get(a + ".attention.sliding_window_pattern", {"gemma2": 2, "gemma3": 6}[a])
@@ -274,7 +275,7 @@ def hf_sources(gguf):
               "attn_v": "self_attn.v_proj", "attn_output": "self_attn.o_proj", "attn_qkv": "self_attn.qkv_proj",
               "attn_q_norm": "self_attn.q_norm", "attn_k_norm": "self_attn.k_norm",
               "post_attention_norm": "post_attention_layernorm", "post_ffw_norm": "post_feedforward_layernorm",
-              "ffn_norm": "pre_feedforward_layernorm" if a.startswith("gemma") else "post_attention_layernorm",
+              "ffn_norm": "pre_feedforward_layernorm" if a in ("gemma2", "gemma3") else "post_attention_layernorm",
               "ffn_gate": "mlp.gate_proj", "ffn_up": "mlp.gate_up_proj" if a == "phi3" else "mlp.up_proj",
               "ffn_down": "mlp.down_proj",
               "ffn_gate_inp": "block_sparse_moe.gate" if a == "llama" else "mlp.gate",

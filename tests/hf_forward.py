@@ -4,7 +4,7 @@ Hugging Face model folder: config.json for every dimension and option, model.saf
 read by the format's own text (a u64 header length, JSON, then the values), weights by
 their HF names, rotate-half rope on q/k in HF row order. It follows the modeling code of
 transformers for each class (modeling_llama, _mistral, _mixtral, _qwen2, _qwen3,
-_qwen2_moe, _qwen3_moe, _gemma2, _gemma3, _phi3), written from their definitions, not
+_qwen2_moe, _qwen3_moe, _gemma, _gemma2, _gemma3, _phi3), written from their definitions, not
 from llama.cpp.
 
   hf_forward.py FOLDER IDS OUT.f32 [--gelu-f16]
@@ -160,14 +160,14 @@ def forward(folder, ids, gelu=gelu_tanh, broken=None):
         if broken == "norm" and k.endswith("norm.weight"):
             W[k] = W[k] + 1.0
     mt = c["model_type"]
-    gemma = mt in ("gemma2", "gemma3_text")
+    gemma = mt in ("gemma", "gemma2", "gemma3_text")
     nh, nkv, hd = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
     eps = c["rms_norm_eps"]
     pos = np.arange(len(ids), dtype=np.float64)
     h = W["model.embed_tokens.weight"][ids]
     if gemma:  # the embeddings are scaled by sqrt(hidden_size), in the model's dtype
         h = h * np.float64(np.float32(c["hidden_size"] ** 0.5))
-    scale = (c["query_pre_attn_scalar"] if gemma else hd) ** -0.5
+    scale = c.get("query_pre_attn_scalar", hd) ** -0.5
     rs = c.get("rope_scaling") or {}
     factor = rs.get("factor", 1.0) if rs.get("rope_type", rs.get("type")) == "linear" else 1.0
     llama3 = rs if rs.get("rope_type") == "llama3" else None
@@ -191,6 +191,11 @@ def forward(folder, ids, gelu=gelu_tanh, broken=None):
         q, k = rope(q, pos, theta, rot, f, llama3, long), rope(k, pos, theta, rot, f, llama3, long)
         a = lin(W, attention(q, k, v, scale, c.get("attn_logit_softcapping") if mt == "gemma2" else None),
                 p + "self_attn.o_proj")
+        if mt == "gemma":  # gemma (1): llama's layout, gemma's norms and GELU
+            h = h + a
+            x = rms(h, W[p + "post_attention_layernorm.weight"], eps, True)
+            h = h + lin(W, gelu(lin(W, x, p + "mlp.gate_proj")) * lin(W, x, p + "mlp.up_proj"), p + "mlp.down_proj")
+            continue
         if gemma:
             a = rms(a, W[p + "post_attention_layernorm.weight"], eps, True)
             h = h + a

@@ -8,7 +8,7 @@
  *   - llama (and mistral, mixtral): attn_q / attn_k rows were permuted per
  *     head for llama.cpp's rope (reshape(n_head, 2, hd/2, ...).swapaxes(1,2));
  *     here each head's rows come back in order, K with the KV heads;
- *   - gemma2, gemma3: every norm weight had 1 added; here 1 is taken off
+ *   - gemma, gemma2, gemma3: every norm weight had 1 added; here 1 is taken off
  *     (a value transform of the run, GG_HF_MINUS_ONE);
  *   - MoE experts were stacked into 3-D ffn_*_exps tensors; here each
  *     expert is its own 2-D slice (model.layers.N.mlp.experts.E.*_proj);
@@ -56,7 +56,7 @@ typedef enum gg_hf_variant {
     GG_HF_NONE = 0,
     GG_HF_LLAMA, GG_HF_MISTRAL, GG_HF_MIXTRAL,
     GG_HF_QWEN2, GG_HF_QWEN3, GG_HF_QWEN2MOE, GG_HF_QWEN3MOE,
-    GG_HF_GEMMA2, GG_HF_GEMMA3, GG_HF_PHI3,
+    GG_HF_GEMMA, GG_HF_GEMMA2, GG_HF_GEMMA3, GG_HF_PHI3,
 } gg_hf_variant;
 
 typedef struct gg_hf_plan {

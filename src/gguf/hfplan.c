@@ -22,16 +22,17 @@
 enum {
     V_LLAMA = 1 << GG_HF_LLAMA, V_MISTRAL = 1 << GG_HF_MISTRAL, V_MIXTRAL = 1 << GG_HF_MIXTRAL,
     V_QWEN2 = 1 << GG_HF_QWEN2, V_QWEN3 = 1 << GG_HF_QWEN3, V_QWEN2MOE = 1 << GG_HF_QWEN2MOE,
-    V_QWEN3MOE = 1 << GG_HF_QWEN3MOE, V_GEMMA2 = 1 << GG_HF_GEMMA2, V_GEMMA3 = 1 << GG_HF_GEMMA3,
-    V_PHI3 = 1 << GG_HF_PHI3,
+    V_QWEN3MOE = 1 << GG_HF_QWEN3MOE, V_GEMMA = 1 << GG_HF_GEMMA, V_GEMMA2 = 1 << GG_HF_GEMMA2,
+    V_GEMMA3 = 1 << GG_HF_GEMMA3, V_PHI3 = 1 << GG_HF_PHI3,
 };
 #define LLAMAS (V_LLAMA | V_MISTRAL)
 #define PERMUTED (LLAMAS | V_MIXTRAL) /* q/k rows permuted by the converter */
-#define GEMMAS (V_GEMMA2 | V_GEMMA3)  /* norms stored with 1 added */
+#define GEMMAS (V_GEMMA2 | V_GEMMA3)  /* norms before and after attention and MLP */
+#define SHIFTED (V_GEMMA | GEMMAS)    /* norms stored with 1 added */
 #define QWENMOE (V_QWEN2MOE | V_QWEN3MOE)
 #define QKNORM (V_QWEN3 | V_QWEN3MOE | V_GEMMA3)
-#define DENSE (LLAMAS | V_QWEN2 | V_QWEN3 | GEMMAS)
-#define ALL 0x7fe
+#define DENSE (LLAMAS | V_QWEN2 | V_QWEN3 | SHIFTED)
+#define ALL 0xffe
 #define NOTPHI (ALL & ~V_PHI3)
 /* classes whose attention_bias puts a bias on q, k, v and o */
 #define OPT_BIAS (LLAMAS | V_QWEN3 | V_QWEN3MOE)
@@ -47,12 +48,13 @@ static const struct variant {
     {GG_HF_QWEN3, "Qwen3ForCausalLM", "qwen3"},
     {GG_HF_QWEN2MOE, "Qwen2MoeForCausalLM", "qwen2_moe"},
     {GG_HF_QWEN3MOE, "Qwen3MoeForCausalLM", "qwen3_moe"},
+    {GG_HF_GEMMA, "GemmaForCausalLM", "gemma"},
     {GG_HF_GEMMA2, "Gemma2ForCausalLM", "gemma2"},
     {GG_HF_GEMMA3, "Gemma3ForCausalLM", "gemma3_text"},
     {GG_HF_PHI3, "Phi3ForCausalLM", "phi3"},
 };
 
-#define SUPPORTED "llama, mistral, mixtral, qwen2, qwen3, qwen2moe, qwen3moe, gemma2, gemma3, phi3"
+#define SUPPORTED "llama, mistral, mixtral, qwen2, qwen3, qwen2moe, qwen3moe, gemma, gemma2, gemma3, phi3"
 
 /* ---- the tensors of a layer ---- */
 
@@ -265,13 +267,14 @@ static int figure(builder *b, const char *suffix, uint64_t dflt, uint64_t *v)
     return gg_kv_uint(f, kv, v) ? -1 : 0;
 }
 
-static void need_figure(builder *b, const char *suffix, uint64_t dflt, uint64_t *v, int required)
+static int need_figure(builder *b, const char *suffix, uint64_t dflt, uint64_t *v, int required)
 {
     int r = figure(b, suffix, dflt, v);
     if (r < 0)
         why(b, "%s.%s differs between layers (the Hugging Face config has one value)", b->p->arch, suffix);
     else if (r > 0 && required)
         why(b, "%s.%s is missing", b->p->arch, suffix);
+    return r < 0 || (r > 0 && required);
 }
 
 /* ---- the plan ---- */
@@ -359,7 +362,7 @@ static void layer_tensor(builder *b, uint64_t i, uint64_t layer, const layer_row
         if (ti->n_dims != 1)
             return bad_shape(b, t, "1 dimension");
         name = gg_xprintf("model.layers.%" PRIu64 ".%s.%s", layer, r->hf, suffix);
-        return plain(b, i, name, 1, ti->ne[0], 1, (v & GEMMAS) ? GG_HF_MINUS_ONE : GG_HF_PLAIN);
+        return plain(b, i, name, 1, ti->ne[0], 1, (v & SHIFTED) ? GG_HF_MINUS_ONE : GG_HF_PLAIN);
     case K_ROW:
         if (!(ti->n_dims == 1 || (ti->n_dims == 2 && ti->ne[1] == 1)))
             return bad_shape(b, t, "[n] or [n, 1]");
@@ -408,9 +411,9 @@ static gg_hf_variant variant_of(builder *b)
     static const struct {
         const char *arch;
         gg_hf_variant v;
-    } archs[] = {{"qwen2", GG_HF_QWEN2},       {"qwen3", GG_HF_QWEN3},       {"qwen2moe", GG_HF_QWEN2MOE},
-                 {"qwen3moe", GG_HF_QWEN3MOE}, {"gemma2", GG_HF_GEMMA2},     {"gemma3", GG_HF_GEMMA3},
-                 {"phi3", GG_HF_PHI3}};
+    } archs[] = {{"qwen2", GG_HF_QWEN2},   {"qwen3", GG_HF_QWEN3},   {"qwen2moe", GG_HF_QWEN2MOE},
+                 {"qwen3moe", GG_HF_QWEN3MOE}, {"gemma", GG_HF_GEMMA}, {"gemma2", GG_HF_GEMMA2},
+                 {"gemma3", GG_HF_GEMMA3}, {"phi3", GG_HF_PHI3}};
     const char *a = b->p->arch;
     if (!strcmp(a, "llama")) {
         uint64_t n = 0;
@@ -599,7 +602,7 @@ static void plan_tensors(builder *b)
                 continue;
             }
             have_norm = 1;
-            plain(b, i, strdup("model.norm.weight"), 1, ti->ne[0], 1, (v & GEMMAS) ? GG_HF_MINUS_ONE : GG_HF_PLAIN);
+            plain(b, i, strdup("model.norm.weight"), 1, ti->ne[0], 1, (v & SHIFTED) ? GG_HF_MINUS_ONE : GG_HF_PLAIN);
         } else if (name_is(t, "output.weight")) {
             if (ti->n_dims != 2) {
                 bad_shape(b, t, "2 dimensions");
@@ -654,10 +657,10 @@ static void plan_figures(builder *b)
 {
     gg_hf_plan *p = b->p;
     const gg_model *m = b->m;
-    need_figure(b, "block_count", 0, &p->n_layer, 1);
-    need_figure(b, "embedding_length", 0, &p->n_embd, 1);
-    need_figure(b, "attention.head_count", 0, &p->n_head, 1);
-    need_figure(b, "attention.head_count_kv", p->n_head, &p->n_head_kv, 0);
+    int missing = need_figure(b, "block_count", 0, &p->n_layer, 1);
+    missing |= need_figure(b, "embedding_length", 0, &p->n_embd, 1);
+    missing |= need_figure(b, "attention.head_count", 0, &p->n_head, 1);
+    missing |= need_figure(b, "attention.head_count_kv", p->n_head, &p->n_head_kv, 0);
     uint64_t kl = 0, vl = 0;
     need_figure(b, "attention.key_length", p->n_head ? p->n_embd / p->n_head : 0, &kl, 0);
     need_figure(b, "attention.value_length", kl, &vl, 0);
@@ -677,11 +680,14 @@ static void plan_figures(builder *b)
         need_figure(b, "expert_feed_forward_length", 0, &p->n_ff_exp, 0);
         need_figure(b, "expert_shared_feed_forward_length", 0, &p->n_ff_shexp, 0);
     }
+    if (missing)
+        return;
     /* llama.cpp's own bounds (LLAMA_MAX_LAYERS, LLAMA_MAX_EXPERTS) and a
      * head count no model comes near keep a hostile header from asking for
      * millions of names */
     if (!p->n_head || !p->n_layer || p->n_layer > MAX_LAYERS || p->n_head > MAX_HEADS ||
-        p->n_head_kv > p->n_head || (p->n_head_kv && p->n_head % p->n_head_kv) || p->n_expert > MAX_EXPERTS)
+        p->n_head_kv > p->n_head || (p->n_head_kv && p->n_head % p->n_head_kv) || p->n_expert > MAX_EXPERTS ||
+        p->n_expert_used > p->n_expert)
         why(b,
             "%s: block_count, head_count, head_count_kv or expert_count are not usable figures (at most %d layers, "
             "%d heads, %d experts)",

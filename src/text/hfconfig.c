@@ -314,6 +314,10 @@ void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch
     key(o, "attention_dropout");
     gg_buf_puts(o, "0.0");
     switch (p->variant) {
+    case GG_HF_GEMMA:
+        str(o, "hidden_act", "gelu_pytorch_tanh");
+        str(o, "hidden_activation", "gelu_pytorch_tanh");
+        break;
     case GG_HF_GEMMA2: {
         uint64_t period = (uint64_t)kval(m, a, "attention.sliding_window_pattern", 2);
         str(o, "hidden_act", "gelu_pytorch_tanh");

@@ -31,7 +31,7 @@ check "the models and vocabularies are made" $CH models "$M"
 check "the vocabularies" $CH vocabs "$V"
 echo "  (made in $(( $(date +%s) - t0 )) s)"
 
-ARCHS="llama llama-bias llama3 llama3-ctx64 mistral mixtral qwen2 qwen3 qwen2moe qwen3moe gemma2 gemma3 phi3 phi3-long"
+ARCHS="llama llama-bias llama3 llama3-ctx64 mistral mixtral qwen2 qwen3 qwen2moe qwen3moe gemma gemma2 gemma3 phi3 phi3-long"
 WEIGHTS="config.json generation_config.json model.safetensors special_tokens_map.json tokenizer.json tokenizer_config.json"
 TOKFILES="special_tokens_map.json tokenizer.json tokenizer_config.json"
 

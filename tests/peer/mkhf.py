@@ -7,7 +7,7 @@ converter lays them out (the tensors and keys llama.cpp's loader wants, src/mode
       scaling, factor 8, low 1, high 4, original context 8192, as the converter computes
       them), llama3-ctx64 (the same with an original context of 64: most pairs scaled,
       off the usual values), mistral (a llama named Mistral), mixtral,
-      qwen2, qwen3 (head_dim 32 != n_embd / n_head), qwen2moe, qwen3moe, gemma2, gemma3
+      qwen2, qwen3 (head_dim 32 != n_embd / n_head), qwen2moe, qwen3moe, gemma, gemma2, gemma3
       (sliding-window period 2, linear rope scaling on its global layers), phi3 (fused qkv
       and gate_up, partial rotary 0.75). Every weight F32, seeded random; q and k larger
       than the others so that attention is far from uniform (a wrong q/k row order then
@@ -33,7 +33,7 @@ VOCABS = {"spm": "ggml-vocab-llama-spm.gguf.gz", "gpt2": "ggml-vocab-gpt-2.gguf.
           "phi3": "ggml-vocab-phi-3.gguf.gz"}
 
 ARCHS = ["llama", "llama-bias", "llama3", "llama3-ctx64", "mistral", "mixtral", "qwen2", "qwen3", "qwen2moe", "qwen3moe",
-         "gemma2", "gemma3", "phi3", "phi3-long"]
+         "gemma", "gemma2", "gemma3", "phi3", "phi3-long"]
 
 
 def default_vocab(arch):
@@ -160,7 +160,7 @@ def make(arch, seed=1, vocab=None):
         if arch in ("qwen3", "qwen3moe", "gemma3"):
             add(b + "attn_q_norm.weight", [head_dim], around=norm)
             add(b + "attn_k_norm.weight", [head_dim], around=norm)
-        if gemma:
+        if gemma and arch != "gemma":
             add(b + "post_attention_norm.weight", [n_embd], around=norm)
         add(b + "ffn_norm.weight", [n_embd], around=norm)
         if moe:
@@ -180,7 +180,7 @@ def make(arch, seed=1, vocab=None):
             add(b + "ffn_gate.weight", [n_embd, n_ff])
             add(b + "ffn_up.weight", [n_embd, n_ff])
             add(b + "ffn_down.weight", [n_ff, n_embd])
-        if gemma:
+        if gemma and arch != "gemma":
             add(b + "post_ffw_norm.weight", [n_embd], around=norm)
     add("output_norm.weight", [n_embd], around=norm)
     if not gemma:
