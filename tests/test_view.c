@@ -1,5 +1,5 @@
 /* test_view - the view layer (view.h) over a memory source (memsrc.h), no
- * FUSE: raw, f32, f16 and bf16 of F32, F16 and Q8_0 tensors give the bytes
+ * FUSE: raw, f32, f16, bf16 and q8_0 of F32, F16 and Q8_0 tensors give the bytes
  * computed here; a small read decodes only the blocks it touches; an I/O
  * error or a read cut short gives GG_E_IO (EIO) and leaves no page behind,
  * so the next read succeeds; a changed object gives GG_E_STALE (ESTALE) for
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gguffs/quantize.h"
 #include "gguffs/view.h"
 #include "mem_model.h"
 #include "testlib.h"
@@ -77,6 +78,38 @@ static void views(mem_model *mm, gg_model *m, gg_reader *r)
             EXPECT(k == 0, "tensor %d view %d at the end: %zd", i, v, k);
             free(want);
         }
+        free(got);
+    }
+}
+
+/* The Q8_0 view: the blocks of the f32 values (quantize.h, checked against
+ * ggml in 11_oracle), whole and in pieces that cut blocks and pages; a row
+ * that is not a multiple of 32 is refused. */
+static void q8_0_view(mem_model *mm, gg_model *m, gg_reader *r)
+{
+    for (int i = 0; i < MM_X; i++) {
+        const gg_tensor *t = &m->t[i];
+        uint64_t n = mm->nelems[i], size = n / 32 * 34;
+        char *got = malloc(size + 64);
+        gg_err e;
+        if (n % 32) {
+            ssize_t k = gg_read_view_copy(r, m, t, (uint32_t)i, GG_VIEW_Q8_0, got, 64, 0, NULL, &e);
+            EXPECT(k == -1 && e.code == GG_E_INVAL, "tensor %d: Q8_0 of rows of %" PRIu64 ": %zd", i, n, k);
+            free(got);
+            continue;
+        }
+        uint8_t *want = malloc(size);
+        gg_quantize_q8_0_isa(mm->f32[i], want, n / 32, GG_ISA_SCALAR);
+        EXPECT(gg_view_size(t, GG_VIEW_Q8_0) == size, "tensor %d: Q8_0 size %" PRIu64, i, gg_view_size(t, GG_VIEW_Q8_0));
+        ssize_t k = gg_read_view_copy(r, m, t, (uint32_t)i, GG_VIEW_Q8_0, got, size + 64, 0, NULL, &e);
+        EXPECT(k == (ssize_t)size && !memcmp(got, want, size), "tensor %d: Q8_0 whole: %zd", i, k);
+        for (uint64_t at = 0; at < size; at += 517) {
+            size_t len = 1 + at % 2900;
+            k = gg_read_view_copy(r, m, t, (uint32_t)i, GG_VIEW_Q8_0, got, len, at, NULL, &e);
+            size_t exp = at + len <= size ? len : (size_t)(size - at);
+            EXPECT(k == (ssize_t)exp && !memcmp(got, want + at, exp), "tensor %d: Q8_0 at %" PRIu64 ": %zd", i, at, k);
+        }
+        free(want);
         free(got);
     }
 }
@@ -202,6 +235,7 @@ int main(void)
         EXPECT(m.nt == MM_NT && !gg_tensor_decodable(&m.t[MM_X]), "tensors: %" PRIu64, m.nt);
         gg_reader *r = new_reader(0);
         views(&mm, &m, r);
+        q8_0_view(&mm, &m, r);
         gg_reader_forget(r, 0, 1000);
         small_reads(&mm, &m, r);
         io_errors(&mm, &m, r, MS_EIO);

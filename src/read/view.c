@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "gguffs/halfconv.h"
+#include "gguffs/quantize.h"
 #include "base/log.h"
 #include "gguffs/scope.h"
 #include "base/tlbuf.h"
@@ -599,14 +600,47 @@ static ssize_t read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, ui
     return (ssize_t)size;
 }
 
+static gg_tlbuf conv_q = GG_TLBUF_INIT;
+
+/* Q8_0 (view): the blocks the range touches, quantized from the f32 view's
+ * values (the same pages and cache), into buf. */
+static ssize_t read_q8_0(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf, size_t size,
+                         uint64_t off, gg_readahead *ra, gg_err *e)
+{
+    if (t->info->ne[0] % GG_Q8_0_ELEMS)
+        return gg_fail(e, GG_E_INVAL, "%s: Q8_0 needs rows of a multiple of 32 values (this one has %" PRIu64 ")",
+                       m->path, t->info->ne[0]);
+    uint64_t total = gg_view_size(t, GG_VIEW_Q8_0);
+    if (off >= total || size == 0)
+        return 0;
+    if (size > total - off)
+        size = (size_t)(total - off);
+    uint64_t b0 = off / GG_Q8_0_BYTES, b1 = (off + size + GG_Q8_0_BYTES - 1) / GG_Q8_0_BYTES, nb = b1 - b0;
+    float *f32 = gg_tlbuf_get(&conv_f32, nb * GG_Q8_0_ELEMS * 4);
+    uint8_t *q = gg_tlbuf_get(&conv_q, nb * GG_Q8_0_BYTES);
+    if (!f32 || !q)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    /* Blocks may straddle the pages: the values are gathered first. */
+    gg_ref ref;
+    ssize_t got = read_f32_ref(r, m, t, uid, (char *)f32, nb * GG_Q8_0_ELEMS * 4, b0 * GG_Q8_0_ELEMS * 4, ra, &ref, e);
+    if (got < 0)
+        return -1;
+    gg_ref_gather(&ref, (char *)f32);
+    gg_ref_release(r, &ref);
+    gg_quantize_q8_0(f32, q, nb);
+    memcpy(buf, q + (off - b0 * GG_Q8_0_BYTES), size);
+    return (ssize_t)size;
+}
+
 ssize_t gg_read_view(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind k, char *buf,
                      size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e)
 {
     if (k == GG_VIEW_F32)
         return read_f32_ref(r, m, t, uid, buf, size, off, ra, ref, e);
     gg_ref_init(ref);
-    ssize_t got = k == GG_VIEW_RAW ? read_raw(r, m, t, buf, size, off, e)
-                                   : read_half(r, m, t, uid, k, buf, size, off, ra, e);
+    ssize_t got = k == GG_VIEW_RAW    ? read_raw(r, m, t, buf, size, off, e)
+                  : k == GG_VIEW_Q8_0 ? read_q8_0(r, m, t, uid, buf, size, off, ra, e)
+                                      : read_half(r, m, t, uid, k, buf, size, off, ra, e);
     if (got > 0) {
         ref->iov[0] = (struct iovec){buf, (size_t)got};
         ref->niov = 1;
