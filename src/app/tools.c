@@ -383,7 +383,7 @@ static int walk_path(gg_tree *t, const char *model, const char *path, gg_ino *ou
     gg_ino at = GG_ROOT;
     char *todo = strdup(path); /* what is left to walk */
     const char *p = todo;
-    int links = 0, rc = todo ? GG_EXIT_OK : GG_EXIT_INTERNAL;
+    int links = 0, rc = todo ? GG_EXIT_OK : GG_EXIT_INTERNAL, at_dir = 1;
     gg_buf done = {0}; /* what was walked, for messages */
     gg_buf_puts(&done, model);
     while (!rc) {
@@ -401,7 +401,10 @@ static int walk_path(gg_tree *t, const char *model, const char *path, gg_ino *ou
         gg_err e;
         gg_ino next;
         gg_attr a;
-        if (!strcmp(name, ".") || !strcmp(name, "..")) {
+        if (!at_dir) {
+            fprintf(stderr, "gguffs --cat: %s: %s is a file, not a folder\n", path, done.p);
+            rc = GG_EXIT_NO_PATH;
+        } else if (!strcmp(name, ".") || !strcmp(name, "..")) {
             if (name[1])
                 at = gg_tree_parent(t, at);
             gg_buf_printf(&done, "/%s", name);
@@ -409,12 +412,10 @@ static int walk_path(gg_tree *t, const char *model, const char *path, gg_ino *ou
             if (e.code == GG_E_NOENT) {
                 fprintf(stderr, "gguffs --cat: %s: no \"%s\" in %s/\n", path, name, done.p);
                 say_holds(t, at, done.p);
-            } else if (e.code == GG_E_NOTDIR) {
-                fprintf(stderr, "gguffs --cat: %s: %s is a file, not a folder\n", path, done.p);
             } else {
                 fprintf(stderr, "gguffs --cat: %s: %s\n", path, e.msg);
             }
-            rc = e.code == GG_E_NOENT || e.code == GG_E_NOTDIR ? GG_EXIT_NO_PATH : gg_exit_for(e.code);
+            rc = e.code == GG_E_NOENT ? GG_EXIT_NO_PATH : gg_exit_for(e.code);
         } else if (gg_tree_getattr(t, next, &a, &e)) {
             fprintf(stderr, "gguffs --cat: %s: %s\n", path, e.msg);
             rc = gg_exit_for(e.code);
@@ -434,6 +435,7 @@ static int walk_path(gg_tree *t, const char *model, const char *path, gg_ino *ou
         } else {
             gg_buf_printf(&done, "/%s", name);
             at = next;
+            at_dir = a.kind == GG_K_DIR;
         }
         free(name);
     }
