@@ -1,0 +1,123 @@
+#!/bin/bash
+# as_gguf.sh - the GGUF views of a model, each figure against a baseline
+# measured in the same run (medians of RUNS, [min..max]):
+#
+#  - stream: dd bs=1M of as/bf16.gguf, as/q8_0.gguf and as/f32.gguf of a
+#    model of four Q4_K tensors (1 GiB of float32 in all), each on a fresh
+#    mount, against reading the f32 files of the same tensors (fresh mount),
+#    in million values per second; aim >= 0.9x;
+#  - llama.cpp (tests/peer/embed.mjs, one thread): load, then the first
+#    token (the next-token probabilities after a short prompt) of as/f32.gguf
+#    of a llama of 450 MB of f32 from a fresh mount, against the same bytes
+#    in a file on disk (page-cached: a second read of it);
+#  - a 64 GiB sparse model of 2048 tensors and a 131072-token vocabulary
+#    (bench/fsbench sparse): ls -l as/ on a fresh mount, then the first MiB
+#    of each view and of model.gguf, and what the daemon holds then.
+#
+#   bench/as_gguf.sh           (needs FUSE: run as root; RUNS=3)
+# Noisy on a shared 2-vCPU VM: compare figures within one run.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+GGUFFS=${GGUFFS:-$PWD/gguffs}
+FSB=$BUILD/bench/fsbench
+PY=${PYTHON:-/usr/bin/python3}
+RUNS=${RUNS:-3}
+[ -x "$GGUFFS" ] && [ -x "$FSB" ] || { echo "as_gguf.sh: build gguffs and $FSB first (make bench)" >&2; exit 2; }
+
+. bench/lib.sh
+bench_need_fuse as_gguf.sh
+bench_setup as-gguf
+R=$D/results
+mkdir -p "$R"
+put() { echo "$2" >> "$R/$1"; }
+med() {
+    sort -g "$R/$1" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+        printf "%6.0f [%g..%g]", m, v[1], v[NR] }'
+}
+medv() { sort -g "$R/$1" | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+ratio() { awk -v a="$(medv "$1")" -v b="$(medv "$2")" 'BEGIN { printf "%.2f", a / b }'; }
+now() { date +%s%N; }
+mnt() { "$GGUFFS" "$@" "$M" || { echo "as_gguf.sh: mount failed" >&2; exit 1; }; ls "$M" > /dev/null; }
+pid_of_mount() { pgrep -f "^$GGUFFS .*$M\$" | head -1; }
+stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$M/.stats"; }
+
+# --- 1. streams
+"$FSB" gen "$D/q4k.gguf" a:q4_k:4096:16384 b:q4_k:4096:16384 c:q4_k:4096:16384 d:q4_k:4096:16384 > /dev/null || exit 1
+cat "$D/q4k.gguf" > /dev/null
+NV=$((4 * 4096 * 16384))
+for run in $(seq "$RUNS"); do
+    printf "\rstreams: run %d/%d " "$run" "$RUNS" >&2
+    mnt "$D/q4k.gguf"
+    t0=$(now)
+    for t in a b c d; do dd if="$M/tensors/$t/f32" of=/dev/null bs=1M status=none; done
+    put f32files $((NV * 1000 / ($(now) - t0)))
+    umnt
+    for v in bf16 q8_0 f32; do
+        mnt "$D/q4k.gguf"
+        t0=$(now)
+        dd if="$M/as/$v.gguf" of=/dev/null bs=1M status=none
+        put "$v" $((NV * 1000 / ($(now) - t0)))
+        umnt
+    done
+done
+echo >&2
+echo "-- dd bs=1M, fresh mount, 4 Q4_K tensors of 4096 x 16384 (1 GiB of f32): M values/s"
+echo "   the tensors' f32 files      $(med f32files)"
+for v in bf16 q8_0 f32; do
+    echo "   as/$v.gguf $(printf '%*s' $((12 - ${#v})) '')   $(med $v)   $(ratio $v f32files)x the f32 files"
+done
+
+# --- 2. llama.cpp: load and first token
+if command -v node > /dev/null && [ -f tests/peer/node_modules/node-llama-cpp/package.json ]; then
+    "$PY" tests/peer/mkllama.py model "$D/llama.gguf" --type Q4_K --n-embd 1024 --n-layer 4 --n-head 8 \
+        --n-head-kv 4 --n-ff 2816 2> /dev/null || exit 1
+    "$GGUFFS" --cat "$D/llama.gguf" as/f32.gguf > "$D/llama-f32.gguf" || exit 1
+    cat "$D/llama-f32.gguf" > /dev/null
+    lt() { # lt MODEL NAME: load, context and eval ms of one run of llama.cpp
+        EMBED_TIMING=1 node tests/peer/embed.mjs probs "$1" "Once upon a time" "$D/p.f32" 2>&1 >/dev/null |
+            awk -v n="$2" '/^timing_ms probs/ { for (i = 1; i < NF; i++) if ($i == "load" || $i == "eval" || $i == "context") t[$i] = $(i + 1);
+                printf "%s_load %s\n%s_eval %s\n%s_total %s\n", n, t["load"], n, t["eval"], n, t["load"] + t["context"] + t["eval"] }'
+    }
+    for run in $(seq "$RUNS"); do
+        printf "\rllama.cpp: run %d/%d " "$run" "$RUNS" >&2
+        lt "$D/llama-f32.gguf" disk | while read -r k v; do put "$k" "$v"; done
+        mnt "$D/llama.gguf"
+        lt "$M/as/f32.gguf" mount | while read -r k v; do put "$k" "$v"; done
+        umnt
+    done
+    echo >&2
+    echo "-- llama.cpp, one thread, as/f32.gguf of a Q4_K llama ($(($(stat -c %s "$D/llama-f32.gguf") >> 20)) MiB of f32): ms"
+    for w in disk mount; do
+        echo "   $w   load $(med ${w}_load)   first token $(med ${w}_eval)   in all $(med ${w}_total)"
+    done
+    echo "   a fresh mount takes $(ratio mount_total disk_total)x the time of the bytes on disk (page-cached)"
+else
+    echo "-- llama.cpp: tests/peer/node_modules missing (tests/deps.sh); skipped"
+fi
+
+# --- 3. a 64 GiB sparse model
+"$FSB" sparse "$D/sparse.gguf" 2048 4096 7711 131072 || exit 1
+for run in $(seq "$RUNS"); do
+    printf "\r64 GiB: run %d/%d " "$run" "$RUNS" >&2
+    mnt "$D/sparse.gguf" -o direct_io
+    t0=$(now)
+    ls -l "$M/as" > /dev/null
+    put ls_as $((($(now) - t0) / 1000000))
+    put ls_decoded "$(stat_of bytes_decoded)"
+    for v in model.gguf as/f32.gguf as/f16.gguf as/bf16.gguf as/q8_0.gguf; do
+        t0=$(now)
+        head -c 1M "$M/$v" > /dev/null
+        put "first_${v//\//_}" $((($(now) - t0) / 1000))
+    done
+    pid=$(pid_of_mount)
+    put rss_mb "$(awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$pid/status")"
+    umnt
+done
+echo >&2
+echo "-- a 64 GiB sparse Q8_0 model, 2048 tensors, a 131072-token vocabulary, fresh mount (-o direct_io)"
+echo "   ls -l as/: $(med ls_as) ms (bytes decoded: $(medv ls_decoded))"
+for v in model.gguf as/f32.gguf as/f16.gguf as/bf16.gguf as/q8_0.gguf; do
+    echo "   first MiB of $(printf '%-12s' $v): $(med "first_${v//\//_}") us"
+done
+echo "   daemon RSS after all that: $(med rss_mb) MiB"
