@@ -190,6 +190,21 @@ a, b = json.load(open('$TMP/v1.json')), json.load(open('$TMP/v1-f32.json'))
 assert b.pop('general.file_type') == {'type': 'u32', 'value': 0}, b
 assert list(a) == list(b) and a == b and len(a) == 4, (a, b)"
 
+# an alignment of 2^30: its padding is zeros that nothing holds in memory
+"$PY" -c "
+import struct, sys; sys.path.insert(0, 'tests'); import gguf_tool as g
+h = b'GGUF' + struct.pack('<IQQ', 3, 1, 1) + g.enc_string('general.alignment') + struct.pack('<II', g.U32, 1 << 30)
+h += g.enc_string('w') + struct.pack('<IQIQ', 1, 4, 0, 0)
+with open('$TMP/align.gguf', 'wb') as f:
+    f.write(h); f.seek(1 << 30); f.write(struct.pack('<4f', 1, 2, 3, 4))"
+mount_model "$M" "$TMP/align.gguf" -o direct_io
+check "alignment 2^30: as/f32.gguf is 2 GiB (header and tensor each padded)" [ "$(stat -c %s "$M/as/f32.gguf")" = $((2 << 30)) ]
+check "alignment 2^30: the tensor lies at 1 GiB" cmp <(dd if="$M/as/q8_0.gguf" bs=16 skip=$((1 << 26)) count=1 status=none) \
+    <("$PY" -c "import struct, sys; sys.stdout.buffer.write(struct.pack('<4f', 1, 2, 3, 4))")
+check "alignment 2^30: the daemon holds $(awk '/VmRSS/ { print $2 }' /proc/$(pgrep -f "^$GGUFFS .*$M\$" | head -1)/status) KiB" \
+    [ "$(awk '/VmRSS/ { print $2 }' /proc/$(pgrep -f "^$GGUFFS .*$M\$" | head -1)/status)" -lt 200000 ]
+unmount "$M"
+
 # --- 6. as/why: tensors that cannot be decoded
 "$PY" -c "
 import sys; sys.path.insert(0, 'tests'); import gguf_tool as g, struct
