@@ -83,8 +83,8 @@ static void views(mem_model *mm, gg_model *m, gg_reader *r)
 }
 
 /* The Q8_0 view: the blocks of the f32 values (quantize.h, checked against
- * ggml in 11_oracle), whole and in pieces that cut blocks and pages; a row
- * that is not a multiple of 32 is refused. */
+ * ggml in 11_oracle), whole and in pieces that cut blocks and pages (of
+ * whole blocks, or not); a row that is not a multiple of 32 is refused. */
 static void q8_0_view(mem_model *mm, gg_model *m, gg_reader *r)
 {
     for (int i = 0; i < MM_X; i++) {
@@ -236,6 +236,17 @@ int main(void)
         gg_reader *r = new_reader(0);
         views(&mm, &m, r);
         q8_0_view(&mm, &m, r);
+        {
+            /* pages of 1025 floats: blocks straddle them (the values are gathered first) */
+            gg_reader_opts o;
+            gg_reader_default_opts(&o);
+            o.cache_bytes = 1u << 20;
+            o.page_bytes = 4100;
+            o.threads = 2;
+            gg_reader *odd = gg_reader_new(&o);
+            q8_0_view(&mm, &m, odd);
+            gg_reader_free(odd);
+        }
         gg_reader_forget(r, 0, 1000);
         small_reads(&mm, &m, r);
         io_errors(&mm, &m, r, MS_EIO);

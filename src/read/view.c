@@ -576,8 +576,10 @@ static ssize_t read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, ui
     if (size > total - off)
         size = (size_t)(total - off);
     uint64_t e0 = off / 2, e1 = (off + size + 1) / 2, n = e1 - e0;
+    /* Whole values into a buffer that holds them aligned: converted in place. */
+    int direct = off % 2 == 0 && size % 2 == 0 && (uintptr_t)buf % 2 == 0;
     char *f32 = gg_tlbuf_get(&conv_f32, n * 4);
-    uint16_t *h = gg_tlbuf_get(&conv_16, n * 2);
+    uint16_t *h = direct ? (uint16_t *)(void *)buf : gg_tlbuf_get(&conv_16, n * 2);
     if (!f32 || !h)
         return gg_fail(e, GG_E_NOMEM, "out of memory");
     /* The float32 values through the same pages and cache as f32, then
@@ -596,14 +598,38 @@ static ssize_t read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, ui
         at += k;
     }
     gg_ref_release(r, &ref);
-    memcpy(buf, (char *)h + (off - e0 * 2), size);
+    if (!direct)
+        memcpy(buf, (char *)h + (off - e0 * 2), size);
     return (ssize_t)size;
 }
 
-static gg_tlbuf conv_q = GG_TLBUF_INIT;
+/* Q8_0 blocks [b, b + n) of the values at x into buf, which holds bytes
+ * [off, off + size) of the view: whole blocks go straight in, a block cut
+ * by either end through a block of its own. */
+static void put_q8_0(const float *x, uint64_t b, uint64_t n, char *buf, uint64_t off, size_t size)
+{
+    const uint64_t B = GG_Q8_0_BYTES, end = off + size;
+    while (n) {
+        uint64_t at = b * B;
+        if (at < off || at + B > end) {
+            uint8_t one[GG_Q8_0_BYTES];
+            gg_quantize_q8_0(x, one, 1);
+            uint64_t lo = at > off ? at : off, hi = at + B < end ? at + B : end;
+            memcpy(buf + (lo - off), one + (lo - at), hi - lo);
+            x += GG_Q8_0_ELEMS, b++, n--;
+            continue;
+        }
+        uint64_t whole = (end - at) / B < n ? (end - at) / B : n;
+        gg_quantize_q8_0(x, (uint8_t *)buf + (at - off), whole);
+        x += whole * GG_Q8_0_ELEMS, b += whole, n -= whole;
+    }
+}
 
 /* Q8_0 (view): the blocks the range touches, quantized from the f32 view's
- * values (the same pages and cache), into buf. */
+ * values (the same pages and cache) into buf. Pages hold whole blocks when
+ * their element count is a multiple of 32 (it is for every type whose
+ * granule is): then each is quantized where it lies; else the values are
+ * gathered first. */
 static ssize_t read_q8_0(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf, size_t size,
                          uint64_t off, gg_readahead *ra, gg_err *e)
 {
@@ -617,18 +643,27 @@ static ssize_t read_q8_0(gg_reader *r, const gg_model *m, const gg_tensor *t, ui
         size = (size_t)(total - off);
     uint64_t b0 = off / GG_Q8_0_BYTES, b1 = (off + size + GG_Q8_0_BYTES - 1) / GG_Q8_0_BYTES, nb = b1 - b0;
     float *f32 = gg_tlbuf_get(&conv_f32, nb * GG_Q8_0_ELEMS * 4);
-    uint8_t *q = gg_tlbuf_get(&conv_q, nb * GG_Q8_0_BYTES);
-    if (!f32 || !q)
+    if (!f32)
         return gg_fail(e, GG_E_NOMEM, "out of memory");
-    /* Blocks may straddle the pages: the values are gathered first. */
     gg_ref ref;
     ssize_t got = read_f32_ref(r, m, t, uid, (char *)f32, nb * GG_Q8_0_ELEMS * 4, b0 * GG_Q8_0_ELEMS * 4, ra, &ref, e);
     if (got < 0)
         return -1;
-    gg_ref_gather(&ref, (char *)f32);
+    int whole = 1;
+    for (int i = 0; i < ref.niov; i++)
+        whole &= ref.iov[i].iov_len % (GG_Q8_0_ELEMS * 4) == 0;
+    if (!whole) {
+        gg_ref_gather(&ref, (char *)f32);
+        put_q8_0(f32, b0, nb, buf, off, size);
+    } else {
+        uint64_t b = b0;
+        for (int i = 0; i < ref.niov; i++) {
+            uint64_t n = ref.iov[i].iov_len / (GG_Q8_0_ELEMS * 4);
+            put_q8_0(ref.iov[i].iov_base, b, n, buf, off, size);
+            b += n;
+        }
+    }
     gg_ref_release(r, &ref);
-    gg_quantize_q8_0(f32, q, nb);
-    memcpy(buf, q + (off - b0 * GG_Q8_0_BYTES), size);
     return (ssize_t)size;
 }
 
