@@ -12,7 +12,8 @@
  *   - every tensor of every shard in the model's order, its dimensions as
  *     stored, its type id and data offset the new ones;
  *   - then zeros up to the alignment (general.alignment, else 32), where
- *     the data starts. Tensor i lies at offset[i] from there, each padded
+ *     the data starts (none when there are no tensors: ggml reads such a
+ *     file, and an alignment of 2^31 would make it 2 GiB). Tensor i lies at offset[i] from there, each padded
  *     with zeros to the alignment (the last one too, as ggml's writer
  *     does). The zeros are not made here: an alignment may be 2^31. */
 #ifndef GGUFFS_GGUF_WRITE_H

@@ -127,7 +127,7 @@ int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, int64_t file_typ
         at += padded;
     }
     uint64_t len = out->len - start;
-    *data_start = len + (align - len % align) % align;
+    *data_start = m->nt ? len + (align - len % align) % align : len; /* (no data: no padding before it) */
     *data_bytes = at;
     return out->oom ? gg_fail(e, GG_E_NOMEM, "%s: out of memory for a GGUF header", m->path) : 0;
 }
