@@ -268,9 +268,12 @@ static int readahead(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32
     if (!ra)
         return 0;
     uint64_t first = 0, end = 0, w = (uint64_t)r->o.readahead_pages;
+    /* A request's worth: 1 MiB of f32, or this read's pages when a view
+     * made from f32 asks for more (1 MiB of q8_0 is 15 pages). */
+    uint64_t request = (1u << 20) / 4 / pe > p1 + 1 - p0 ? (1u << 20) / 4 / pe : p1 + 1 - p0;
     /* In pages: a fixed window; a stream earns it once it covers two pages. */
     gg_ahead_params ap = {.unit = 1,
-                          .slack = size < r->o.page_bytes / 4 ? 1 : (1u << 20) / 4 / pe + 1,
+                          .slack = size < r->o.page_bytes / 4 ? 1 : request + 1,
                           .earn_bytes = w ? 0 : UINT64_MAX,
                           .earn_span = 2,
                           .min = w ? w : 1,
