@@ -333,8 +333,8 @@ gg_composite *gg_export_gguf(const gg_model *m, gg_view_kind view, gg_err *e)
                 s[c->n++] = (gg_segment){.at = at, .len = to - at, .kind = GG_SEG_ZEROS};
             at = to;
             if (i < m->nt && ts[i].nbytes) {
-                s[c->n++] = (gg_segment){.at = at, .len = ts[i].nbytes, .tensor = i,
-                                                     .view = gg_export_gguf_view(&m->t[i], view)};
+                gg_view_kind v = gg_export_gguf_view(&m->t[i], view);
+                s[c->n++] = (gg_segment){.at = at, .len = ts[i].nbytes, .tensor = i, .view = v};
                 at += ts[i].nbytes;
             }
         }
