@@ -210,6 +210,24 @@ static void gguf_files(void)
     char *p = read_whole("model.gguf", &len, &e);
     EXPECT(p && len == (ssize_t)mm.file.n && !memcmp(p, mm.file.p, mm.file.n), "model.gguf: not the file's bytes");
     free(p);
+    /* One read of all of model.safetensors: its header and the cached pages
+     * of every tensor in one reply, as they lie. */
+    gg_ino st = walk("model.safetensors");
+    EXPECT(gg_tree_getattr(tree, st, &a, &e) == 0, "model.safetensors: getattr");
+    char *all = malloc(a.size + 16);
+    p = read_whole("model.safetensors", &len, &e);
+    gg_ref ref;
+    ssize_t got = all ? gg_tree_read_ref(tree, st, NULL, all, a.size + 16, 0, &ref, &e) : -1;
+    EXPECT(got == (ssize_t)a.size && ref.niov > 4 && ref.npages > 4,
+           "model.safetensors in one read: %zd bytes, %d pieces, %d pages", got, got > 0 ? ref.niov : 0,
+           got > 0 ? ref.npages : 0);
+    if (got > 0) {
+        gg_ref_gather(&ref, all);
+        gg_tree_read_done(tree, &ref);
+        EXPECT(p && len == got && !memcmp(p, all, (size_t)got), "model.safetensors: one read differs from pieces");
+    }
+    free(all);
+    free(p);
     p = read_whole("as/why", &len, &e);
     EXPECT(p && strstr(p, "1 tensor cannot be decoded") && strstr(p, "\nx\tid 9999\tunsupported type 9999\n"),
            "as/why: %s", p ? p : e.msg);

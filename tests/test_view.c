@@ -114,6 +114,43 @@ static void q8_0_view(mem_model *mm, gg_model *m, gg_reader *r)
     }
 }
 
+/* Refs put end to end (composite files do): five reads of a tensor's f32,
+ * 20 pieces and pages, more than a ref holds inline, give the bytes in
+ * order; literal bytes between them stay where they lie. */
+static void ref_append(mem_model *mm, gg_model *m, gg_reader *r)
+{
+    const gg_tensor *t = &m->t[MM_Q];
+    size_t n = mm->nelems[MM_Q] * 4;
+    char *bufs = malloc(5 * n), *got = malloc(5 * n + 8);
+    gg_ref all, one;
+    gg_err e;
+    gg_ref_init(&all);
+    int ok = 1;
+    for (int k = 0; k < 5 && ok; k++) {
+        ssize_t g = gg_read_view(r, m, t, 77, GG_VIEW_F32, bufs + k * n, n, 0, NULL, &one, &e);
+        ok = g == (ssize_t)n && gg_ref_append(&all, &one, &e) == 0 && one.niov == 0 && one.npages == 0;
+        ok = ok && (k != 2 || gg_ref_add(&all, "gap!", 4, &e) == 0);
+    }
+    EXPECT(ok && all.niov > GG_REF_INLINE && all.npages > GG_REF_INLINE, "five reads put together: %d pieces, %d pages",
+           all.niov, all.npages);
+    gg_ref_gather(&all, got);
+    char *want = mm_view(mm, MM_Q, 0, 0);
+    int same = 1;
+    for (int k = 0, at = 0; k < 5; k++) {
+        same &= !memcmp(got + at, want, n);
+        at += (int)n;
+        if (k == 2) {
+            same &= !memcmp(got + at, "gap!", 4);
+            at += 4;
+        }
+    }
+    EXPECT(same, "five reads put together: not the bytes in order");
+    gg_ref_release(r, &all);
+    free(want);
+    free(bufs);
+    free(got);
+}
+
 /* A small read of a quantized tensor decodes the blocks it touches only. */
 static void small_reads(mem_model *mm, gg_model *m, gg_reader *r)
 {
@@ -236,6 +273,7 @@ int main(void)
         gg_reader *r = new_reader(0);
         views(&mm, &m, r);
         q8_0_view(&mm, &m, r);
+        ref_append(&mm, &m, r);
         {
             /* pages of 1025 floats: blocks straddle them (the values are gathered first) */
             gg_reader_opts o;

@@ -73,11 +73,16 @@ gg_composite *gg_export_gguf(const gg_model *m, gg_view_kind view, gg_err *e);
 /* The view a tensor is stored in by gg_export_gguf(m, view). */
 gg_view_kind gg_export_gguf_view(const gg_tensor *t, gg_view_kind view);
 
-/* Read [off, off+size) of c into buf; read(arg, s, buf, n, off, e) reads n
- * bytes of segment s (a view or a shard) from off within it. Returns the
- * byte count or -1 with *e set. */
-typedef ssize_t (*gg_seg_read_fn)(void *arg, const gg_segment *s, char *buf, size_t n, uint64_t off, gg_err *e);
-ssize_t gg_composite_read(const gg_composite *c, gg_seg_read_fn read, void *arg, char *buf, size_t size,
-                          uint64_t off, gg_err *e);
+/* Bytes [off, off+size) of c, described in ref (empty: gg_ref_init) as a
+ * view's read describes them (view.h): literal bytes where they lie (c
+ * outlives the reply), the views' bytes in the cached pages where they are,
+ * the rest in buf (size bytes). read(arg, s, buf, n, off, sub, e) describes
+ * in sub n bytes (or fewer) of segment s (a view or a file) from off within
+ * it, using buf. Returns the byte count, or -1 with *e set and nothing to
+ * release (sub-reads are let go through r). */
+typedef ssize_t (*gg_seg_read_fn)(void *arg, const gg_segment *s, char *buf, size_t n, uint64_t off, gg_ref *sub,
+                                  gg_err *e);
+ssize_t gg_composite_read(const gg_composite *c, gg_reader *r, gg_seg_read_fn read, void *arg, char *buf, size_t size,
+                          uint64_t off, gg_ref *ref, gg_err *e);
 
 #endif

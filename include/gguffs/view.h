@@ -81,6 +81,7 @@ typedef struct gg_ref {
     int niov;
     gg_page **pages;
     int npages;
+    int cap_iov, cap_pages; /* room in iov and pages */
     const void *stream; /* release the pages as used once by this stream */
     void *held;         /* what the owner keeps alive until it is let go (tree.c) */
     struct iovec iov_local[GG_REF_INLINE];
@@ -91,6 +92,12 @@ void gg_ref_init(gg_ref *ref);
 void gg_ref_release(gg_reader *r, gg_ref *ref);
 /* Copy the bytes into buf, in order (parts already in buf stay put). */
 void gg_ref_gather(const gg_ref *ref, char *buf);
+/* Bytes after those of dst: n at p (memory that outlives dst), or src's
+ * bytes and pages (src is left empty; dst takes its stream if it has none).
+ * Returns 0, or -1 with *e set (out of memory; dst keeps what it had, src
+ * too). */
+int gg_ref_add(gg_ref *dst, const void *p, size_t n, gg_err *e);
+int gg_ref_append(gg_ref *dst, gg_ref *src, gg_err *e);
 
 /* Bytes [off, off+size) of a view of the tensor, described in ref (buf, of
  * size bytes, is used where the bytes are not in the cache: f32 pages are

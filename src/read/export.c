@@ -345,8 +345,8 @@ gg_composite *gg_export_gguf(const gg_model *m, gg_view_kind view, gg_err *e)
     return c;
 }
 
-ssize_t gg_composite_read(const gg_composite *c, gg_seg_read_fn read, void *arg, char *buf, size_t size,
-                          uint64_t off, gg_err *e)
+ssize_t gg_composite_read(const gg_composite *c, gg_reader *r, gg_seg_read_fn read, void *arg, char *buf, size_t size,
+                          uint64_t off, gg_ref *ref, gg_err *e)
 {
     if (off >= c->size)
         return 0;
@@ -366,20 +366,29 @@ ssize_t gg_composite_read(const gg_composite *c, gg_seg_read_fn read, void *arg,
         const gg_segment *s = &c->seg[i];
         uint64_t a = off + done, in = a - s->at;
         size_t k = s->len - in < size - done ? (size_t)(s->len - in) : size - done;
+        int rc = 0;
         if (s->bytes) {
-            memcpy(buf + done, s->bytes + in, k);
+            rc = gg_ref_add(ref, s->bytes + in, k, e);
         } else if (s->kind == GG_SEG_ZEROS) {
             memset(buf + done, 0, k);
+            rc = gg_ref_add(ref, buf + done, k, e);
         } else {
             /* A view may give fewer bytes per call: ask until k are in. */
-            for (size_t got = 0; got < k;) {
-                ssize_t r = read(arg, s, buf + done + got, k - got, s->from + in + got, e);
-                if (r < 0)
-                    return -1;
-                if (r == 0)
-                    return gg_fail(e, GG_E_IO, "a tensor view ended early");
-                got += (size_t)r;
+            for (size_t got = 0; got < k && !rc;) {
+                gg_ref sub;
+                gg_ref_init(&sub);
+                ssize_t n = read(arg, s, buf + done + got, k - got, s->from + in + got, &sub, e);
+                if (n <= 0) {
+                    rc = n < 0 ? -1 : gg_fail(e, GG_E_IO, "a tensor view ended early");
+                } else if ((rc = gg_ref_append(ref, &sub, e)) != 0) {
+                    gg_ref_release(r, &sub);
+                }
+                got += n > 0 ? (size_t)n : 0;
             }
+        }
+        if (rc) {
+            gg_ref_release(r, ref);
+            return -1;
         }
         done += k;
     }

@@ -315,11 +315,68 @@ void gg_ref_gather(const gg_ref *ref, char *buf)
     }
 }
 
+/* Room for more iovecs and pages in ref (the inline arrays, then the heap). */
+static int ref_room(gg_ref *ref, int iovs, int pages)
+{
+    if (ref->niov + iovs > ref->cap_iov) {
+        int n = 2 * (ref->niov + iovs);
+        struct iovec *v = malloc((size_t)n * sizeof *v);
+        if (!v)
+            return -1;
+        memcpy(v, ref->iov, (size_t)ref->niov * sizeof *v);
+        if (ref->iov != ref->iov_local)
+            free(ref->iov);
+        ref->iov = v;
+        ref->cap_iov = n;
+    }
+    if (ref->npages + pages > ref->cap_pages) {
+        int n = 2 * (ref->npages + pages);
+        gg_page **g = malloc((size_t)n * sizeof *g);
+        if (!g)
+            return -1;
+        memcpy(g, ref->pages, (size_t)ref->npages * sizeof *g);
+        if (ref->pages != ref->pages_local)
+            free(ref->pages);
+        ref->pages = g;
+        ref->cap_pages = n;
+    }
+    return 0;
+}
+
+int gg_ref_add(gg_ref *dst, const void *p, size_t n, gg_err *e)
+{
+    if (!n)
+        return 0;
+    if (ref_room(dst, 1, 0))
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    dst->iov[dst->niov++] = (struct iovec){(void *)p, n};
+    return 0;
+}
+
+int gg_ref_append(gg_ref *dst, gg_ref *src, gg_err *e)
+{
+    if (ref_room(dst, src->niov, src->npages))
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    memcpy(dst->iov + dst->niov, src->iov, (size_t)src->niov * sizeof *src->iov);
+    memcpy(dst->pages + dst->npages, src->pages, (size_t)src->npages * sizeof *src->pages);
+    dst->niov += src->niov;
+    dst->npages += src->npages;
+    if (!dst->stream)
+        dst->stream = src->stream;
+    if (src->pages != src->pages_local)
+        free(src->pages);
+    if (src->iov != src->iov_local)
+        free(src->iov);
+    gg_ref_init(src);
+    return 0;
+}
+
 void gg_ref_init(gg_ref *ref)
 {
     ref->iov = ref->iov_local;
     ref->pages = ref->pages_local;
     ref->niov = ref->npages = 0;
+    ref->cap_iov = ref->cap_pages = GG_REF_INLINE;
     ref->stream = NULL;
     ref->held = NULL;
 }
@@ -490,6 +547,7 @@ static ssize_t read_pages(gg_reader *r, const gg_model *m, const gg_tensor *t, c
     if (p->np > GG_REF_INLINE) {
         ref->pages = calloc(p->np, sizeof *ref->pages);
         ref->iov = malloc(p->np * sizeof *ref->iov);
+        ref->cap_iov = ref->cap_pages = (int)p->np;
         st = malloc(p->np);
         if (!ref->pages || !ref->iov || !st) {
             if (st != st_local)

@@ -521,24 +521,20 @@ typedef struct view_ctx {
     gg_readahead *ra;
 } view_ctx;
 
-static ssize_t read_segment(void *arg, const gg_segment *s, char *buf, size_t n, uint64_t off, gg_err *e)
+static ssize_t read_segment(void *arg, const gg_segment *s, char *buf, size_t n, uint64_t off, gg_ref *sub,
+                            gg_err *e)
 {
     view_ctx *v = arg;
     const gg_model *m = v->t->m;
-    if (s->kind == GG_SEG_SHARD)
-        return gg_source_read(m->shards[s->shard].src, buf, n, off, e) ? -1 : (ssize_t)n;
-    return gg_read_view_copy(v->t->reader, m, &m->t[s->tensor], tensor_uid(v->t, s->tensor), s->view, buf, n, off,
-                             v->ra, e);
-}
-
-/* The bytes are all in buf. */
-static ssize_t in_buf(gg_ref *ref, char *buf, ssize_t got)
-{
-    if (got > 0) {
-        ref->iov[0] = (struct iovec){buf, (size_t)got};
-        ref->niov = 1;
+    if (s->kind == GG_SEG_SHARD) {
+        if (gg_source_read(m->shards[s->shard].src, buf, n, off, e))
+            return -1;
+        sub->iov[0] = (struct iovec){buf, n};
+        sub->niov = 1;
+        return (ssize_t)n;
     }
-    return got;
+    return gg_read_view(v->t->reader, m, &m->t[s->tensor], tensor_uid(v->t, s->tensor), s->view, buf, n, off, v->ra,
+                        sub, e);
 }
 
 ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *buf, size_t size, uint64_t off,
@@ -564,8 +560,9 @@ ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *bu
         gg_composite *c;
         if (comp_of(t, node, &c, e))
             return -1;
+        /* (the bytes stay where they lie: cached pages, the header) */
         view_ctx v = {t, ra};
-        got = in_buf(ref, buf, gg_composite_read(c, read_segment, &v, buf, size, off, e));
+        got = gg_composite_read(c, t->reader, read_segment, &v, buf, size, off, ref, e);
         break;
     }
     default: {
