@@ -2,10 +2,11 @@
  * it under the mount's root, or under the model's folder of a shelf):
  *
  *   metadata/<key>  metadata.json  tensors.tsv  types.tsv  summary  summary.json
- *   model.safetensors
+ *   model.safetensors  model.gguf
  *   tensors/<name>/{raw, f32, f32.npy, f16, f16.npy, bf16, info.json, stats}
  *                   (raw and info.json only, for a tensor that cannot be decoded)
  *   blocks/<N>/<rest of name> -> ../../tensors/blk.N.<rest of name>
+ *   as/{f32,f16,bf16,q8_0}.gguf   (as/why instead, if a tensor cannot be decoded)
  *
  * Its files and folders are the rows of files.c, in table order; the links
  * of blocks/ are the only nodes no row describes.
@@ -100,10 +101,12 @@ static inline int gg_node_is_kv(const gg_node *n)
 }
 
 /* The builders of the table's folders (files.c): metadata/ (a file per
- * KV), tensors/ (a folder per tensor, holding the tensor rows), blocks/. */
+ * KV), tensors/ (a folder per tensor, holding the tensor rows), blocks/,
+ * and a folder of the rows of the scope its row `holds` (as/). */
 int gg_mtree_build_kvs(gg_mtree *t, uint32_t dir);
 int gg_mtree_build_tensors(gg_mtree *t, uint32_t dir);
 int gg_mtree_build_blocks(gg_mtree *t, uint32_t dir);
+int gg_mtree_build_rows(gg_mtree *t, uint32_t dir);
 
 /* Child of dir named name, or UINT32_MAX. */
 uint32_t gg_mtree_find(const gg_mtree *t, uint32_t dir, const char *name);

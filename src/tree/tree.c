@@ -357,7 +357,7 @@ int gg_tree_getattr(gg_tree *t, gg_ino ino, gg_attr *a, gg_err *e)
         } else {
             /* A model's folder, without opening the model. */
             gg_entry *en = gg_shelf_entry_at(t->shelf, idx);
-            a->nlink = 5; /* metadata, tensors, blocks */
+            a->nlink = 2 + (uint32_t)gg_files_dirs_in_scope(GG_FK_MODEL); /* metadata, tensors, blocks, as */
             if (en)
                 a->mtime = gg_entry_mtime(en);
         }
