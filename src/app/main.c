@@ -1,5 +1,5 @@
 /* main.c - the command line: parse it (options.c), then either run a tool
- * (--dump, --verify) or open the models, check the mount point and hand
+ * (--dump, --verify, --cat) or open the models, check the mount point and hand
  * over to the FUSE layer. */
 #define FUSE_USE_VERSION 312
 #include <dirent.h>
@@ -325,6 +325,9 @@ int main(int argc, char **argv)
     case GG_MODE_DUMP:
     case GG_MODE_VERIFY:
         rc = run_tool(&c, &to);
+        break;
+    case GG_MODE_CAT:
+        rc = gg_tool_cat(&c);
         break;
     case GG_MODE_MOUNT:
         rc = run_mount(&c);

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "gguffs/model.h"
 #include "gguffs/view.h"
+#include "options.h"
 
 typedef struct gg_tool_opts {
     int json, full;              /* --dump --json / --full */
@@ -24,5 +25,13 @@ int gg_tool_dump(const char *path, const gg_tool_opts *o);
  * on every core, and report NaN/Inf counts and decode errors; exit status 9
  * if any. */
 int gg_tool_verify(const char *path, const gg_tool_opts *o);
+
+/* gguffs --cat MODEL PATH: the file at PATH of the tree a mount of MODEL
+ * (c->pos[0]: a file, a split set, a URL, an hf:// name, a folder) would
+ * show, to stdout, as a mount reads it; a progress bar on stderr when it is
+ * a terminal and stdout is not. A PATH that names no file of the tree:
+ * GG_EXIT_NO_PATH, after a message saying which name is missing and what
+ * the folder holds. Returns an exit status. */
+int gg_tool_cat(gg_cli *c);
 
 #endif

@@ -53,7 +53,7 @@ gg_composite *gg_export_hf_safetensors(const gg_model *m, const gg_hf_plan *p, g
     memcpy(c->header + 8, json.p, json.len);
     uint64_t hlen = 8 + json.len, pos = hlen;
     gg_buf_free(&json);
-    c->seg[c->n++] = (gg_segment){.at = 0, .len = hlen, .bytes = c->header, .view = dtype};
+    c->seg[c->n++] = (gg_segment){.len = hlen, .bytes = c->header};
     for (size_t i = 0; i < p->nt; i++) {
         const gg_hf_tensor *t = &p->t[i];
         for (size_t k = t->piece0; k < t->piece0 + t->npieces; k++) {
@@ -66,7 +66,7 @@ gg_composite *gg_export_hf_safetensors(const gg_model *m, const gg_hf_plan *p, g
             s->from = q->from * es;
             s->row = q->rows > 1 ? q->row * es : 0;
             s->stride = q->stride * es;
-            s->xform = q->xform == GG_HF_MINUS_ONE ? GG_SEG_MINUS_ONE : GG_SEG_PLAIN;
+            s->kind = q->xform == GG_HF_MINUS_ONE ? GG_SEG_MINUS_ONE : GG_SEG_VIEW;
             pos += len;
         }
     }

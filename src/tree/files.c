@@ -43,6 +43,14 @@ static uint64_t tensors_tsv_bound(const gg_mtree *t, uint64_t arg)
 
 static uint64_t summary_bound(const gg_mtree *t, uint64_t arg) { return 4096 + 128 * t->m->nt; }
 
+static uint64_t as_why_bound(const gg_mtree *t, uint64_t arg)
+{
+    uint64_t b = 4096;
+    for (uint64_t k = 0; k < t->m->nt; k++)
+        b += GG_ERR_LEN + 64 + 4 * t->m->t[k].name_len;
+    return b;
+}
+
 static uint64_t info_json_bound(const gg_mtree *t, uint64_t tensor) { return 4096 + 6 * t->m->t[tensor].name_len; }
 
 /* config.json lists every layer's attention type; why a dozen reasons */
@@ -101,6 +109,12 @@ static int summary_json(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
 static int info_json(gg_mtree *t, uint64_t tensor, gg_buf *out, gg_err *e)
 {
     gg_tensor_info_json(t->m, &t->m->t[tensor], out);
+    return 0;
+}
+
+static int as_why(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_as_why(t->m, out);
     return 0;
 }
 
@@ -178,6 +192,12 @@ static gg_composite *safetensors(const gg_mtree *t, const gg_file_kind *k, uint6
     return gg_export_safetensors(t->m, (gg_view_kind)t->o.safetensors_dtype, e);
 }
 
+/* model.gguf and as/<type>.gguf */
+static gg_composite *gguf(const gg_mtree *t, const gg_file_kind *k, uint64_t arg, gg_err *e)
+{
+    return gg_export_gguf(t->m, k->view, e);
+}
+
 /* as/hf/model.safetensors: HF names and row order, -o safetensors_dtype */
 static gg_composite *hf_safetensors(const gg_mtree *t, const gg_file_kind *k, uint64_t arg, gg_err *e)
 {
@@ -195,6 +215,17 @@ static gg_composite *hf_safetensors(const gg_mtree *t, const gg_file_kind *k, ui
 
 /* Files that could only fail (EIO) would break cp -r and tar of a mount. */
 static int decodable(const gg_model *m, uint64_t tensor) { return gg_tensor_decodable(&m->t[tensor]); }
+
+/* The GGUF views of as/ need every tensor; as/why says why they are not there. */
+static int all_decodable(const gg_model *m, uint64_t arg)
+{
+    for (uint64_t i = 0; i < m->nt; i++)
+        if (!gg_tensor_decodable(&m->t[i]))
+            return 0;
+    return 1;
+}
+
+static int not_all_decodable(const gg_model *m, uint64_t arg) { return !all_decodable(m, arg); }
 
 /* as/hf/: the weights when the plan accounts for every tensor; the
  * tokenizer files when the vocabulary can be written; why otherwise.
@@ -258,9 +289,15 @@ const gg_file_kind gg_files[] = {
     {MODEL("summary.json"), TEXT(summary_json, summary_bound)},
     /* (its view is -o safetensors_dtype, in t->o) */
     {MODEL("model.safetensors"), COMPOSITE(safetensors), .flags = GG_FF_DATA},
+    {MODEL("model.gguf"), COMPOSITE(gguf), .view = GG_VIEW_RAW, .flags = GG_FF_DATA},
     {MODEL("blocks"), DIR(gg_mtree_build_blocks)},
     {MODEL("as"), ROWS(GG_FK_AS)},
 
+    {AS("f32.gguf"), COMPOSITE(gguf), .view = GG_VIEW_F32, .flags = GG_FF_DATA, .present = all_decodable},
+    {AS("f16.gguf"), COMPOSITE(gguf), .view = GG_VIEW_F16, .flags = GG_FF_DATA, .present = all_decodable},
+    {AS("bf16.gguf"), COMPOSITE(gguf), .view = GG_VIEW_BF16, .flags = GG_FF_DATA, .present = all_decodable},
+    {AS("q8_0.gguf"), COMPOSITE(gguf), .view = GG_VIEW_Q8_0, .flags = GG_FF_DATA, .present = all_decodable},
+    {AS("why"), TEXT(as_why, as_why_bound), .present = not_all_decodable},
     {AS("hf"), ROWS(GG_FK_HF), .present = hf_dir},
 
     {HF("config.json"), TEXT(hf_config, hf_config_bound), .present = hf_weights},

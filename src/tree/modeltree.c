@@ -514,28 +514,27 @@ int gg_mtree_open(gg_mtree *t, uint32_t node, gg_open_file **of, gg_err *e)
 /* The cache id of a tensor: unique across the models of the mount. */
 static uint32_t tensor_uid(const gg_mtree *t, uint64_t tensor) { return t->uid_base + (uint32_t)tensor; }
 
-/* A view of one of the model's tensors, for composite files. */
+/* A segment of a composite file: a view of one of the model's tensors, or
+ * the stored bytes of one of its files. */
 typedef struct view_ctx {
     gg_mtree *t;
     gg_readahead *ra;
 } view_ctx;
 
-static ssize_t read_view(void *arg, uint64_t tensor, gg_view_kind kind, char *buf, size_t n, uint64_t off,
-                         gg_err *e)
+static ssize_t read_segment(void *arg, const gg_segment *s, char *buf, size_t n, uint64_t off, gg_ref *sub,
+                            gg_err *e)
 {
     view_ctx *v = arg;
     const gg_model *m = v->t->m;
-    return gg_read_view_copy(v->t->reader, m, &m->t[tensor], tensor_uid(v->t, tensor), kind, buf, n, off, v->ra, e);
-}
-
-/* The bytes are all in buf. */
-static ssize_t in_buf(gg_ref *ref, char *buf, ssize_t got)
-{
-    if (got > 0) {
-        ref->iov[0] = (struct iovec){buf, (size_t)got};
-        ref->niov = 1;
+    if (s->kind == GG_SEG_SHARD) {
+        if (gg_source_read(m->shards[s->shard].src, buf, n, off, e))
+            return -1;
+        sub->iov[0] = (struct iovec){buf, n};
+        sub->niov = 1;
+        return (ssize_t)n;
     }
-    return got;
+    return gg_read_view(v->t->reader, m, &m->t[s->tensor], tensor_uid(v->t, s->tensor), s->view, buf, n, off, v->ra,
+                        sub, e);
 }
 
 ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *buf, size_t size, uint64_t off,
@@ -561,8 +560,9 @@ ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *bu
         gg_composite *c;
         if (comp_of(t, node, &c, e))
             return -1;
+        /* (the bytes stay where they lie: cached pages, the header) */
         view_ctx v = {t, ra};
-        got = in_buf(ref, buf, gg_composite_read(c, read_view, &v, buf, size, off, e));
+        got = gg_composite_read(c, t->reader, read_segment, &v, buf, size, off, ref, e);
         break;
     }
     default: {
