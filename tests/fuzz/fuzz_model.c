@@ -438,7 +438,7 @@ static void visit(gg_mtree *t, const piece *pieces, int npieces)
             check_view(t, i, ts, heavy);
             continue;
         }
-        if (fk->shape == GG_FS_COMPOSITE && fk->scope == GG_FK_MODEL && !strcmp(fk->name, "model.safetensors")) {
+        if (fk->shape == GG_FS_COMPOSITE && !strcmp(fk->name, "model.safetensors")) { /* the root's, as/hf/'s */
             check_safetensors(t, i);
             continue;
         }
