@@ -102,7 +102,8 @@ static void listings(void)
     EXPECT(!strcmp(root, ".stats metadata metadata.json tensors tensors.tsv types.tsv summary summary.json "
                          "model.safetensors model.gguf blocks as"),
            "root: %s", root);
-    EXPECT(!strcmp(ls("as"), "why"), "as/ of a model with an undecodable tensor: %s", ls("as"));
+    EXPECT(!strcmp(ls("as"), "why hf"), "as/ of a model with an undecodable tensor: %s", ls("as"));
+    EXPECT(!strcmp(ls("as/hf"), "why"), "as/hf/ of a model without figures or vocabulary: %s", ls("as/hf"));
     EXPECT(!strcmp(ls("metadata"), "general.architecture general.name"), "metadata/: %s", ls("metadata"));
     EXPECT(!strcmp(ls("tensors"), "blk.0.a blk.0.h q x"), "tensors/: %s", ls("tensors"));
     EXPECT(!strcmp(ls("tensors/q"), "raw f32 f32.npy f16 f16.npy bf16 info.json stats"), "tensors/q: %s",
@@ -234,6 +235,18 @@ static void gguf_files(void)
     free(p);
 }
 
+/* as/hf/why says what keeps the weights and the tokenizer files out. */
+static void hf_why(void)
+{
+    gg_err e;
+    ssize_t len;
+    char *p = read_whole("as/hf/why", &len, &e);
+    EXPECT(p && strstr(p, "no config.json or model.safetensors:\nllama.block_count is missing\n") &&
+               strstr(p, "no tokenizer files:\nthe file has no vocabulary (tokenizer.ggml.model)\n"),
+           "as/hf/why: %s", p ? p : e.msg);
+    free(p);
+}
+
 /* An I/O error while stats are made: EIO, nothing kept; then it works. */
 static void stats_eio(void)
 {
@@ -341,6 +354,7 @@ int main(void)
         stats_eio(); /* (before sizes() makes every stats) */
         sizes();
         gguf_files();
+        hf_why();
         stale();
         /* Left open, as when the kernel drops a RELEASE at unmount:
          * gg_tree_free closes it (LSan in 35_sanitizers finds it otherwise). */

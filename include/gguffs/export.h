@@ -1,7 +1,8 @@
 /* export.h - files in the formats Python tools and llama.cpp load directly,
  * made of segments laid end to end: literal bytes (a header), zeros
- * (padding), ranges of tensor views (view.h: f32, f16, bf16, q8_0, raw) and
- * ranges of a model's files. Nothing is decoded to build one: only the
+ * (padding), ranges of tensor views (view.h: f32, f16, bf16, q8_0, raw), or
+ * rows of them a stride apart, or their values less one (as/hf/, segread.c),
+ * and ranges of a model's files. Nothing is decoded to build one: only the
  * header is made, whose size depends on the tensor count, not on the data.
  *
  *   tensors/<name>/f32.npy, f16.npy   .npy format 1.0 (2.0 only if its header
@@ -24,9 +25,10 @@
 
 /* What a segment's bytes are. */
 typedef enum gg_seg_kind {
-    GG_SEG_VIEW = 0, /* a range of a tensor's view (or literal bytes: `bytes` set) */
-    GG_SEG_ZEROS,    /* zeros (padding) */
-    GG_SEG_SHARD,    /* bytes of the model's file `shard` as stored */
+    GG_SEG_VIEW = 0,   /* a range of a tensor's view (or literal bytes: `bytes` set) */
+    GG_SEG_ZEROS,      /* zeros (padding) */
+    GG_SEG_SHARD,      /* bytes of the model's file `shard` as stored */
+    GG_SEG_MINUS_ONE,  /* a view's values less one: in f32, then the view's type */
 } gg_seg_kind;
 
 typedef struct gg_segment {
@@ -37,6 +39,9 @@ typedef struct gg_segment {
     gg_seg_kind kind;
     uint32_t shard;      /* GG_SEG_SHARD */
     uint64_t from;       /* where it starts in its view or shard */
+    /* Views: with `row` set, the segment is rows of `row` bytes taken
+     * `stride` bytes apart from `from` on (0: one run). */
+    uint64_t row, stride;
 } gg_segment;
 
 typedef struct gg_composite {
@@ -75,11 +80,13 @@ gg_view_kind gg_export_gguf_view(const gg_tensor *t, gg_view_kind view);
 
 /* Bytes [off, off+size) of c, described in ref (empty: gg_ref_init) as a
  * view's read describes them (view.h): literal bytes where they lie (c
- * outlives the reply), the views' bytes in the cached pages where they are,
- * the rest in buf (size bytes). read(arg, s, buf, n, off, sub, e) describes
- * in sub n bytes (or fewer) of segment s (a view or a file) from off within
- * it, using buf. Returns the byte count, or -1 with *e set and nothing to
- * release (sub-reads are let go through r). */
+ * outlives the reply), the bytes of one run of a view in the cached pages
+ * where they are, the rest in buf (size bytes): zeros, file bytes, and what
+ * is made of a view (rows taken a stride apart, values less one).
+ * read(arg, s, buf, n, off, sub, e) describes in sub n bytes (or fewer) of
+ * segment s (a view or a file) from off within it, using buf; it is given
+ * only GG_SEG_VIEW and GG_SEG_SHARD segments. Returns the byte count, or -1
+ * with *e set and nothing to release (sub-reads are let go through r). */
 typedef ssize_t (*gg_seg_read_fn)(void *arg, const gg_segment *s, char *buf, size_t n, uint64_t off, gg_ref *sub,
                                   gg_err *e);
 ssize_t gg_composite_read(const gg_composite *c, gg_reader *r, gg_seg_read_fn read, void *arg, char *buf, size_t size,

@@ -9,6 +9,7 @@
 #include "gguffs/gguf_write.h"
 #include "gguffs/names.h"
 #include "gguffs/render.h"
+#include "segread.h"
 
 #define NPY_ALIGN 64
 #define ST_HEADER_MAX (100ull << 20) /* safetensors readers refuse bigger headers */
@@ -373,18 +374,7 @@ ssize_t gg_composite_read(const gg_composite *c, gg_reader *r, gg_seg_read_fn re
             memset(buf + done, 0, k);
             rc = gg_ref_add(ref, buf + done, k, e);
         } else {
-            /* A view may give fewer bytes per call: ask until k are in. */
-            for (size_t got = 0; got < k && !rc;) {
-                gg_ref sub;
-                gg_ref_init(&sub);
-                ssize_t n = read(arg, s, buf + done + got, k - got, s->from + in + got, &sub, e);
-                if (n <= 0) {
-                    rc = n < 0 ? -1 : gg_fail(e, GG_E_IO, "a tensor view ended early");
-                } else if ((rc = gg_ref_append(ref, &sub, e)) != 0) {
-                    gg_ref_release(r, &sub);
-                }
-                got += n > 0 ? (size_t)n : 0;
-            }
+            rc = gg_segment_read(s, r, read, arg, buf + done, k, in, ref, e);
         }
         if (rc) {
             gg_ref_release(r, ref);

@@ -35,6 +35,7 @@ typedef enum gg_fscope {
     GG_FK_TENSOR, /* in every tensors/<name>/ (arg: the tensor's index) */
     GG_FK_KV,     /* metadata/<key>, named by its key (arg: the KV's index) */
     GG_FK_AS,     /* in as/, the model in other types (arg 0) */
+    GG_FK_HF,     /* in as/hf/, the model as a Hugging Face folder (arg 0) */
 } gg_fscope;
 enum {
     GG_FF_DATA = 1,   /* tensor data: big, read in streams (gg_attr.tensor_data; read-ahead) */

@@ -47,7 +47,7 @@ for t in f16 bf16 q8_0; do
 done
 echo "models made by ggml in $(($(date +%s) - t0)) s: $(awk '{ print $2 }' "$TMP/mk.log" | sort | uniq -c | xargs)"
 mount_model "$M" "$TMP/q.gguf"
-check "as/ holds the four views" [ "$(ls "$M/as" | xargs)" = "bf16.gguf f16.gguf f32.gguf q8_0.gguf" ]
+check "as/ holds the four views (and hf/)" [ "$(ls "$M/as" | xargs)" = "bf16.gguf f16.gguf f32.gguf hf q8_0.gguf" ]
 check "model.gguf of a file is the file" cmp "$M/model.gguf" "$TMP/q.gguf"
 check "as/f32.gguf is ggml's dequantization, byte for byte (mkllama.py --ref-f32)" cmp "$M/as/f32.gguf" "$TMP/ref.gguf"
 for t in f16 bf16 q8_0; do
@@ -212,7 +212,7 @@ g.write('$TMP/why.gguf', kvs=[('general.architecture', g.STR, 'llama')],
         tensors=[('fine', [4], 0, struct.pack('<4f', 1, 2, 3, 4)), ('bad\tname', [64], 250, bytes(64)),
                  ('odd', [32, 4], 31, bytes(72))])"
 mount_model "$M" "$TMP/why.gguf"
-check "as/ of a model with undecodable tensors holds only why" [ "$(ls "$M/as" | xargs)" = why ]
+check "as/ of a model with undecodable tensors holds only why (and hf/)" [ "$(ls "$M/as" | xargs)" = "hf why" ]
 check "as/why names each such tensor (escaped), its type and why" "$PY" -c "
 t = open('$M/as/why').read().splitlines()
 assert t[0].startswith('# no f32.gguf') and '2 tensors cannot be decoded' in t[0], t

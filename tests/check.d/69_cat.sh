@@ -1,8 +1,11 @@
 #!/bin/bash
 # gguffs --cat MODEL PATH: the bytes a mount gives, for every kind of file
 # (every row of the table of file kinds: metadata/<key>, the root's texts,
-# model.safetensors, model.gguf, as/*.gguf, as/why, every file of tensor
-# folders of many types, a path through a link of blocks/), for a file, a
+# model.safetensors, model.gguf, as/*.gguf, as/why, every file of as/hf/
+# (its model.safetensors of rows a stride apart, values less one and expert
+# slices, from F32 files and from a Q8_0 model's cached pages, in f32 and
+# bf16), every file of tensor folders of many types, a path through a link
+# of blocks/), for a file, a
 # split set (by any shard) and a folder of models (models.tsv, .errors, a
 # model's as/); -o options as a mount takes them; a progress bar only when
 # stderr is a terminal and stdout is not; clear errors and exit status 11
@@ -57,6 +60,24 @@ unmount "$M"
 mount_model "$M" "$DATA/tour"
 same "$DATA/tour" "$M" models.tsv .errors tiny-q8_0/as/q8_0.gguf tiny-f16/model.gguf tiny-f16/tensors.tsv
 unmount "$M"
+
+# --- as/hf/: Hugging Face folders (tests/peer/mkhf.py): llama's q/k rows a stride apart,
+# gemma's norms less one, mixtral's expert slices; a llama in Q8_0 reads cached pages
+mkdir -p "$TMP/hf"
+for a in llama gemma mixtral; do
+    "$PY" tests/peer/mkhf.py $a "$TMP/hf/$a.gguf" || fail "mkhf.py $a"
+done
+"$PY" tests/peer/mkllama.py convert "$TMP/hf/llama.gguf" "$TMP/hf/llama-q8.gguf" q8_0 || fail "mkllama.py convert"
+HFFILES="config.json generation_config.json model.safetensors special_tokens_map.json tokenizer.json tokenizer_config.json"
+for dt in f32 bf16; do
+    mount_model "$M" "$TMP/hf" -o safetensors_dtype=$dt
+    for a in llama gemma mixtral llama-q8; do
+        check "$a ($dt): as/hf/ holds the weights, config and tokenizer files" [ "$(ls "$M/$a/as/hf" | xargs)" = "$HFFILES" ]
+        same "$TMP/hf/$a.gguf" "$M/$a" $(for f in $HFFILES; do echo as/hf/$f; done) -- -o safetensors_dtype=$dt
+    done
+    unmount "$M"
+done
+
 check "--cat follows blocks/ links and . and .." cmp <("$GGUFFS" --cat "$MAIN" ./blocks/0/../0/ffn_up_exps.weight/info.json) \
     <("$GGUFFS" --cat "$MAIN" tensors/blk.0.ffn_up_exps.weight/info.json)
 

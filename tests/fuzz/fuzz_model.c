@@ -13,7 +13,7 @@
  *
  * Properties checked besides "no crash, no leak, no UB": an open failure has
  * a message; names escape to valid file names that unescape to the GGUF
- * name and are found by lookup; JSON files parse; an array's file has one
+ * name and are found by lookup; JSON files (as/hf/'s too) parse; an array's file has one
  * line per element; tensors.tsv one line per tensor; raw bytes are the file's
  * bytes; f32 reads of one range agree whatever path served them; f32 fails
  * with EIO exactly when info.json says it is not readable. */
@@ -438,7 +438,7 @@ static void visit(gg_mtree *t, const piece *pieces, int npieces)
             check_view(t, i, ts, heavy);
             continue;
         }
-        if (fk->shape == GG_FS_COMPOSITE && fk->scope == GG_FK_MODEL && !strcmp(fk->name, "model.safetensors")) {
+        if (fk->shape == GG_FS_COMPOSITE && !strcmp(fk->name, "model.safetensors")) { /* the root's, as/hf/'s */
             check_safetensors(t, i);
             continue;
         }
@@ -461,7 +461,11 @@ static void visit(gg_mtree *t, const piece *pieces, int npieces)
             FUZZ_ASSERT((int64_t)len == size, "node %" PRIu32 " (%s): read %zu bytes, size says %" PRId64, i, n->name, len, size);
         }
         const char *kind = fk->name ? fk->name : ""; /* the row's name (a KV's node may be named anything) */
-        if (!strcmp(kind, "metadata.json") || !strcmp(kind, "info.json")) {
+        if (fk->scope == GG_FK_HF && strcmp(kind, "why")) { /* as/hf/'s JSON files */
+            cJSON *j = cJSON_ParseWithLength(txt, len);
+            FUZZ_ASSERT(j && cJSON_IsObject(j), "as/hf/%s is not a JSON object", kind);
+            cJSON_Delete(j);
+        } else if (!strcmp(kind, "metadata.json") || !strcmp(kind, "info.json")) {
             cJSON *j = cJSON_ParseWithLength(txt, len);
             FUZZ_ASSERT(j, "node %" PRIu32 " (%s) is not valid JSON", i, n->name);
             if (!strcmp(kind, "info.json")) {
