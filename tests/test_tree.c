@@ -100,8 +100,10 @@ static void listings(void)
 {
     const char *root = ls("");
     EXPECT(!strcmp(root, ".stats metadata metadata.json tensors tensors.tsv types.tsv summary summary.json "
-                         "model.safetensors blocks"),
+                         "model.safetensors model.gguf blocks as"),
            "root: %s", root);
+    EXPECT(!strcmp(ls("as"), "why hf"), "as/ of a model with an undecodable tensor: %s", ls("as"));
+    EXPECT(!strcmp(ls("as/hf"), "why"), "as/hf/ of a model without figures or vocabulary: %s", ls("as/hf"));
     EXPECT(!strcmp(ls("metadata"), "general.architecture general.name"), "metadata/: %s", ls("metadata"));
     EXPECT(!strcmp(ls("tensors"), "blk.0.a blk.0.h q x"), "tensors/: %s", ls("tensors"));
     EXPECT(!strcmp(ls("tensors/q"), "raw f32 f32.npy f16 f16.npy bf16 info.json stats"), "tensors/q: %s",
@@ -192,6 +194,57 @@ static void sizes(void)
             EXPECT(p && len == 13 && !memcmp(p, "memory model\n", 13), "metadata/general.name");
         free(p);
     }
+}
+
+/* model.gguf of one file is its bytes, sized without reading them; as/why
+ * names the tensor that keeps the GGUF views out of as/. */
+static void gguf_files(void)
+{
+    gg_err e;
+    gg_attr a;
+    uint64_t reads = atomic_load(&mm.src.reads);
+    EXPECT(gg_tree_getattr(tree, walk("model.gguf"), &a, &e) == 0 && a.size == mm.file.n && a.tensor_data &&
+               a.blocks == 0,
+           "model.gguf: size %" PRIu64 " of %zu", a.size, mm.file.n);
+    EXPECT(atomic_load(&mm.src.reads) == reads, "model.gguf: getattr read the file");
+    ssize_t len;
+    char *p = read_whole("model.gguf", &len, &e);
+    EXPECT(p && len == (ssize_t)mm.file.n && !memcmp(p, mm.file.p, mm.file.n), "model.gguf: not the file's bytes");
+    free(p);
+    /* One read of all of model.safetensors: its header and the cached pages
+     * of every tensor in one reply, as they lie. */
+    gg_ino st = walk("model.safetensors");
+    EXPECT(gg_tree_getattr(tree, st, &a, &e) == 0, "model.safetensors: getattr");
+    char *all = malloc(a.size + 16);
+    p = read_whole("model.safetensors", &len, &e);
+    gg_ref ref;
+    ssize_t got = all ? gg_tree_read_ref(tree, st, NULL, all, a.size + 16, 0, &ref, &e) : -1;
+    EXPECT(got == (ssize_t)a.size && ref.niov > 4 && ref.npages > 4,
+           "model.safetensors in one read: %zd bytes, %d pieces, %d pages", got, got > 0 ? ref.niov : 0,
+           got > 0 ? ref.npages : 0);
+    if (got > 0) {
+        gg_ref_gather(&ref, all);
+        gg_tree_read_done(tree, &ref);
+        EXPECT(p && len == got && !memcmp(p, all, (size_t)got), "model.safetensors: one read differs from pieces");
+    }
+    free(all);
+    free(p);
+    p = read_whole("as/why", &len, &e);
+    EXPECT(p && strstr(p, "1 tensor cannot be decoded") && strstr(p, "\nx\tid 9999\tunsupported type 9999\n"),
+           "as/why: %s", p ? p : e.msg);
+    free(p);
+}
+
+/* as/hf/why says what keeps the weights and the tokenizer files out. */
+static void hf_why(void)
+{
+    gg_err e;
+    ssize_t len;
+    char *p = read_whole("as/hf/why", &len, &e);
+    EXPECT(p && strstr(p, "no config.json or model.safetensors:\nllama.block_count is missing\n") &&
+               strstr(p, "no tokenizer files:\nthe file has no vocabulary (tokenizer.ggml.model)\n"),
+           "as/hf/why: %s", p ? p : e.msg);
+    free(p);
 }
 
 /* An I/O error while stats are made: EIO, nothing kept; then it works. */
@@ -303,15 +356,20 @@ static void vs_tree(gg_reader *r)
         tree = one;
         return;
     }
-    char want_vs[1024] = "", want_t[1024] = "";
+    char want_vs[1024] = "", want_t[1024] = "", want_model[1024] = "";
     for (size_t i = 0; i < gg_n_files; i++) {
         const gg_file_kind *k = &gg_files[i];
-        char *w = k->scope == GG_FK_VS ? want_vs : k->scope == GG_FK_VS_TENSOR ? want_t : NULL;
+        char *w = k->scope == GG_FK_VS          ? want_vs
+                  : k->scope == GG_FK_VS_TENSOR ? want_t
+                  : k->scope == GG_FK_MODEL     ? want_model
+                                                : NULL;
         if (w)
             snprintf(w + strlen(w), 1024 - strlen(w), "%s%s", *w ? " " : "", k->name);
     }
     EXPECT(!strcmp(ls(""), "models.tsv .errors .stats tree tree2"), "root: %s", ls(""));
-    EXPECT(strstr(ls("tree"), " blocks vs") != NULL, "a model's folder ends with vs: %s", ls("tree"));
+    EXPECT(!strcmp(ls("tree"), want_model), "a model's folder, vs/ with the rest: %s, the table says %s",
+           ls("tree"), want_model);
+    EXPECT(strstr(ls("tree"), " as vs") != NULL, "vs/ after as/: %s", ls("tree"));
     EXPECT(!strcmp(ls("tree/vs"), "tree2") && !strcmp(ls("tree2/vs"), "tree"), "vs/: %s", ls("tree/vs"));
     EXPECT(!strcmp(ls("tree/vs/tree2"), want_vs), "vs/tree2: %s, the table says %s", ls("tree/vs/tree2"), want_vs);
     EXPECT(!strcmp(ls("tree/vs/tree2/tensors"), "blk.0.a blk.0.h q"), "vs/tree2/tensors: %s",
@@ -379,6 +437,8 @@ int main(void)
         table();
         stats_eio(); /* (before sizes() makes every stats) */
         sizes();
+        gguf_files();
+        hf_why();
         vs_tree(r);
         stale();
         /* Left open, as when the kernel drops a RELEASE at unmount:

@@ -1,5 +1,8 @@
 /* net.h - the HTTP client under remote sources: libcurl, one GET at a time
- * per calling thread, connections shared between threads and kept alive.
+ * per calling thread, connections shared between threads and kept alive;
+ * and the net, what the remote sources share: the client, the block cache,
+ * the disk cache, the read-ahead workers, the counters, and the state of
+ * each scheme of the resolver table (resolver.h).
  *
  * What it promises:
  *  - a GET of a byte range gives exactly those bytes or fails: a 206 must
@@ -7,23 +10,27 @@
  *    200 with the whole body (a server that ignores Range) is read for the
  *    wanted bytes only, never taken as the range;
  *  - redirects are followed here, not by libcurl, at most GG_NET_MAX_REDIRECTS
- *    of them and only to http/https; the Hugging Face token and the -o header
- *    headers go to the host (and port) they were given for only, never to a
- *    host a redirect points at (the hub sends downloads to a CDN);
+ *    of them and only to http/https; the -o header headers go to the host
+ *    (and port) of the URL they were given for only, never to a host a
+ *    redirect points at (the hub sends downloads to a CDN); what a scheme
+ *    adds to a request (the hub's token) is its policy's to decide, hop by
+ *    hop (gg_net_policy);
  *  - connection errors, connections that make no progress for half of the
  *    timeout, 408, 429 (its Retry-After honoured) and 5xx are retried with
  *    exponential backoff and jitter, then the request fails (GG_E_IO, also
  *    for timeouts); a refused connection is tried once more only; 412
  *    (If-Match failed) is GG_E_STALE; 404 GG_E_NOTFOUND; 401/403
  *    GG_E_ACCESS; a certificate that does not verify, or a TLS handshake the
- *    two sides cannot agree on, fails at once, with libcurl's reason;
+ *    two sides cannot agree on, fails at once, with libcurl's reason; a 401
+ *    or 403 says what would let us in (the policy's hint, else -o header=);
  *  - no request waits for ever: each one, its redirects, retries and
  *    backoff included, ends within the timeout, or by the deadline of the
  *    calling thread's scope (scope.h: a FUSE read's) if that comes first; it
  *    stops early when that scope's caller gives up, and gg_net_abort() makes
  *    all of them stop at once.
  * It knows nothing of GGUF, caches or validators' meaning: callers say which
- * If-Match to send and check what comes back (remote_source.c). */
+ * If-Match to send and check what comes back (remote_source.c); nor of any
+ * scheme: the hub's token and headers are hf.c's. */
 #ifndef GGUFFS_NET_H
 #define GGUFFS_NET_H
 
@@ -47,8 +54,8 @@ typedef struct gg_net_opts {
     const char *cafile;       /* CA bundle; NULL: $CURL_CA_BUNDLE, else the system store */
     const char *headers[GG_NET_MAX_HEADERS]; /* "Name: value", sent to the URLs' own hosts */
     int n_headers;
-    const char *hf_endpoint;  /* NULL: $HF_ENDPOINT, else https://huggingface.co */
-    const char *hf_token;     /* NULL: $HF_TOKEN, else $HF_TOKEN_PATH or ~/.cache/huggingface/token */
+    const char *hf_endpoint;  /* the hub (hf.c); NULL: $HF_ENDPOINT, else https://huggingface.co */
+    const char *hf_token;     /* its token; NULL: $HF_TOKEN, else $HF_TOKEN_PATH or ~/.cache/huggingface/token */
     uint64_t mem_cache_bytes; /* block cache in memory (default 256M) */
     uint64_t block_bytes;     /* block of the caches (default 1M) */
     const char *cache_dir;    /* persistent block cache; NULL: none */
@@ -60,7 +67,8 @@ typedef struct gg_net_opts {
 
 void gg_net_default_opts(gg_net_opts *o);
 
-/* Returns NULL with *e set (libcurl missing pieces, a bad option). */
+/* Returns NULL with *e set (libcurl missing pieces, a bad option, a
+ * scheme's bad setting: HF_ENDPOINT not a URL). */
 gg_net *gg_net_new(const gg_net_opts *o, gg_err *e);
 void gg_net_free(gg_net *n);
 
@@ -70,11 +78,52 @@ void gg_net_abort(gg_net *n);
 /* The same whenever probe(arg) says so (checked while transfers run). */
 void gg_net_set_probe(gg_net *n, int (*probe)(void *), void *arg);
 const gg_net_opts *gg_net_options(const gg_net *n);
-/* The hub's base URL, without a trailing slash. */
-const char *gg_net_hf_endpoint(const gg_net *n);
+/* The states of the resolver table's schemes, made with the net (resolver.c). */
+struct gg_schemes *gg_net_schemes(gg_net *n);
+
+/* "scheme://host:port" of a URL, host in lowercase, default port filled in
+ * (malloc'ed), or NULL: whom a header may go to. */
+char *gg_url_origin(const char *url);
+
+typedef struct gg_http_get gg_http_get;
+struct curl_slist;
+
+/* A hop of a request: one request to one URL (the first, or a redirect's). */
+typedef struct gg_net_hop {
+    const char *url;             /* this hop's */
+    const char *home;            /* the request's own URL, as its caller gave it */
+    void *curl;                  /* the libcurl easy handle, its options set; what the policy
+                                  * sets on it lasts this hop only */
+    struct curl_slist **headers; /* the request headers (add with gg_net_hop_header) */
+} gg_net_hop;
+/* Add "Name: value" to the hop's request headers: 0, or -1 (out of memory). */
+int gg_net_hop_header(gg_net_hop *hop, const char *line);
+
+/* A scheme's policy for the requests of its objects: what each hop carries
+ * besides the client's own headers, and what the answers tell the scheme.
+ * The client calls it and knows nothing of the scheme. A scheme's state
+ * embeds it (first member); it does not change once made, as many threads'
+ * requests use it at once. Every member may be NULL.
+ *  - hf.c's: its token to the hub's origin only, never to the CDN a
+ *    redirect leads to; X-Linked-Etag and X-Repo-Commit as extra and
+ *    revision; a hint naming $HF_TOKEN when the hub refuses us;
+ *  - a signing scheme (s3://) would set its options on hop->curl
+ *    (CURLOPT_AWS_SIGV4, CURLOPT_USERPWD) and add its x-amz-* headers, for
+ *    hops to its endpoint; another (ollama://) its own user agent. */
+typedef struct gg_net_policy {
+    /* Before each hop, once the client has set up the handle and headers. */
+    void (*hop)(const struct gg_net_policy *p, gg_net_hop *hop);
+    /* Each header of each answer, the redirects' too ("Name", "value"
+     * trimmed): what the scheme keeps of it, into g->extra and g->revision. */
+    void (*header)(const struct gg_net_policy *p, gg_http_get *g, const char *name, const char *value);
+    /* A 401 or 403 from url: what would let us in ("a token: $HF_TOKEN, or
+     * ..."), or NULL for the client's own hint (-o header=). */
+    const char *(*access_hint)(const struct gg_net_policy *p, const char *url);
+    const char *extra_name; /* what g->extra is called in messages ("X-Linked-Etag") */
+} gg_net_policy;
 
 /* One GET. The caller fills the first part; gg_net_get fills the rest. */
-typedef struct gg_http_get {
+struct gg_http_get {
     const char *url;       /* where to start (redirects are followed) */
     uint64_t off, len;     /* the byte range; len 0: the whole body, no Range */
     uint8_t *dst;          /* len bytes (range GETs) */
@@ -86,6 +135,7 @@ typedef struct gg_http_get {
     const char *home;      /* the URL as the user gave it: -o header goes to its host only
                             * (url may be where it redirected to); NULL: url */
     int no_retry;          /* fail on the first transient error (probing) */
+    const gg_net_policy *policy; /* its scheme's, or NULL */
 
     int status;            /* of the last hop */
     uint64_t total;        /* size of the object: Content-Range's total, or Content-Length of a 200 */
@@ -93,18 +143,19 @@ typedef struct gg_http_get {
     int whole_body;        /* the server answered 200 to a range request */
     char etag[160];        /* ETag of the final response ("" if none) */
     char last_modified[64];
-    char linked_etag[160]; /* X-Linked-Etag, X-Linked-Size, X-Repo-Commit from any hop (the hub) */
-    uint64_t linked_size;
-    char repo_commit[64];
+    char extra[160];       /* what the policy took from any hop's answer: a scheme's own */
+    char revision[64];     /* validator and revision (the hub's X-Linked-Etag, X-Repo-Commit) */
     char next_link[1024];  /* Link: <...>; rel="next" */
     char *final_url;       /* where the bytes came from (malloc'ed; free it) */
-} gg_http_get;
+};
 
 /* Perform g. Returns 0, or -1 with *e set; in both cases free(g->final_url). */
 int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e);
 
-/* Open an http(s) URL as a source (http_fetch.c, remote_source.c). gg_net_url_opener has the
- * shape of gg_url_opener (source.h): pass it with the net as its argument. */
+/* Open an http(s) URL as a source (http_fetch.c, remote_source.c), read with
+ * the policy of the scheme that claims it (the hub's URLs: hf.c's), else
+ * with none. gg_net_url_opener has the shape of gg_url_opener (source.h):
+ * pass it with the net as its argument. */
 gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e);
 gg_source *gg_net_url_opener(void *net, const char *url, gg_err *e);
 

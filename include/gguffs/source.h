@@ -44,7 +44,8 @@ struct gg_source {
 };
 
 /* Open a path, or an http:// / https:// URL through open_url (NULL refuses
- * URLs); another scheme's name is refused (GG_E_INVAL). Returns NULL with
+ * URLs); another scheme's name is refused (GG_E_INVAL: resolve it into
+ * URLs first, gguffs/resolver.h). Returns NULL with
  * *e set: GG_E_NOTFOUND, GG_E_ACCESS, GG_E_NOTREG, GG_E_IO, ... */
 gg_source *gg_source_open(const char *spec, gg_url_opener open_url, void *url_arg, gg_err *e);
 void gg_source_close(gg_source *s);

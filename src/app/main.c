@@ -1,6 +1,6 @@
 /* main.c - the command line: parse it (options.c), then either run a tool
- * (--dump, --verify) or open the models, check the mount point and hand
- * over to the FUSE layer. */
+ * (--dump, --verify, --cat, --compare) or open the models, check the mount
+ * point and hand over to the FUSE layer. */
 #define FUSE_USE_VERSION 312
 #include <dirent.h>
 #include <errno.h>
@@ -248,12 +248,8 @@ static int run_mount(gg_cli *c)
     gg_reader *reader = NULL;
     gg_tree *tree = NULL;
     gg_imatrix *im = NULL;
-    if (!rc && c->imatrix) {
-        gg_err e;
-        if (!(im = gg_imatrix_load(c->imatrix, &c->open, &e))) {
-            fprintf(stderr, "gguffs: -o imatrix=%s: %s\n", c->imatrix, e.msg);
-            rc = gg_exit_for(e.code);
-        }
+    if (!rc) {
+        rc = gg_tool_imatrix(c->imatrix, &c->open, &im);
         c->tree.imatrix = im;
     }
     if (!rc) {
@@ -347,6 +343,9 @@ int main(int argc, char **argv)
     case GG_MODE_VERIFY:
     case GG_MODE_COMPARE:
         rc = run_tool(&c, &to);
+        break;
+    case GG_MODE_CAT:
+        rc = gg_tool_cat(&c);
         break;
     case GG_MODE_MOUNT:
         rc = run_mount(&c);

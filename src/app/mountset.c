@@ -4,9 +4,10 @@
  *                      path made absolute), each named by
  *                      its file name without .gguf and shard suffix; the
  *                      same file or split set named twice counts once
- *   hf://ORG/REPO/F    a URL, likewise
- *   hf://ORG/REPO      every GGUF of the repository, named by its path in
- *                      the repository, opened on first look
+ *   hf://ORG/REPO/F    a name of one model (resolver.h): its URL, likewise
+ *   hf://ORG/REPO      a name of a collection: every GGUF of the
+ *                      repository, named by its path in it, opened on
+ *                      first look
  *   folders            every model below, by their paths (a model store is
  *                      recognised), opened on first look, kept current; a
  *                      folder among several sources in a folder of its own,
@@ -27,8 +28,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gguffs/hf.h"
 #include "gguffs/net.h"
+#include "gguffs/resolver.h"
 
 /* A local model's path as the tree and the tools write it (tensors.tsv,
  * info.json, model.safetensors, models.tsv, --dump): absolute, so that it
@@ -128,6 +129,32 @@ static int add_dir(gg_shelf *s, const char *dir, gg_store kind, int own)
     return 0;
 }
 
+/* The models a remote spec stands for (resolver.h): one opened now, or a
+ * collection's, each opened on first look. */
+static int add_resolved(gg_cli *c, gg_shelf *s, const char *spec, const gg_resolved *r, gg_model ***opened,
+                        int *nopened, int *lazy)
+{
+    int rc = 0;
+    for (int k = 0; k < r->count && !rc; k++) {
+        const gg_resolved_model *m = &r->models[k];
+        if (m->refused) {
+            fprintf(stderr, "gguffs: %s: the listing names \"%s\": not mounted (%s)\n", spec, m->path, m->refused);
+        } else if (!r->collection) {
+            rc = add_file(c, s, m->spec, opened, nopened);
+        } else {
+            char name[4096];
+            gg_err e;
+            gg_model_name_from(m->path, strlen(m->path), name, sizeof name);
+            if (gg_shelf_add(s, name, m->spec, NULL, &e)) {
+                fprintf(stderr, "gguffs: %s\n", e.msg);
+                rc = GG_EXIT_INTERNAL;
+            }
+            *lazy = 1;
+        }
+    }
+    return rc;
+}
+
 /* Every model opened keeps a descriptor per file (per shard), and a folder
  * of models can hold more than the usual soft limit of 1024: take what the
  * hard limit allows. */
@@ -195,36 +222,14 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
         }
         if ((rc = need_net(c, net)))
             break;
-        if (!gg_is_hf(p)) {
-            rc = add_file(c, s, p, &opened, &nopened);
-            continue;
-        }
-        gg_hf_model *ms;
-        int count;
-        if (gg_hf_expand(*net, p, &ms, &count, &e)) {
+        gg_resolved r;
+        if (gg_resolve_spec(*net, p, &r, &e)) {
             fprintf(stderr, "gguffs: %s\n", e.msg);
             rc = gg_exit_for(e.code);
             break;
         }
-        /* hf://ORG/REPO/FILE: one model, opened now; a whole repo: opened on first look. */
-        int whole_repo = gg_hf_names_repo(p);
-        for (int k = 0; k < count && !rc; k++) {
-            if (ms[k].refused) {
-                fprintf(stderr, "gguffs: %s: the listing names \"%s\": not mounted (%s)\n", p, ms[k].path,
-                        ms[k].refused);
-            } else if (!whole_repo) {
-                rc = add_file(c, s, ms[k].url, &opened, &nopened);
-            } else {
-                char name[4096];
-                gg_model_name_from(ms[k].path, strlen(ms[k].path), name, sizeof name);
-                if (gg_shelf_add(s, name, ms[k].url, NULL, &e)) {
-                    fprintf(stderr, "gguffs: %s\n", e.msg);
-                    rc = GG_EXIT_INTERNAL;
-                }
-                lazy = 1;
-            }
-        }
-        gg_hf_free(ms, count);
+        rc = add_resolved(c, s, p, &r, &opened, &nopened, &lazy);
+        gg_resolved_free(&r);
     }
     free(opened);
     if (!rc)
@@ -247,30 +252,27 @@ int gg_mountset_one(gg_cli *c, gg_net **net, char **spec)
         return *spec ? 0 : GG_EXIT_INTERNAL;
     }
     int rc = need_net(c, net);
-    if (rc || !gg_is_hf(p)) {
-        *spec = rc ? NULL : strdup(p);
-        return rc ? rc : *spec ? 0 : GG_EXIT_INTERNAL;
-    }
-    gg_hf_model *ms;
-    int count;
+    if (rc)
+        return rc;
+    gg_resolved r;
     gg_err e;
-    if (gg_hf_expand(*net, p, &ms, &count, &e)) {
+    if (gg_resolve_spec(*net, p, &r, &e)) {
         fprintf(stderr, "gguffs: %s\n", e.msg);
         return gg_exit_for(e.code);
     }
     int one = -1, mounted = 0;
-    for (int i = 0; i < count; i++)
-        if (!ms[i].refused && !mounted++)
+    for (int i = 0; i < r.count; i++)
+        if (!r.models[i].refused && !mounted++)
             one = i;
     if (mounted != 1) {
         fprintf(stderr, "gguffs: %s names %d models; name one of them:\n", p, mounted);
-        for (int i = 0; i < count; i++)
-            if (!ms[i].refused)
-                fprintf(stderr, "  %s\n", ms[i].path);
+        for (int i = 0; i < r.count; i++)
+            if (!r.models[i].refused)
+                fprintf(stderr, "  %s\n", r.models[i].path);
         rc = GG_EXIT_USAGE;
-    } else if (!(*spec = strdup(ms[one].url))) {
+    } else if (!(*spec = strdup(r.models[one].spec))) {
         rc = GG_EXIT_INTERNAL;
     }
-    gg_hf_free(ms, count);
+    gg_resolved_free(&r);
     return rc;
 }

@@ -5,7 +5,8 @@
  * bad value is refused with a message naming the option and the values it
  * accepts (exit status 2). Options libfuse knows (allow_other, ...) are
  * passed on to it untouched. --dump and --verify take the options
- * that change how a model is read (types=, stq1_0_order=, simd=, threads=). */
+ * that change how a model is read (types=, stq1_0_order=, simd=, threads=);
+ * --cat and --compare every gguffs option (those of libfuse are refused). */
 #ifndef GGUFFS_OPTIONS_H
 #define GGUFFS_OPTIONS_H
 
@@ -21,6 +22,7 @@ typedef enum gg_mode {
     GG_MODE_MOUNT,
     GG_MODE_DUMP,
     GG_MODE_VERIFY,
+    GG_MODE_CAT,
     GG_MODE_COMPARE,
     GG_MODE_HELP,
     GG_MODE_VERSION
@@ -32,7 +34,7 @@ typedef struct gg_cli {
     int stores;            /* --ollama (1), --hf-cache (2), --lmstudio (4) */
     char **only;           /* --verify --tensor GLOB (repeatable) */
     int n_only;
-    char **pos;            /* models..., and the mount point when mounting */
+    char **pos;            /* models..., and the mount point when mounting (--cat: MODEL PATH) */
     int npos;
     char *logfile;         /* -o logfile=PATH */
     char *cafile;          /* -o cafile=PATH, absolute (net.cafile points at it) */

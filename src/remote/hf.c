@@ -1,18 +1,131 @@
-/* hf.c - hf:// names as URLs (see hf.h). */
-#include "gguffs/hf.h"
-#include "gguffs/model.h"
+/* hf.c - hf:// names as URLs, and the hub's policy for its requests (see
+ * hf.h). */
+#include "hf.h"
 
 #include <cjson/cJSON.h>
-#include "gguffs/diskcache.h"
-#include "base/log.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include "base/log.h"
+#include "gguffs/diskcache.h"
+#include "gguffs/model.h"
 
 #define MAX_PAGES 10000           /* of a tree listing: a loop guard */
 #define MAX_PAGE_BYTES (64u << 20)
 
-int gg_is_hf(const char *spec) { return !strncmp(spec, "hf://", 5); }
+/* The hub of a net: its state in the resolver table, and its policy. */
+typedef struct hub {
+    gg_net_policy p; /* (first: the policy is the hub) */
+    char *endpoint;  /* without a trailing '/' */
+    char *origin;    /* its scheme://host:port: where the token may go */
+    char *token;     /* or NULL */
+} hub;
+
+/* Is url at the hub (not at the CDN it sends downloads to)? */
+static int at_hub(const hub *h, const char *url)
+{
+    char *o = gg_url_origin(url);
+    int yes = o && !strcmp(o, h->origin);
+    free(o);
+    return yes;
+}
+
+/* The token goes to the hub only, never to where it redirects. */
+static void hub_hop(const gg_net_policy *p, gg_net_hop *hop)
+{
+    const hub *h = (const hub *)p;
+    if (!h->token || !at_hub(h, hop->url))
+        return;
+    char auth[1200];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", h->token);
+    gg_net_hop_header(hop, auth);
+}
+
+/* The resolve redirect names the file's own validator (its sha256 for
+ * LFS files) and the commit the revision stands for. */
+static void hub_header(const gg_net_policy *p, gg_http_get *g, const char *name, const char *value)
+{
+    if (!strcasecmp(name, "X-Linked-Etag"))
+        snprintf(g->extra, sizeof g->extra, "%s", value); /* (cut if absurdly long) */
+    else if (!strcasecmp(name, "X-Repo-Commit"))
+        snprintf(g->revision, sizeof g->revision, "%s", value);
+}
+
+/* $HF_TOKEN is sent to the hub only: only the hub's refusal is helped by it. */
+static const char *hub_access_hint(const gg_net_policy *p, const char *url)
+{
+    return at_hub((const hub *)p, url) ? "a token: $HF_TOKEN, or -o header='Authorization: ...'" : NULL;
+}
+
+/* The token: $HF_TOKEN, else the first line of the token file. */
+static char *read_token(void)
+{
+    const char *env = getenv("HF_TOKEN");
+    if (env && *env)
+        return strdup(env);
+    char path[4096];
+    const char *tp = getenv("HF_TOKEN_PATH"), *home = getenv("HOME");
+    if (tp && *tp)
+        snprintf(path, sizeof path, "%s", tp);
+    else if (home && *home)
+        snprintf(path, sizeof path, "%s/.cache/huggingface/token", home);
+    else
+        return NULL;
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return NULL;
+    char line[1024];
+    char *tok = NULL;
+    if (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (*line)
+            tok = strdup(line);
+    }
+    fclose(f);
+    return tok;
+}
+
+static void hub_free(void *state)
+{
+    hub *h = state;
+    if (!h)
+        return;
+    free(h->endpoint);
+    free(h->origin);
+    free(h->token);
+    free(h);
+}
+
+static int hub_init(const gg_net_opts *o, void **state, gg_err *e)
+{
+    hub *h = calloc(1, sizeof *h);
+    const char *ep = o->hf_endpoint ? o->hf_endpoint : getenv("HF_ENDPOINT");
+    if (!h || !(h->endpoint = strdup(ep && *ep ? ep : "https://huggingface.co"))) {
+        free(h);
+        return gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
+    }
+    size_t l = strlen(h->endpoint);
+    while (l > 0 && h->endpoint[l - 1] == '/')
+        h->endpoint[--l] = 0;
+    if (!(h->origin = gg_url_origin(h->endpoint))) {
+        gg_fail(e, GG_E_INVAL, "HF_ENDPOINT %s is not a URL", h->endpoint);
+        hub_free(h);
+        return -1;
+    }
+    h->token = o->hf_token ? strdup(o->hf_token) : read_token();
+    h->p = (gg_net_policy){.hop = hub_hop, .header = hub_header, .access_hint = hub_access_hint,
+                           .extra_name = "X-Linked-Etag"};
+    *state = h;
+    return 0;
+}
+
+static const gg_net_policy *hub_policy_for(void *state, const char *url)
+{
+    hub *h = state;
+    return at_hub(h, url) ? &h->p : NULL;
+}
 
 /* Percent-encode s for a URL path (keep unreserved characters and, if
  * keep_slash, '/'). */
@@ -126,16 +239,10 @@ static int parse(const char *spec, hf_name *h, gg_err *e)
     return 0;
 }
 
-int gg_hf_names_repo(const char *spec)
-{
-    hf_name h;
-    return gg_is_hf(spec) && parse(spec, &h, NULL) == 0 && !h.path[0];
-}
-
-static char *resolve_url(gg_net *n, const hf_name *h, const char *path)
+static char *resolve_url(const hub *hb, const hf_name *h, const char *path)
 {
     gg_buf b = {0};
-    gg_buf_printf(&b, "%s/", gg_net_hf_endpoint(n));
+    gg_buf_printf(&b, "%s/", hb->endpoint);
     url_escape(&b, h->org, 0);
     gg_buf_puts(&b, "/");
     url_escape(&b, h->repo, 0);
@@ -164,30 +271,19 @@ static int later_shard(const char *path)
 }
 
 /* One more model: path in the repo, or (refused != NULL) a listed path that is not mounted, and why. */
-static int add_model(gg_net *n, const hf_name *h, const char *path, const char *refused, gg_hf_model **ms, int *count,
+static int add_model(const hub *hb, const hf_name *h, const char *path, const char *refused, gg_resolved *r,
                      gg_err *e)
 {
-    gg_hf_model *p = realloc(*ms, (size_t)(*count + 1) * sizeof *p);
-    if (!p)
-        return gg_fail(e, GG_E_NOMEM, "out of memory");
-    *ms = p;
-    p[*count].url = refused ? NULL : resolve_url(n, h, path);
-    p[*count].path = strdup(path);
-    p[*count].refused = refused ? strdup(refused) : NULL;
-    if ((!refused && !p[*count].url) || !p[*count].path || (refused && !p[*count].refused)) {
-        free(p[*count].url);
-        free(p[*count].path);
-        free(p[*count].refused);
-        return gg_fail(e, GG_E_NOMEM, "out of memory");
-    }
-    (*count)++;
-    return 0;
+    char *url = refused ? NULL : resolve_url(hb, h, path);
+    int rc = !refused && !url ? gg_fail(e, GG_E_NOMEM, "out of memory") : gg_resolved_add(r, url, path, refused, e);
+    free(url);
+    return rc;
 }
 
 /* The .gguf paths of the tree listing at url, page after page, one a line
- * into paths; those that are no plain path into *ms as refused. */
-static int fetch_listing(gg_net *n, const char *spec, const hf_name *h, const char *url, gg_buf *paths,
-                         gg_hf_model **ms, int *count, gg_err *e)
+ * into paths; those that are no plain path into r as refused. */
+static int fetch_listing(gg_net *n, const hub *hb, const char *spec, const hf_name *h, const char *url,
+                         gg_buf *paths, gg_resolved *r, gg_err *e)
 {
     char *next = strdup(url);
     int rc = next ? 0 : gg_fail(e, GG_E_NOMEM, "out of memory");
@@ -197,7 +293,7 @@ static int fetch_listing(gg_net *n, const char *spec, const hf_name *h, const ch
             break;
         }
         gg_buf body = {0};
-        gg_http_get g = {.url = next, .body = &body, .max_body = MAX_PAGE_BYTES};
+        gg_http_get g = {.url = next, .body = &body, .max_body = MAX_PAGE_BYTES, .policy = &hb->p};
         rc = gg_net_get(n, &g, e);
         free(next);
         next = NULL;
@@ -225,7 +321,7 @@ static int fetch_listing(gg_net *n, const char *spec, const hf_name *h, const ch
                 continue;
             /* A hostile listing must not send us elsewhere ("../../other/repo/x.gguf"). */
             const char *why = bad_path(path->valuestring);
-            if (why ? add_model(n, h, path->valuestring, why, ms, count, e) != 0
+            if (why ? add_model(hb, h, path->valuestring, why, r, e) != 0
                     : (gg_buf_printf(paths, "%s\n", path->valuestring), paths->oom)) {
                 rc = gg_fail(e, GG_E_NOMEM, "out of memory");
                 break;
@@ -239,13 +335,11 @@ static int fetch_listing(gg_net *n, const char *spec, const hf_name *h, const ch
     return rc;
 }
 
-/* Every GGUF file of the repo, through the tree API. With a disk cache the
- * listing is kept there too (by its URL, which holds the revision), so the
- * repository mounts when the hub cannot be reached. */
-static int list_repo(gg_net *n, const char *spec, const hf_name *h, gg_hf_model **ms, int *count, gg_err *e)
+/* The tree API's URL of h's repository at its revision (NULL: out of memory). */
+static char *tree_url(const hub *hb, const hf_name *h)
 {
-    gg_buf url = {0}, paths = {0};
-    gg_buf_printf(&url, "%s/api/models/", gg_net_hf_endpoint(n));
+    gg_buf url = {0};
+    gg_buf_printf(&url, "%s/api/models/", hb->endpoint);
     url_escape(&url, h->org, 0);
     gg_buf_puts(&url, "/");
     url_escape(&url, h->repo, 0);
@@ -254,72 +348,79 @@ static int list_repo(gg_net *n, const char *spec, const hf_name *h, gg_hf_model 
     gg_buf_puts(&url, "?recursive=true&expand=false");
     if (url.oom) {
         gg_buf_free(&url);
-        return gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
     }
+    return url.p;
+}
+
+/* With a disk cache, the listing at url is kept there (by its URL, which
+ * holds the revision): a listing fetched (rc 0) is put there; when the hub
+ * could not be reached (*le), the one kept for this revision replaces
+ * paths and r's refused entries. Returns rc, or 0 for the kept listing. */
+static int listing_cache(gg_net *n, const hf_name *h, const char *url, int rc, gg_err *le, gg_buf *paths,
+                         gg_resolved *r)
+{
     gg_diskcache *d = gg_net_diskcache(n);
-    char key[4200];
-    snprintf(key, sizeof key, "hf-tree %s", url.p);
-    gg_err le;
-    int rc = fetch_listing(n, spec, h, url.p, &paths, ms, count, &le);
-    if (rc == 0 && d) {
-        gg_buf meta = {0};
-        gg_buf_printf(&meta, "rev %s\n%s", h->rev, paths.p ? paths.p : "");
+    if (!d)
+        return rc;
+    char key[4200], want[300];
+    snprintf(key, sizeof key, "hf-tree %s", url);
+    snprintf(want, sizeof want, "rev %s\n", h->rev);
+    gg_buf meta = {0};
+    if (rc == 0) {
+        gg_buf_printf(&meta, "%s%s", want, paths->p ? paths->p : "");
         if (!meta.oom)
             gg_diskcache_put_meta(d, key, meta.p);
-        gg_buf_free(&meta);
-    } else if (rc && d && (le.code == GG_E_IO || le.code == GG_E_TIMEOUT)) {
-        /* Unreachable: the listing cached before, if it is of this revision. */
-        gg_buf meta = {0};
-        char want[300];
-        snprintf(want, sizeof want, "rev %s\n", h->rev);
-        if (gg_diskcache_get_meta(d, key, &meta) == 0 && meta.p && !strncmp(meta.p, want, strlen(want))) {
-            gg_log("%s; the listing from the disk cache", le.msg);
-            gg_hf_free(*ms, *count);
-            *ms = NULL;
-            *count = 0;
-            gg_buf_free(&paths);
-            gg_buf_puts(&paths, meta.p + strlen(want));
-            rc = paths.oom ? gg_fail(&le, GG_E_NOMEM, "out of memory") : 0;
-        }
-        gg_buf_free(&meta);
+    } else if ((le->code == GG_E_IO || le->code == GG_E_TIMEOUT) && gg_diskcache_get_meta(d, key, &meta) == 0 &&
+               meta.p && !strncmp(meta.p, want, strlen(want))) {
+        gg_log("%s; the listing from the disk cache", le->msg);
+        gg_resolved_free(r);
+        gg_buf_free(paths);
+        gg_buf_puts(paths, meta.p + strlen(want));
+        rc = paths->oom ? gg_fail(le, GG_E_NOMEM, "out of memory") : 0;
     }
+    gg_buf_free(&meta);
+    return rc;
+}
+
+/* Every GGUF file of the repo, through the tree API; with a disk cache,
+ * also when the hub cannot be reached, if it was listed before. */
+static int list_repo(gg_net *n, const hub *hb, const char *spec, const hf_name *h, gg_resolved *r, gg_err *e)
+{
+    char *url = tree_url(hb, h);
+    if (!url)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    gg_buf paths = {0};
+    gg_err le;
+    int rc = fetch_listing(n, hb, spec, h, url, &paths, r, &le);
+    rc = listing_cache(n, h, url, rc, &le, &paths, r);
     for (char *p = paths.p, *line; rc == 0 && p && (line = strsep(&p, "\n"));)
-        if (*line && add_model(n, h, line, NULL, ms, count, &le))
+        if (*line && add_model(hb, h, line, NULL, r, &le))
             rc = -1;
     gg_buf_free(&paths);
-    gg_buf_free(&url);
+    free(url);
     if (rc && e)
         *e = le;
     int mounted = 0;
-    for (int i = 0; i < *count; i++)
-        mounted += !(*ms)[i].refused;
+    for (int i = 0; i < r->count; i++)
+        mounted += !r->models[i].refused;
     if (rc == 0 && !mounted)
         rc = gg_fail(e, GG_E_NOTFOUND, "%s: no GGUF file in the repository at %s", spec, h->rev);
     return rc;
 }
 
-int gg_hf_expand(gg_net *n, const char *spec, gg_hf_model **models, int *count, gg_err *e)
+/* hf://ORG/REPO[@REV]/PATH: one model; hf://ORG/REPO[@REV]: the repository's. */
+static int hf_expand(gg_net *n, void *state, const char *spec, gg_resolved *r, gg_err *e)
 {
     hf_name h;
-    *models = NULL;
-    *count = 0;
     if (parse(spec, &h, e))
         return -1;
-    int rc = *h.path ? add_model(n, &h, h.path, NULL, models, count, e) : list_repo(n, spec, &h, models, count, e);
-    if (rc) {
-        gg_hf_free(*models, *count);
-        *models = NULL;
-        *count = 0;
-    }
+    if (*h.path)
+        return add_model(state, &h, h.path, NULL, r, e);
+    int rc = list_repo(n, state, spec, &h, r, e);
+    r->collection = 1;
     return rc;
 }
 
-void gg_hf_free(gg_hf_model *models, int count)
-{
-    for (int i = 0; i < count; i++) {
-        free(models[i].url);
-        free(models[i].path);
-        free(models[i].refused);
-    }
-    free(models);
-}
+const gg_resolver gg_hf_resolver = {.scheme = "hf", .init = hub_init, .free = hub_free, .expand = hf_expand,
+                                    .policy_for = hub_policy_for};

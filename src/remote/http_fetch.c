@@ -1,19 +1,23 @@
-/* http_fetch.c - an object behind an http(s) URL as a fetcher (fetch.h).
+/* http_fetch.c - an object behind an http(s) URL as a fetcher (fetch.h),
+ * read with the policy of the scheme that claims the URL (net.h), if any.
  *
  * The first request goes to the URL as given; the answer's validator is
- * its ETag, its Last-Modified, and the hub's X-Linked-Etag and X-Repo-Commit
- * of a redirect. Later requests go straight to the URL the last answer came
- * from (after the hub's redirect, to its CDN) with If-Match; if that one
- * refuses us (a presigned URL expired), to the URL as given again. */
+ * its ETag, its Last-Modified, and what the policy took from the answers
+ * of its hops (the hub's X-Linked-Etag and X-Repo-Commit of a redirect).
+ * Later requests go straight to the URL the last answer came from (after
+ * the hub's redirect, to its CDN) with If-Match; if that one refuses us (a
+ * presigned URL expired), to the URL as given again. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "remote/remote_source.h"
+#include "scheme.h"
 
 typedef struct http_fetcher {
     gg_fetcher f;
     gg_net *net;
+    const gg_net_policy *policy; /* the scheme's (its state lives as long as the net), or NULL */
     pthread_mutex_t lock; /* guards effective */
     char *effective;      /* the URL the last answer came from */
 } http_fetcher;
@@ -25,8 +29,8 @@ static void answer(gg_range *r, const gg_http_get *g)
     r->got = g->got;
     memcpy(r->v.etag, g->etag, sizeof r->v.etag);
     memcpy(r->v.last_modified, g->last_modified, sizeof r->v.last_modified);
-    memcpy(r->v.extra, g->linked_etag, sizeof r->v.extra);
-    memcpy(r->v.revision, g->repo_commit, sizeof r->v.revision);
+    memcpy(r->v.extra, g->extra, sizeof r->v.extra);
+    memcpy(r->v.revision, g->revision, sizeof r->v.revision);
 }
 
 /* The bytes came from g->final_url: go there next time. */
@@ -45,7 +49,8 @@ static void moved_to(http_fetcher *h, gg_http_get *g)
 
 static int first_fetch(http_fetcher *h, gg_range *r, gg_err *e)
 {
-    gg_http_get g = {.url = h->f.key, .off = r->off, .len = r->len, .parts = r->parts, .part_bytes = r->part_bytes};
+    gg_http_get g = {.url = h->f.key, .off = r->off, .len = r->len, .parts = r->parts, .part_bytes = r->part_bytes,
+                     .policy = h->policy};
     int rc = gg_net_get(h->net, &g, e);
     if (rc && e->code == GG_E_STALE && g.status == 416 && g.total == 0) {
         rc = 0; /* an empty object */
@@ -73,7 +78,8 @@ static int http_fetch(gg_fetcher *f, gg_range *r, gg_err *err)
         /* Pass 0: straight to where the bytes came from last time, with
          * If-Match; pass 1: from the URL as given (redirected again). */
         gg_http_get g = {.url = pass == 0 ? eff : f->key, .off = r->off, .len = r->len, .parts = r->parts,
-                         .part_bytes = r->part_bytes, .if_match = pass == 0 ? r->if_match : NULL, .home = f->key};
+                         .part_bytes = r->part_bytes, .if_match = pass == 0 ? r->if_match : NULL, .home = f->key,
+                         .policy = h->policy};
         rc = gg_net_get(h->net, &g, e);
         if (rc == 0) {
             answer(r, &g);
@@ -110,7 +116,7 @@ static void http_close(gg_fetcher *f)
 
 static const gg_fetcher_ops http_ops = {http_fetch, http_describe, http_close};
 
-gg_fetcher *gg_http_fetcher_new(gg_net *net, const char *url, gg_err *e)
+gg_fetcher *gg_http_fetcher_new(gg_net *net, const char *url, const gg_net_policy *policy, gg_err *e)
 {
     http_fetcher *h = calloc(1, sizeof *h);
     if (!h || !(h->f.key = strdup(url)) || !(h->f.name = gg_url_display(url))) {
@@ -121,15 +127,16 @@ gg_fetcher *gg_http_fetcher_new(gg_net *net, const char *url, gg_err *e)
         return NULL;
     }
     h->f.ops = &http_ops;
-    h->f.extra_name = "X-Linked-Etag";
+    h->f.extra_name = policy ? policy->extra_name : NULL;
     h->net = net;
+    h->policy = policy;
     pthread_mutex_init(&h->lock, NULL);
     return &h->f;
 }
 
 gg_source *gg_source_open_http(gg_net *net, const char *url, gg_err *e)
 {
-    return gg_remote_open(net, gg_http_fetcher_new(net, url, e), e);
+    return gg_remote_open(net, gg_http_fetcher_new(net, url, gg_policy_for(net, url), e), e);
 }
 
 gg_source *gg_net_url_opener(void *net, const char *url, gg_err *e)

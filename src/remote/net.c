@@ -5,7 +5,8 @@
  * (CURLSH), so a connection opened by one thread is reused by the next
  * request of any thread. libcurl does not follow redirects here: each hop is
  * a request of its own, so that which headers go where, how many hops, and
- * to which schemes, is decided in one place (next_hop). */
+ * to which schemes, is decided in one place (next_hop); a request's policy
+ * (its scheme's: net.h) adds its own to each hop. */
 #include "gguffs/net.h"
 
 #include <curl/curl.h>
@@ -24,6 +25,7 @@
 #include "base/log.h"
 #include "gguffs/scope.h"
 #include "base/pool.h"
+#include "scheme.h"
 
 /* A range request answered with the whole body is read up to the wanted
  * bytes; beyond this offset that costs too much and the read fails. */
@@ -41,8 +43,8 @@
 struct gg_net {
     gg_net_opts o;
     gg_pool *jobs; /* read-ahead workers (pool.h) */
-    char *hf_endpoint, *hf_token, *cafile;
-    char *hf_host; /* scheme://host:port of the endpoint, for the token policy */
+    char *cafile;
+    gg_schemes *schemes; /* the resolver table's states (scheme.h) */
     struct curl_slist *fixed;
     CURLSH *share;
     pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
@@ -89,36 +91,8 @@ static void share_unlock(CURL *h, curl_lock_data d, void *p)
     pthread_mutex_unlock(&n->share_locks[d]);
 }
 
-/* The token: $HF_TOKEN, else the first line of the token file. */
-static char *read_token(void)
-{
-    const char *env = getenv("HF_TOKEN");
-    if (env && *env)
-        return strdup(env);
-    char path[4096];
-    const char *tp = getenv("HF_TOKEN_PATH"), *home = getenv("HOME");
-    if (tp && *tp)
-        snprintf(path, sizeof path, "%s", tp);
-    else if (home && *home)
-        snprintf(path, sizeof path, "%s/.cache/huggingface/token", home);
-    else
-        return NULL;
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return NULL;
-    char line[1024];
-    char *tok = NULL;
-    if (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = 0;
-        if (*line)
-            tok = strdup(line);
-    }
-    fclose(f);
-    return tok;
-}
-
-/* "scheme://host:port" of a URL (default ports filled in), or NULL. */
-static char *origin_of(const char *url)
+/* (see net.h) */
+char *gg_url_origin(const char *url)
 {
     CURLU *u = curl_url();
     char *scheme = NULL, *host = NULL, *port = NULL, *out = NULL;
@@ -141,7 +115,7 @@ static char *origin_of(const char *url)
 
 static int same_origin(const char *a, const char *b)
 {
-    char *x = origin_of(a), *y = origin_of(b);
+    char *x = gg_url_origin(a), *y = gg_url_origin(b);
     int same = x && y && !strcmp(x, y);
     free(x);
     free(y);
@@ -163,15 +137,6 @@ gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
         return NULL;
     }
     n->o = *o;
-    const char *ep = o->hf_endpoint ? o->hf_endpoint : getenv("HF_ENDPOINT");
-    n->hf_endpoint = strdup(ep && *ep ? ep : "https://huggingface.co");
-    if (n->hf_endpoint) {
-        size_t l = strlen(n->hf_endpoint);
-        while (l > 0 && n->hf_endpoint[l - 1] == '/')
-            n->hf_endpoint[--l] = 0;
-        n->hf_host = origin_of(n->hf_endpoint);
-    }
-    n->hf_token = o->hf_token ? strdup(o->hf_token) : read_token();
     const char *ca = o->cafile ? o->cafile : getenv("CURL_CA_BUNDLE");
     n->cafile = ca && *ca ? strdup(ca) : NULL;
     for (int i = 0; i < o->n_headers; i++)
@@ -182,13 +147,12 @@ gg_net *gg_net_new(const gg_net_opts *o, gg_err *e)
     n->share = curl_share_init();
     n->cache = gg_cache_new(o->mem_cache_bytes);
     n->jobs = gg_pool_new(o->prefetch_threads, JOBS_MAX, n);
-    if (!n->hf_endpoint || !n->share || !n->cache || !n->jobs || (o->n_headers && !n->fixed)) {
+    if (!n->share || !n->cache || !n->jobs || (o->n_headers && !n->fixed)) {
         gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
         gg_net_free(n);
         return NULL;
     }
-    if (!n->hf_host) {
-        gg_fail(e, GG_E_INVAL, "HF_ENDPOINT %s is not a URL", n->hf_endpoint);
+    if (!(n->schemes = gg_schemes_new(o, e))) {
         gg_net_free(n);
         return NULL;
     }
@@ -226,9 +190,7 @@ void gg_net_free(gg_net *n)
     curl_slist_free_all(n->fixed);
     gg_cache_free(n->cache);
     gg_diskcache_close(n->disk);
-    free(n->hf_endpoint);
-    free(n->hf_host);
-    free(n->hf_token);
+    gg_schemes_free(n->schemes);
     free(n->cafile);
     free(n);
 }
@@ -243,7 +205,7 @@ void gg_net_set_probe(gg_net *n, int (*probe)(void *), void *arg)
     n->probe = probe;
 }
 const gg_net_opts *gg_net_options(const gg_net *n) { return &n->o; }
-const char *gg_net_hf_endpoint(const gg_net *n) { return n->hf_endpoint; }
+gg_schemes *gg_net_schemes(gg_net *n) { return n->schemes; }
 gg_cache *gg_net_cache(gg_net *n) { return n->cache; }
 gg_diskcache *gg_net_diskcache(gg_net *n) { return n->disk; }
 uint32_t gg_net_new_source_id(gg_net *n) { return atomic_fetch_add(&n->next_source, 1); }
@@ -337,6 +299,43 @@ static void copy_field(char *dst, size_t cap, const char *v)
     dst[n] = 0;
 }
 
+/* Link: <URL>; rel="next" (possibly among other links) -> g->next_link */
+static void take_next_link(gg_http_get *g, char *v)
+{
+    for (char *s = v; (s = strchr(s, '<'));) {
+        char *end = strchr(s, '>');
+        if (!end)
+            break;
+        const char *rest = end + 1;
+        const char *comma = strchr(rest, ',');
+        const char *rel = strstr(rest, "rel=\"next\"");
+        if (rel && (!comma || rel < comma)) {
+            size_t k = (size_t)(end - s - 1);
+            if (k < sizeof g->next_link) {
+                memcpy(g->next_link, s + 1, k);
+                g->next_link[k] = 0;
+            }
+            break;
+        }
+        s = end + 1;
+    }
+}
+
+/* A header line of an answer, for the request's policy (net.h). */
+static void tell_policy(gg_http_get *g, const char *line, size_t len)
+{
+    const gg_net_policy *pol = g->policy;
+    const char *colon = memchr(line, ':', len);
+    char name[128], v[4096];
+    size_t nl = colon ? (size_t)(colon - line) : 0;
+    if (!pol || !pol->header || !nl || nl >= sizeof name)
+        return;
+    memcpy(name, line, nl);
+    name[nl] = 0;
+    if (header_value(line, len, name, v, sizeof v))
+        pol->header(pol, g, name, v);
+}
+
 static size_t on_header(char *p, size_t size, size_t nmemb, void *arg)
 {
     xfer *x = arg;
@@ -380,32 +379,10 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *arg)
                 x->retry_after = d > 0 ? d : 0;
             }
         }
-    } else if (header_value(p, len, "X-Linked-Etag", v, sizeof v)) {
-        copy_field(x->g->linked_etag, sizeof x->g->linked_etag, v);
-    } else if (header_value(p, len, "X-Linked-Size", v, sizeof v)) {
-        x->g->linked_size = strtoull(v, NULL, 10);
-    } else if (header_value(p, len, "X-Repo-Commit", v, sizeof v)) {
-        copy_field(x->g->repo_commit, sizeof x->g->repo_commit, v);
     } else if (header_value(p, len, "Link", v, sizeof v)) {
-        /* <URL>; rel="next" (possibly among other links) */
-        for (char *s = v; (s = strchr(s, '<'));) {
-            char *end = strchr(s, '>');
-            if (!end)
-                break;
-            const char *rest = end + 1;
-            const char *comma = strchr(rest, ',');
-            const char *rel = strstr(rest, "rel=\"next\"");
-            if (rel && (!comma || rel < comma)) {
-                size_t k = (size_t)(end - s - 1);
-                if (k < sizeof x->g->next_link) {
-                    memcpy(x->g->next_link, s + 1, k);
-                    x->g->next_link[k] = 0;
-                }
-                break;
-            }
-            s = end + 1;
-        }
+        take_next_link(x->g, v);
     }
+    tell_policy(x->g, p, len);
     return len;
 }
 
@@ -529,28 +506,23 @@ static int handshake_broke(const char *why)
            strstr(why, "timed out") || strstr(why, "Broken pipe");
 }
 
-/* Run one hop to `url`, done by deadline (gg_scope_now_ms() clock). */
-static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int first_hop, int64_t deadline,
-                       xfer *x, gg_err *e)
+int gg_net_hop_header(gg_net_hop *hop, const char *line)
 {
-    memset(x, 0, sizeof *x);
-    x->n = n;
-    x->g = g;
-    x->retry_after = -1;
-    x->stall_ms = n->o.timeout_s >= 2 ? (int64_t)n->o.timeout_s * 500 : 1000;
-    x->moved_ms = gg_scope_now_ms();
-    if (g->len)
-        g->got = 0;
+    struct curl_slist *l = curl_slist_append(*hop->headers, line);
+    if (!l)
+        return -1;
+    *hop->headers = l;
+    return 0;
+}
+
+/* The request headers of a hop to `url` (the range is libcurl's: see
+ * hop_setup). If-Match only to where the validator came from; the user's
+ * headers only to the host of the URL they were given with (not to where it
+ * redirects, even when later GETs go there directly). */
+static struct curl_slist *hop_headers(gg_net *n, const gg_http_get *g, const char *url, int first_hop)
+{
     struct curl_slist *hdr = NULL;
     char line[512];
-    if (g->len) {
-        snprintf(line, sizeof line, "Range: bytes=%" PRIu64 "-%" PRIu64, g->off, g->off + g->len - 1);
-        hdr = curl_slist_append(hdr, line);
-    }
-    /* If-Match only to where the validator came from; the user's headers
-     * only to the host of the URL they were given with (not to where it
-     * redirects, even when later GETs go there directly); the token only
-     * to the hub. */
     if (g->if_match && first_hop) {
         snprintf(line, sizeof line, "If-Match: %s", g->if_match);
         hdr = curl_slist_append(hdr, line);
@@ -558,18 +530,24 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
     if (same_origin(url, g->home ? g->home : g->url))
         for (struct curl_slist *s = n->fixed; s; s = s->next)
             hdr = curl_slist_append(hdr, s->data);
-    if (n->hf_token) {
-        char *o = origin_of(url);
-        if (o && !strcmp(o, n->hf_host)) {
-            char auth[1200];
-            snprintf(auth, sizeof auth, "Authorization: Bearer %s", n->hf_token);
-            hdr = curl_slist_append(hdr, auth);
-        }
-        free(o);
-    }
+    return hdr;
+}
+
+/* The handle's options for a hop to `url`, its answer going to x, done by
+ * deadline (gg_scope_now_ms() clock). From scratch: what a policy set on
+ * the handle for the hop before (credentials) does not go on to this one. */
+static void hop_setup(gg_net *n, CURL *h, const gg_http_get *g, const char *url, int64_t deadline, xfer *x)
+{
+    curl_easy_reset(h); /* (the connections, DNS and TLS sessions stay: the share has them) */
     curl_easy_setopt(h, CURLOPT_URL, url);
+    if (g->len) {
+        /* "Range: bytes=A-B" from libcurl, not among the custom headers: a
+         * scheme's signature (SigV4 in libcurl 7.88) signs every custom one. */
+        char range[48];
+        snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, g->off, g->off + g->len - 1);
+        curl_easy_setopt(h, CURLOPT_RANGE, range);
+    }
     curl_easy_setopt(h, CURLOPT_SHARE, n->share);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -596,148 +574,181 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int 
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
     if (n->cafile)
         curl_easy_setopt(h, CURLOPT_CAINFO, n->cafile);
-    gg_net_count(n, GG_NC_REQUESTS, 1);
-    CURLcode rc = curl_easy_perform(h);
-    curl_slist_free_all(hdr);
-    gg_net_count(n, GG_NC_BYTES, x->body);
-    char *shown = gg_url_display(url);
-    outcome out = OUTCOME_FAIL;
+}
 
+/* What a transfer that libcurl ended with rc (not CURLE_OK) means. */
+static outcome transfer_failed(gg_net *n, const gg_http_get *g, xfer *x, CURLcode rc, const char *shown, gg_err *e)
+{
     if (rc == CURLE_ABORTED_BY_CALLBACK && x->stalled && !atomic_load(&n->aborted)) {
         gg_net_count(n, GG_NC_TIMEOUTS, 1);
         gg_fail(e, GG_E_IO, "%s: no progress for %g s (-o timeout=)", shown, (double)x->stall_ms / 1000);
-        out = OUTCOME_RETRY;
-        goto done;
+        return OUTCOME_RETRY;
     }
     if (rc == CURLE_ABORTED_BY_CALLBACK || atomic_load(&n->aborted)) {
         gg_fail(e, GG_E_IO, "%s: stopped (%s)", shown, atomic_load(&n->aborted) ? "unmounting" : "the read was interrupted");
-        goto done;
+        return OUTCOME_FAIL;
     }
     if (rc == CURLE_WRITE_ERROR && x->too_big) {
         gg_fail(e, GG_E_TOOBIG, "%s: answer longer than %" PRIu64 " bytes", shown, g->max_body);
-        goto done;
+        return OUTCOME_FAIL;
     }
-    if (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x->done)) {
-        if (rc == CURLE_WRITE_ERROR && x->overflow) {
+    if (rc == CURLE_WRITE_ERROR && x->overflow) {
+        gg_net_count(n, GG_NC_BAD_RANGES, 1);
+        gg_fail(e, GG_E_IO, "%s: more bytes than the range asked for", shown);
+        return OUTCOME_RETRY;
+    }
+    if (rc == CURLE_WRITE_ERROR && g->len && x->status == 200) {
+        gg_fail(e, GG_E_IO, "%s: the server ignores range requests and the bytes wanted are %" PRIu64
+                " bytes in (more than %llu MiB to skip)", shown, g->off, WHOLE_BODY_SKIP_MAX >> 20);
+        return OUTCOME_FAIL;
+    }
+    if (certificate_curl(rc)) {
+        gg_fail(e, GG_E_ACCESS, "%s: TLS: %s (-o cafile=PATH names the CA to trust)", shown,
+                x->why[0] ? x->why : curl_easy_strerror(rc));
+        return OUTCOME_FAIL;
+    }
+    if (rc == CURLE_SSL_CONNECT_ERROR && !handshake_broke(x->why)) {
+        gg_fail(e, GG_E_IO, "%s: TLS handshake failed: %s (is it an https server?)", shown,
+                x->why[0] ? x->why : curl_easy_strerror(rc));
+        return OUTCOME_FAIL;
+    }
+    if (!transient_curl(rc) && rc != CURLE_SSL_CONNECT_ERROR) {
+        gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
+        return OUTCOME_FAIL;
+    }
+    gg_net_count(n, rc == CURLE_OPERATION_TIMEDOUT ? GG_NC_TIMEOUTS
+                    : rc == CURLE_PARTIAL_FILE ? GG_NC_SHORT_BODIES : GG_NC_CONNECT_ERRORS, 1);
+    x->refused = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST;
+    /* A timeout is an I/O error for the reader (EIO), as any other failure
+     * to get the bytes. */
+    if (rc == CURLE_OPERATION_TIMEDOUT)
+        gg_fail(e, GG_E_IO, "%s: no answer within the -o timeout= of %d s", shown, n->o.timeout_s);
+    else
+        gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
+    return OUTCOME_RETRY;
+}
+
+/* A 2xx answer: the bytes (or body) asked for, checked. */
+static outcome answer_ok(gg_net *n, gg_http_get *g, const xfer *x, const char *shown, gg_err *e)
+{
+    gg_net_count(n, GG_NC_S2XX, 1);
+    if (g->len == 0) {
+        g->total = x->have_cl ? x->cl : g->body->len;
+        return OUTCOME_OK;
+    }
+    if (x->status == 206) {
+        /* Exactly the range asked for (cut at the end of the object). */
+        uint64_t want_b = g->off + g->len - 1;
+        int range_ok = x->have_cr == 1 && x->cr_a == g->off && x->cr_b <= want_b &&
+                       (x->cr_b == want_b || x->cr_b + 1 == x->cr_total) && x->cr_b < x->cr_total;
+        if (!range_ok) {
             gg_net_count(n, GG_NC_BAD_RANGES, 1);
-            gg_fail(e, GG_E_IO, "%s: more bytes than the range asked for", shown);
-            out = OUTCOME_RETRY;
-        } else if (rc == CURLE_WRITE_ERROR && g->len && x->status == 200) {
-            gg_fail(e, GG_E_IO, "%s: the server ignores range requests and the bytes wanted are %" PRIu64
-                    " bytes in (more than %llu MiB to skip)", shown, g->off, WHOLE_BODY_SKIP_MAX >> 20);
-        } else if (certificate_curl(rc)) {
-            gg_fail(e, GG_E_ACCESS, "%s: TLS: %s (-o cafile=PATH names the CA to trust)", shown,
-                    x->why[0] ? x->why : curl_easy_strerror(rc));
-        } else if (rc == CURLE_SSL_CONNECT_ERROR && !handshake_broke(x->why)) {
-            gg_fail(e, GG_E_IO, "%s: TLS handshake failed: %s (is it an https server?)", shown,
-                    x->why[0] ? x->why : curl_easy_strerror(rc));
-        } else if (transient_curl(rc) || rc == CURLE_SSL_CONNECT_ERROR) {
-            gg_net_count(n, rc == CURLE_OPERATION_TIMEDOUT ? GG_NC_TIMEOUTS
-                            : rc == CURLE_PARTIAL_FILE ? GG_NC_SHORT_BODIES : GG_NC_CONNECT_ERRORS, 1);
-            x->refused = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST;
-            /* A timeout is an I/O error for the reader (EIO), as any other
-             * failure to get the bytes. */
-            if (rc == CURLE_OPERATION_TIMEDOUT)
-                gg_fail(e, GG_E_IO, "%s: no answer within the -o timeout= of %d s", shown, n->o.timeout_s);
-            else
-                gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
-            out = OUTCOME_RETRY;
-        } else {
-            gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
+            gg_fail(e, GG_E_IO, "%s: asked for bytes %" PRIu64 "-%" PRIu64 ", got a Content-Range of %" PRIu64
+                    "-%" PRIu64 "/%" PRIu64, shown, g->off, want_b, x->cr_a, x->cr_b, x->cr_total);
+            return OUTCOME_RETRY;
         }
-        goto done;
+        if (g->got != x->cr_b - x->cr_a + 1) {
+            gg_net_count(n, GG_NC_SHORT_BODIES, 1);
+            gg_fail(e, GG_E_IO, "%s: body of %" PRIu64 " bytes for a range of %" PRIu64, shown, g->got,
+                    x->cr_b - x->cr_a + 1);
+            return OUTCOME_RETRY;
+        }
+        g->total = x->cr_total;
+        return OUTCOME_OK;
     }
+    if (x->status == 200) {
+        /* The whole object: its bytes at the range's place were taken. */
+        gg_net_count(n, GG_NC_WHOLE_BODIES, 1);
+        g->whole_body = 1;
+        g->total = x->have_cl ? x->cl : x->body;
+        uint64_t want = g->off >= g->total ? 0 : g->total - g->off < g->len ? g->total - g->off : g->len;
+        if (g->got != want) {
+            gg_net_count(n, GG_NC_SHORT_BODIES, 1);
+            gg_fail(e, GG_E_IO, "%s: the whole body ended before the bytes wanted", shown);
+            return OUTCOME_RETRY;
+        }
+        return OUTCOME_OK;
+    }
+    gg_fail(e, GG_E_IO, "%s: unexpected status %d", shown, x->status);
+    return OUTCOME_FAIL;
+}
+
+/* What the answer's status says: the bytes, a redirect, try again, or why not. */
+static outcome answer_status(gg_net *n, gg_http_get *g, const xfer *x, const char *url, const char *shown, gg_err *e)
+{
     int s = x->status;
     g->status = s;
     if (s >= 300 && s < 400 && s != 304) {
         gg_net_count(n, GG_NC_S3XX, 1);
-        out = OUTCOME_HOP;
-        goto done;
+        return OUTCOME_HOP;
     }
-    if (s >= 200 && s < 300) {
-        gg_net_count(n, GG_NC_S2XX, 1);
-        if (g->len == 0) {
-            g->total = x->have_cl ? x->cl : g->body->len;
-            out = OUTCOME_OK;
-            goto done;
-        }
-        if (s == 206) {
-            /* Exactly the range asked for (cut at the end of the object). */
-            uint64_t want_b = g->off + g->len - 1;
-            int range_ok = x->have_cr == 1 && x->cr_a == g->off && x->cr_b <= want_b &&
-                           (x->cr_b == want_b || x->cr_b + 1 == x->cr_total) && x->cr_b < x->cr_total;
-            if (!range_ok) {
-                gg_net_count(n, GG_NC_BAD_RANGES, 1);
-                gg_fail(e, GG_E_IO, "%s: asked for bytes %" PRIu64 "-%" PRIu64 ", got a Content-Range of %" PRIu64
-                        "-%" PRIu64 "/%" PRIu64, shown, g->off, want_b, x->cr_a, x->cr_b, x->cr_total);
-                out = OUTCOME_RETRY;
-                goto done;
-            }
-            if (g->got != x->cr_b - x->cr_a + 1) {
-                gg_net_count(n, GG_NC_SHORT_BODIES, 1);
-                gg_fail(e, GG_E_IO, "%s: body of %" PRIu64 " bytes for a range of %" PRIu64, shown, g->got,
-                        x->cr_b - x->cr_a + 1);
-                out = OUTCOME_RETRY;
-                goto done;
-            }
-            g->total = x->cr_total;
-            out = OUTCOME_OK;
-            goto done;
-        }
-        if (s == 200) {
-            /* The whole object: its bytes at the range's place were taken. */
-            gg_net_count(n, GG_NC_WHOLE_BODIES, 1);
-            g->whole_body = 1;
-            g->total = x->have_cl ? x->cl : x->body;
-            uint64_t want = g->off >= g->total ? 0 : g->total - g->off < g->len ? g->total - g->off : g->len;
-            if (g->got != want) {
-                gg_net_count(n, GG_NC_SHORT_BODIES, 1);
-                gg_fail(e, GG_E_IO, "%s: the whole body ended before the bytes wanted", shown);
-                out = OUTCOME_RETRY;
-                goto done;
-            }
-            out = OUTCOME_OK;
-            goto done;
-        }
-        gg_fail(e, GG_E_IO, "%s: unexpected status %d", shown, s);
-        goto done;
-    }
+    if (s >= 200 && s < 300)
+        return answer_ok(n, g, x, shown, e);
     if (s == 408 || s == 429 || s >= 500) {
         gg_net_count(n, s == 408 ? GG_NC_S408 : s == 429 ? GG_NC_S429 : GG_NC_S5XX, 1);
         gg_fail(e, GG_E_IO, "%s: HTTP %d", shown, s);
-        out = OUTCOME_RETRY;
-        goto done;
+        return OUTCOME_RETRY;
     }
     if (s == 412) {
         gg_net_count(n, GG_NC_S412, 1);
         gg_fail(e, GG_E_STALE, "%s: changed on the server (If-Match failed: HTTP 412)", shown);
-        goto done;
+        return OUTCOME_FAIL;
     }
     if (s == 416) {
         gg_net_count(n, GG_NC_S416, 1);
         g->total = x->have_cr == 2 ? x->cr_total : 0;
         gg_fail(e, GG_E_STALE, "%s: range not satisfiable (HTTP 416): the object is %s%" PRIu64 " bytes now",
                 shown, x->have_cr == 2 ? "" : "of unknown size, not ", x->cr_total);
-        goto done;
+        return OUTCOME_FAIL;
     }
     if (s == 404 || s == 410) {
         gg_net_count(n, GG_NC_S404, 1);
         gg_fail(e, GG_E_NOTFOUND, "%s: not found (HTTP %d)", shown, s);
-        goto done;
+        return OUTCOME_FAIL;
     }
     gg_net_count(n, GG_NC_S4XX, 1);
     if (s == 401 || s == 403) {
-        /* $HF_TOKEN is sent to the hub only: only the hub's refusal is helped by it. */
-        char *o = origin_of(url);
-        int hub = o && !strcmp(o, n->hf_host);
-        free(o);
-        gg_fail(e, GG_E_ACCESS, "%s: HTTP %d (%s)", shown, s,
-                hub ? "a token: $HF_TOKEN, or -o header='Authorization: ...'"
-                    : "credentials: -o header='Authorization: ...'");
+        const gg_net_policy *p = g->policy;
+        const char *hint = p && p->access_hint ? p->access_hint(p, url) : NULL;
+        gg_fail(e, GG_E_ACCESS, "%s: HTTP %d (%s)", shown, s, hint ? hint : "credentials: -o header='Authorization: ...'");
     } else {
         gg_fail(e, GG_E_IO, "%s: HTTP %d", shown, s);
     }
-done:
+    return OUTCOME_FAIL;
+}
+
+/* Run one hop to `url`, done by deadline (gg_scope_now_ms() clock): set up
+ * the handle, perform, and say what the answer means. */
+static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int first_hop, int64_t deadline,
+                       xfer *x, gg_err *e)
+{
+    memset(x, 0, sizeof *x);
+    x->n = n;
+    x->g = g;
+    x->retry_after = -1;
+    x->stall_ms = n->o.timeout_s >= 2 ? (int64_t)n->o.timeout_s * 500 : 1000;
+    x->moved_ms = gg_scope_now_ms();
+    if (g->len)
+        g->got = 0;
+    struct curl_slist *hdr = hop_headers(n, g, url, first_hop);
+    hop_setup(n, h, g, url, deadline, x);
+    /* A request that reaches a scheme's endpoint by a redirect (an hf.co
+     * link to the hub) follows that scheme's policy from there on. */
+    if (!g->policy)
+        g->policy = gg_policy_for(n, url);
+    if (g->policy && g->policy->hop) {
+        gg_net_hop hop = {.url = url, .home = g->home ? g->home : g->url, .curl = h, .headers = &hdr};
+        g->policy->hop(g->policy, &hop);
+    }
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+    gg_net_count(n, GG_NC_REQUESTS, 1);
+    CURLcode rc = curl_easy_perform(h);
+    curl_slist_free_all(hdr);
+    gg_net_count(n, GG_NC_BYTES, x->body);
+    char *shown = gg_url_display(url);
+    /* (a stop for unmounting wins over an answer that came in time) */
+    int failed = (rc != CURLE_OK && !(rc == CURLE_WRITE_ERROR && x->done)) || atomic_load(&n->aborted);
+    outcome out = failed ? transfer_failed(n, g, x, rc, shown, e) : answer_status(n, g, x, url, shown, e);
     free(shown);
     return out;
 }
@@ -782,13 +793,58 @@ static char *next_hop(const char *base, const char *location)
     return r;
 }
 
+/* Before a try: is the request to end now (unmounting, its reader gone,
+ * its deadline passed)? 1 with *e set. */
+static int stopped(gg_net *n, const gg_http_get *g, int64_t deadline, gg_err *e)
+{
+    int aborted = atomic_load(&n->aborted), gone = !aborted && thread_stopped();
+    if (!aborted && !gone && gg_scope_now_ms() < deadline)
+        return 0;
+    char *shown = gg_url_display(g->url);
+    if (aborted || gone)
+        gg_fail(e, GG_E_IO, "%s: stopped (%s)", shown, aborted ? "unmounting" : "the read was interrupted");
+    else
+        gg_fail(e, GG_E_IO, "%s: no answer within the -o timeout= of %d s", shown, n->o.timeout_s);
+    free(shown);
+    return 1;
+}
+
+/* One try of g: its first hop, then the redirects, each a hop of its own.
+ * *url: where the last hop went (malloc'ed, or NULL). */
+static outcome follow(gg_net *n, CURL *h, gg_http_get *g, int64_t deadline, xfer *x, char **url, gg_err *e)
+{
+    outcome out = OUTCOME_FAIL;
+    x->refused = 0;
+    x->retry_after = -1;
+    if (!(*url = strdup(g->url)))
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+    for (int hop = 0; *url; hop++) {
+        out = one_hop(n, h, g, *url, hop == 0, deadline, x, e);
+        if (out != OUTCOME_HOP)
+            break;
+        gg_net_count(n, GG_NC_REDIRECTS, 1);
+        char *next = hop < GG_NET_MAX_REDIRECTS && x->location[0] ? next_hop(*url, x->location) : NULL;
+        if (!next) {
+            char *shown = gg_url_display(*url);
+            gg_fail(e, GG_E_IO, "%s: %s", shown,
+                    hop >= GG_NET_MAX_REDIRECTS ? "too many redirects"
+                    : x->location[0]            ? "redirect to something that is not http(s)"
+                                                : "redirect without a Location");
+            free(shown);
+            return OUTCOME_FAIL;
+        }
+        free(*url);
+        *url = next;
+    }
+    return out;
+}
+
 int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
 {
     gg_err local;
     gg_err *ep = e ? e : &local;
     g->final_url = NULL;
-    g->etag[0] = g->last_modified[0] = g->linked_etag[0] = g->repo_commit[0] = g->next_link[0] = 0;
-    g->linked_size = 0;
+    g->etag[0] = g->last_modified[0] = g->extra[0] = g->revision[0] = g->next_link[0] = 0;
     g->got = g->total = 0;
     g->whole_body = 0;
     CURL *h = handle_get(n);
@@ -802,47 +858,13 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
     int rc = -1, refused = 0;
     size_t body_start = g->body ? g->body->len : 0;
     for (int attempt = 0;; attempt++) {
-        if (atomic_load(&n->aborted) || thread_stopped()) {
-            char *shown = gg_url_display(g->url);
-            gg_fail(ep, GG_E_IO, "%s: stopped (%s)", shown,
-                    atomic_load(&n->aborted) ? "unmounting" : "the read was interrupted");
-            free(shown);
+        if (stopped(n, g, deadline, ep))
             break;
-        }
-        if (gg_scope_now_ms() >= deadline) {
-            char *shown = gg_url_display(g->url);
-            gg_fail(ep, GG_E_IO, "%s: no answer within the -o timeout= of %d s", shown, n->o.timeout_s);
-            free(shown);
-            break;
-        }
-        char *url = strdup(g->url);
-        outcome out = OUTCOME_FAIL;
         xfer x;
-        x.refused = 0;
-        x.retry_after = -1;
-        if (!url)
-            gg_fail(ep, GG_E_NOMEM, "out of memory");
         if (g->body)
             g->body->len = body_start;
-        for (int hop = 0; url; hop++) {
-            out = one_hop(n, h, g, url, hop == 0, deadline, &x, ep);
-            if (out != OUTCOME_HOP)
-                break;
-            gg_net_count(n, GG_NC_REDIRECTS, 1);
-            char *next = hop < GG_NET_MAX_REDIRECTS && x.location[0] ? next_hop(url, x.location) : NULL;
-            if (!next) {
-                char *shown = gg_url_display(url);
-                gg_fail(ep, GG_E_IO, "%s: %s", shown,
-                        hop >= GG_NET_MAX_REDIRECTS ? "too many redirects"
-                        : x.location[0]             ? "redirect to something that is not http(s)"
-                                                    : "redirect without a Location");
-                free(shown);
-                out = OUTCOME_FAIL;
-                break;
-            }
-            free(url);
-            url = next;
-        }
+        char *url = NULL;
+        outcome out = follow(n, h, g, deadline, &x, &url, ep);
         if (out == OUTCOME_OK) {
             g->final_url = url;
             rc = 0;

@@ -14,7 +14,8 @@
  * whoever failed to make it). */
 gg_source *gg_remote_open(gg_net *net, gg_fetcher *f, gg_err *e);
 
-/* The http(s) fetcher (http_fetch.c): url as given, redirects followed. */
-gg_fetcher *gg_http_fetcher_new(gg_net *net, const char *url, gg_err *e);
+/* The http(s) fetcher (http_fetch.c): url as given, redirects followed,
+ * each request with policy (its scheme's, net.h; NULL: none). */
+gg_fetcher *gg_http_fetcher_new(gg_net *net, const char *url, const gg_net_policy *policy, gg_err *e);
 
 #endif

@@ -56,9 +56,9 @@ gg_source *gg_source_open(const char *spec, gg_url_opener open_url, void *url_ar
     gg_spec_kind k = gg_spec_kind_of(spec);
     if (k == GG_SPEC_PATH)
         return gg_source_open_file(spec, e);
-    if (k == GG_SPEC_NAME) { /* (a resolver's name, hf://, is made a URL before it is opened) */
-        gg_fail(e, GG_E_INVAL, "%.*s: no source for this scheme (http:// and https:// URLs, hf:// names)",
-                (int)strcspn(spec, ":"), spec);
+    if (k == GG_SPEC_NAME) { /* (a name is resolved into URLs before: gg_resolve_spec, resolver.h) */
+        gg_fail(e, GG_E_INVAL, "%.*s: no source for this scheme (a path or an http(s) URL; a name to be "
+                "resolved first)", (int)strcspn(spec, ":"), spec);
         return NULL;
     }
     if (!open_url) {

@@ -150,6 +150,38 @@ int gg_mtree_build_kvs(gg_mtree *t, uint32_t meta_dir)
     return unique_children(t, meta_dir);
 }
 
+/* Is row k of scope there for arg in t? vs/ only in a mount of several
+ * models (t->o.vs). */
+static int row_here(const gg_mtree *t, size_t k, gg_fscope scope, uint64_t arg)
+{
+    const gg_file_kind *f = &gg_files[k];
+    return f->scope == scope && (!(f->flags & GG_FF_VS) || t->o.vs) && gg_file_present(f, t->m, arg);
+}
+
+/* The rows of a scope present for arg as dir's children, in table order;
+ * then the folders among them are built. */
+static int add_rows(gg_mtree *t, uint32_t dir, gg_fscope scope, uint64_t arg)
+{
+    uint32_t first = t->n;
+    for (size_t k = 0; k < gg_n_files; k++)
+        if (row_here(t, k, scope, arg) &&
+            add_node(t, strdup(gg_files[k].name), dir, gg_files[k].shape == GG_FS_DIR ? GG_C_DIR : GG_C_FILE, k, arg))
+            return -1;
+    set_children(t, dir, first);
+    uint32_t end = t->n;
+    for (uint32_t i = first; i < end; i++) {
+        const gg_file_kind *k = &gg_files[t->nodes[i].file];
+        if (k->shape == GG_FS_DIR && k->build(t, i))
+            return -1;
+    }
+    return 0;
+}
+
+int gg_mtree_build_rows(gg_mtree *t, uint32_t dir)
+{
+    return add_rows(t, dir, (gg_fscope)gg_files[t->nodes[dir].file].holds, 0);
+}
+
 /* tensors/: a folder per tensor, holding the tensor rows present for it. */
 int gg_mtree_build_tensors(gg_mtree *t, uint32_t tens_dir)
 {
@@ -162,15 +194,9 @@ int gg_mtree_build_tensors(gg_mtree *t, uint32_t tens_dir)
     set_children(t, tens_dir, td0);
     if (unique_children(t, tens_dir))
         return -1;
-    for (uint64_t i = 0; i < m->nt; i++) {
-        uint32_t d = td0 + (uint32_t)i, f0 = t->n;
-        for (size_t k = 0; k < gg_n_files; k++)
-            if (gg_files[k].scope == GG_FK_TENSOR && gg_file_present(&gg_files[k], m, i) &&
-                add_node(t, strdup(gg_files[k].name), d, gg_files[k].shape == GG_FS_DIR ? GG_C_DIR : GG_C_FILE, k,
-                         i))
-                return -1;
-        set_children(t, d, f0);
-    }
+    for (uint64_t i = 0; i < m->nt; i++)
+        if (add_rows(t, td0 + (uint32_t)i, GG_FK_TENSOR, i))
+            return -1;
     return 0;
 }
 
@@ -196,47 +222,18 @@ int gg_mtree_build_vs_tensors(gg_mtree *t, uint32_t dir)
     set_children(t, dir, td0);
     if (unique_children(t, dir))
         return -1;
-    for (size_t k = 0; k < np; k++) {
-        uint32_t d = td0 + (uint32_t)k, f0 = t->n;
-        for (size_t r = 0; r < gg_n_files; r++)
-            if (gg_files[r].scope == GG_FK_VS_TENSOR &&
-                add_node(t, strdup(gg_files[r].name), d, GG_C_FILE, r, gg_cmp_tensor(t->cmp, k)))
-                return -1;
-        set_children(t, d, f0);
-    }
+    for (size_t k = 0; k < np; k++)
+        if (add_rows(t, td0 + (uint32_t)k, GG_FK_VS_TENSOR, gg_cmp_tensor(t->cmp, k)))
+            return -1;
     return 0;
 }
 
-/* Is row k at the root of t? A model's rows (vs/ only in a mount of
- * several models), or a comparison's. */
-static int root_row(const gg_mtree *t, size_t k)
-{
-    const gg_file_kind *f = &gg_files[k];
-    if (t->ref)
-        return f->scope == GG_FK_VS;
-    return f->scope == GG_FK_MODEL && (!(f->flags & GG_FF_VS) || t->o.vs) && gg_file_present(f, t->m, 0);
-}
-
-/* The root: the model rows in order, then the folders' children (in row
- * order, so node numbers are metadata's KVs, then the tensors, then blocks). */
+/* The root: the model rows in order (a comparison's, for a comparison),
+ * then the folders' children (in row order, so node numbers are
+ * metadata's KVs, then the tensors, then blocks). */
 static int build(gg_mtree *t)
 {
-    int rc = add_node(t, strdup(""), 0, GG_C_DIR, 0, 0);
-    uint32_t first = t->n;
-    for (size_t k = 0; k < gg_n_files && !rc; k++)
-        if (root_row(t, k))
-            rc = add_node(t, strdup(gg_files[k].name), 0, gg_files[k].shape == GG_FS_DIR ? GG_C_DIR : GG_C_FILE, k,
-                          0);
-    if (rc)
-        return -1;
-    set_children(t, 0, first);
-    uint32_t end = t->n;
-    for (uint32_t i = first; i < end; i++) {
-        const gg_file_kind *k = &gg_files[t->nodes[i].file];
-        if (k->shape == GG_FS_DIR && k->build(t, i))
-            return -1;
-    }
-    return 0;
+    return add_node(t, strdup(""), 0, GG_C_DIR, 0, 0) || add_rows(t, 0, t->ref ? GG_FK_VS : GG_FK_MODEL, 0) ? -1 : 0;
 }
 
 static uint64_t name_hash(uint32_t parent, const char *name)
@@ -625,7 +622,8 @@ int gg_mtree_open(gg_mtree *t, uint32_t node, gg_open_file **of, gg_err *e)
 /* The cache id of a tensor: unique across the models of the mount. */
 static uint32_t tensor_uid(const gg_mtree *t, uint64_t tensor) { return t->uid_base + (uint32_t)tensor; }
 
-/* A view of one of the model's tensors, for composite files. */
+/* A segment of a composite file: a view of one of the model's tensors, or
+ * the stored bytes of one of its files. */
 typedef struct view_ctx {
     gg_mtree *t;
     gg_open_file *of;
@@ -640,17 +638,6 @@ static ssize_t read_diff(gg_mtree *t, uint64_t tensor, gg_open_file *of, char *b
     return gg_cmp_read_diff(t->cmp, gg_cmp_pair_of(t->cmp, tensor), &a, &r, buf, n, off, e);
 }
 
-static ssize_t read_view(void *arg, uint64_t tensor, gg_view_kind kind, char *buf, size_t n, uint64_t off,
-                         gg_err *e)
-{
-    view_ctx *v = arg;
-    const gg_model *m = v->t->m;
-    if (v->t->ref)
-        return read_diff(v->t, tensor, v->of, buf, n, off, e);
-    return gg_read_view_copy(v->t->reader, m, &m->t[tensor], tensor_uid(v->t, tensor), kind, buf, n, off,
-                             v->of ? &v->of->ra : NULL, e);
-}
-
 /* The bytes are all in buf. */
 static ssize_t in_buf(gg_ref *ref, char *buf, ssize_t got)
 {
@@ -659,6 +646,20 @@ static ssize_t in_buf(gg_ref *ref, char *buf, ssize_t got)
         ref->niov = 1;
     }
     return got;
+}
+
+static ssize_t read_segment(void *arg, const gg_segment *s, char *buf, size_t n, uint64_t off, gg_ref *sub,
+                            gg_err *e)
+{
+    view_ctx *v = arg;
+    const gg_model *m = v->t->m;
+    if (s->kind == GG_SEG_SHARD)
+        return gg_source_read(m->shards[s->shard].src, buf, n, off, e) ? -1 : in_buf(sub, buf, (ssize_t)n);
+    /* (a comparison's tensors are seen through its one view, the diff) */
+    if (v->t->ref)
+        return in_buf(sub, buf, read_diff(v->t, s->tensor, v->of, buf, n, off, e));
+    return gg_read_view(v->t->reader, m, &m->t[s->tensor], tensor_uid(v->t, s->tensor), s->view, buf, n, off,
+                        v->of ? &v->of->ra : NULL, sub, e);
 }
 
 ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *buf, size_t size, uint64_t off,
@@ -688,8 +689,9 @@ ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *bu
         gg_composite *c;
         if (comp_of(t, node, &c, e))
             return -1;
+        /* (the bytes stay where they lie: cached pages, the header) */
         view_ctx v = {t, of};
-        got = in_buf(ref, buf, gg_composite_read(c, read_view, &v, buf, size, off, e));
+        got = gg_composite_read(c, t->reader, read_segment, &v, buf, size, off, ref, e);
         break;
     }
     default: {

@@ -2,10 +2,11 @@
  * it under the mount's root, or under the model's folder of a shelf):
  *
  *   metadata/<key>  metadata.json  tensors.tsv  types.tsv  summary  summary.json
- *   model.safetensors
+ *   model.safetensors  model.gguf
  *   tensors/<name>/{raw, f32, f32.npy, f16, f16.npy, bf16, info.json, stats}
  *                   (raw and info.json only, for a tensor that cannot be decoded)
  *   blocks/<N>/<rest of name> -> ../../tensors/blk.N.<rest of name>
+ *   as/{f32,f16,bf16,q8_0}.gguf   (as/why instead, if a tensor cannot be decoded)
  *   vs/            (a mount of several models: its folders are tree_vs.c's)
  *
  * or of a comparison of the model against another one, vs/<ref>/ (its
@@ -121,10 +122,12 @@ static inline int gg_node_is_kv(const gg_node *n)
 }
 
 /* The builders of the table's folders (files.c): metadata/ (a file per
- * KV), tensors/ (a folder per tensor, holding the tensor rows), blocks/. */
+ * KV), tensors/ (a folder per tensor, holding the tensor rows), blocks/,
+ * and a folder of the rows of the scope its row `holds` (as/). */
 int gg_mtree_build_kvs(gg_mtree *t, uint32_t dir);
 int gg_mtree_build_tensors(gg_mtree *t, uint32_t dir);
 int gg_mtree_build_blocks(gg_mtree *t, uint32_t dir);
+int gg_mtree_build_rows(gg_mtree *t, uint32_t dir);
 /* A folder no row fills (vs/); a comparison's tensors/: a folder per pair. */
 int gg_mtree_build_none(gg_mtree *t, uint32_t dir);
 int gg_mtree_build_vs_tensors(gg_mtree *t, uint32_t dir);

@@ -22,8 +22,8 @@
 #include "modeltree.h"
 #include "tree_int.h"
 
-enum { F_MODELS_TSV, F_ERRORS, F_STATS, F_COUNT };
-static const char *const special_names[F_COUNT] = {"models.tsv", ".errors", ".stats"};
+enum { F_MODELS_TSV = GG_ROOT_MODELS_TSV, F_ERRORS = GG_ROOT_ERRORS, F_STATS = GG_ROOT_STATS, F_COUNT = GG_N_ROOT_FILES };
+#define special_names gg_shelf_root_files
 
 /* ---- model trees, made on first use ---- */
 
@@ -361,7 +361,8 @@ int gg_tree_getattr(gg_tree *t, gg_ino ino, gg_attr *a, gg_err *e)
         } else {
             /* A model's folder, without opening the model. */
             gg_entry *en = gg_shelf_entry_at(t->shelf, idx);
-            a->nlink = 6; /* metadata, tensors, blocks, vs */
+            /* (metadata, tensors, blocks, as, and vs: a shelf of models) */
+            a->nlink = 2 + (uint32_t)gg_files_dirs_in_scope(GG_FK_MODEL);
             if (en)
                 a->mtime = gg_entry_mtime(en);
         }

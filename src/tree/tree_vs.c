@@ -348,7 +348,7 @@ int tree_vs_getattr(gg_tree *t, gg_ino ino, gg_attr *a, gg_err *e)
             a->nlink = 2 + sub;
         } else {
             gg_entry *en = gg_shelf_entry(t->shelf, r->b);
-            a->nlink = 3; /* tensors */
+            a->nlink = 2 + (uint32_t)gg_files_dirs_in_scope(GG_FK_VS); /* (tensors) */
             if (en)
                 a->mtime = gg_entry_mtime(en);
         }

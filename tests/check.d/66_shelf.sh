@@ -39,7 +39,7 @@ check "plain: models.tsv names, in name order (links followed, loops not)" [ "$(
 check "plain: folders hold only models and folders" \
     [ "$(ls -A "$M/deep" | nl2sp)|$(ls -A "$M/deep/er" | nl2sp)|$(ls -A "$M/split" | nl2sp)" = "er perlayer |moe |big " ]
 check "plain: a model folder as today, and vs/ (the others)" [ "$(ls "$M/llama" | nl2sp)" = \
-    "blocks metadata metadata.json model.safetensors summary summary.json tensors tensors.tsv types.tsv vs " ]
+    "as blocks metadata metadata.json model.gguf model.safetensors summary summary.json tensors tensors.tsv types.tsv vs " ]
 for nm in README model.bin notes.gguf.txt .cache hidden empty.gguf.d empty bad junk cut; do
     check "plain: $nm not shown" [ ! -e "$M/$nm" ]
 done

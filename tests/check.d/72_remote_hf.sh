@@ -4,6 +4,7 @@
 #  - hf://ORG/REPO/FILE.gguf: the hub's resolve redirect to the CDN (another
 #    host:port); $HF_TOKEN, $HF_TOKEN_PATH and ~/.cache/huggingface/token go
 #    to the hub as Authorization: Bearer, never to the CDN (its access log);
+#    info.json names the commit the hub resolved (X-Repo-Commit);
 #  - a private repo with and without a token; @REV; an unknown revision,
 #    file or repo: clear errors;
 #  - hf://ORG/REPO[@REV]: every GGUF of the repo from the two-page tree
@@ -31,7 +32,7 @@ printf '{}\n' >"$R/q/config.json"
 cp "$DATA/mainline/mainline.gguf" "$H/org/private/p.gguf"
 "$PY" "$MK" data "$R/data/data.gguf" 6 &&
     "$PY" "$MK" split "$R/split" "$DATA/mainline/mainline.gguf" ml 3 || { fail "making the models"; finish; exit 1; }
-"$PY" "$NET/hf_tree.py" "$H" org/repo main >/dev/null &&
+COMMIT=$("$PY" "$NET/hf_tree.py" "$H" org/repo main | sed -n 's/.*commit=\([0-9a-f]*\).*/\1/p') && [ ${#COMMIT} = 40 ] &&
     "$PY" "$NET/hf_tree.py" "$H" org/repo v1.0 >/dev/null &&
     "$PY" "$NET/hf_tree.py" "$H" org/private main --token privtok >/dev/null || { fail "hf_tree.py"; finish; exit 1; }
 net_start start-hf "$H" "$TMP/hf" || { fail "servers.sh start-hf"; finish; exit 1; }
@@ -67,6 +68,8 @@ if HF_TOKEN=hftok mount_model "$M" hf://org/repo/data/data.gguf "${NO[@]}"; then
         test "$(tail -n +2 "$TMP/c" | cut -f "$ALOG_IF_MATCH" | grep -c '^"')" = "$(($(wc -l <"$TMP/c") - 1))"
     check "hf://: info.json names the resolve URL" \
         grep -q "\"file\":[[:space:]]*\"$HF_ENDPOINT/org/repo/resolve/main/data/data.gguf\"" "$M/tensors/$(ls "$M/tensors" | head -n 1)/info.json"
+    check "hf://: info.json names the commit of main (the hub's X-Repo-Commit, $COMMIT)" \
+        grep -q "\"repo_commit\":[[:space:]]*\"$COMMIT\"" "$M/tensors/$(ls "$M/tensors" | head -n 1)/info.json"
     unmount "$M"
 else
     fail "mount of hf://org/repo/data/data.gguf"
@@ -103,6 +106,23 @@ if HF_TOKEN=privtok mount_model "$M" hf://org/private/p.gguf "${NO[@]}"; then
 else
     fail "private repo with its token"
 fi
+
+# --- a URL elsewhere that redirects to the hub: the hub's hops get the token, as when named by hf://
+net_proxy RP "$HP" || fail "faultproxy"
+net_rules "$RP" '{"rules": [{"match": "/elsewhere.gguf", "times": -1, "action": "status", "code": 302,
+    "headers": {"Location": "'"$HF_ENDPOINT"'/org/private/resolve/main/p.gguf"}}]}' >/dev/null
+mark
+if HF_TOKEN=privtok mount_model "$M" "http://127.0.0.1:$RP/elsewhere.gguf" "${NO[@]}"; then
+    check "redirected to the hub: the hub got the token" test "$(hub_new | col "$ALOG_AUTH")" = "Bearer privtok "
+    check "redirected to the hub: every tensor" "$PY" tests/check_tensors.py --f32-only "$M" \
+        "$DATA/mainline/manifest.tsv" "$DATA/mainline/mainline.gguf"
+    unmount "$M"
+else
+    fail "redirected to the hub: mounted with the token"
+fi
+check "redirected to the hub: the redirector never got the token" \
+    sh -c "! grep -q privtok '$TMP/proxy-RP.log'"
+net_proxy_stop "$RP_PID"
 
 # --- @REV, and what does not exist
 mark

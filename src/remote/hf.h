@@ -1,4 +1,5 @@
-/* hf.h - hf:// names of models on the Hugging Face hub, as URLs.
+/* hf.h - hf:// names of models on the Hugging Face hub, as URLs: the hub's
+ * row of the resolver table (scheme.h). Internal to remote/.
  *
  *   hf://ORG/REPO/PATH.gguf             $HF_ENDPOINT/ORG/REPO/resolve/main/PATH.gguf
  *   hf://ORG/REPO@REV/PATH.gguf         .../resolve/REV/PATH.gguf
@@ -13,27 +14,21 @@
  * listed, must be plain segments (no "", "." or "..") ending in .gguf.
  * With a disk cache (-o cache_dir) a repository's listing is kept there, by
  * revision, and used when the hub cannot be reached.
- * HF_ENDPOINT defaults to https://huggingface.co (net.h). */
-#ifndef GGUFFS_HF_H
-#define GGUFFS_HF_H
+ *
+ * The hub's policy (net.h) reads every URL at the hub's origin (scheme,
+ * host, port of $HF_ENDPOINT, default https://huggingface.co), those of
+ * hf:// names, of a listing's models opened later, and https URLs given as
+ * such: the token ($HF_TOKEN, else the first line of $HF_TOKEN_PATH, else
+ * of ~/.cache/huggingface/token; read once per net) goes as Authorization:
+ * Bearer to hops at that origin only, never to the CDN the resolve redirect
+ * leads to; X-Linked-Etag (a file's own validator) and X-Repo-Commit of any
+ * hop are the answer's extra and revision; a 401 or 403 from the hub names
+ * $HF_TOKEN. */
+#ifndef GGUFFS_REMOTE_HF_H
+#define GGUFFS_REMOTE_HF_H
 
-#include "gguffs/error.h"
-#include "gguffs/net.h"
+#include "scheme.h"
 
-typedef struct gg_hf_model {
-    char *url;     /* https://.../resolve/REV/PATH; NULL if refused */
-    char *path;    /* PATH inside the repo */
-    char *refused; /* a listed path not mounted: why ("a '..' segment"); NULL for the others */
-} gg_hf_model;
-
-int gg_is_hf(const char *spec);
-/* Does spec name a whole repository (no file)? */
-int gg_hf_names_repo(const char *spec);
-
-/* The models an hf:// name stands for (at least one mounted, besides the
- * refused listed paths). Returns 0 with
- * *models (free with gg_hf_free), or -1 with *e set. */
-int gg_hf_expand(gg_net *n, const char *spec, gg_hf_model **models, int *count, gg_err *e);
-void gg_hf_free(gg_hf_model *models, int count);
+extern const gg_resolver gg_hf_resolver;
 
 #endif

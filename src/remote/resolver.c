@@ -1,0 +1,124 @@
+/* resolver.c - the resolver table, one row per source scheme, and what a
+ * spec stands for (see resolver.h; a row's shape: scheme.h). */
+#include "scheme.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gguffs/source.h"
+#include "hf.h"
+
+/* One row per scheme. */
+static const gg_resolver *const table[] = {&gg_hf_resolver};
+#define ROWS (sizeof table / sizeof *table)
+
+struct gg_schemes {
+    void *state[ROWS]; /* of table[i] */
+};
+
+gg_schemes *gg_schemes_new(const gg_net_opts *o, gg_err *e)
+{
+    gg_schemes *s = calloc(1, sizeof *s);
+    if (!s) {
+        gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
+        return NULL;
+    }
+    for (size_t i = 0; i < ROWS; i++) {
+        if (table[i]->init && table[i]->init(o, &s->state[i], e)) {
+            gg_schemes_free(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+void gg_schemes_free(gg_schemes *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < ROWS; i++)
+        if (table[i]->free)
+            table[i]->free(s->state[i]);
+    free(s);
+}
+
+const gg_net_policy *gg_policy_for(gg_net *n, const char *url)
+{
+    gg_schemes *s = gg_net_schemes(n);
+    for (size_t i = 0; i < ROWS; i++) {
+        const gg_net_policy *p = table[i]->policy_for ? table[i]->policy_for(s->state[i], url) : NULL;
+        if (p)
+            return p;
+    }
+    return NULL;
+}
+
+/* The row of spec's scheme (its number), or -1 (a path, a URL, a scheme of no row). */
+static int row_of(const char *spec)
+{
+    if (gg_spec_kind_of(spec) != GG_SPEC_NAME)
+        return -1;
+    size_t n = strcspn(spec, ":");
+    for (size_t i = 0; i < ROWS; i++)
+        if (strlen(table[i]->scheme) == n && !strncmp(spec, table[i]->scheme, n))
+            return (int)i;
+    return -1;
+}
+
+int gg_resolved_add(gg_resolved *r, const char *spec, const char *path, const char *refused, gg_err *e)
+{
+    gg_resolved_model *p = realloc(r->models, (size_t)(r->count + 1) * sizeof *p);
+    if (!p)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    r->models = p;
+    gg_resolved_model *m = &p[r->count];
+    m->spec = spec ? strdup(spec) : NULL;
+    m->path = strdup(path);
+    m->refused = refused ? strdup(refused) : NULL;
+    if ((spec && !m->spec) || !m->path || (refused && !m->refused)) {
+        free(m->spec);
+        free(m->path);
+        free(m->refused);
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    }
+    r->count++;
+    return 0;
+}
+
+/* A name of a scheme of no row: refused, naming the schemes there are. */
+static int no_row(const char *spec, gg_err *e)
+{
+    char names[256] = "";
+    for (size_t i = 0; i < ROWS; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s://", !i ? "" : i + 1 < ROWS ? ", " : " and ",
+                 table[i]->scheme);
+    return gg_fail(e, GG_E_INVAL, "%.*s: no source for this scheme (http:// and https:// URLs, %s names)",
+                   (int)strcspn(spec, ":"), spec, names);
+}
+
+int gg_resolve_spec(gg_net *n, const char *spec, gg_resolved *r, gg_err *e)
+{
+    memset(r, 0, sizeof *r);
+    int i = row_of(spec), rc;
+    if (i >= 0)
+        rc = table[i]->expand(n, gg_net_schemes(n)->state[i], spec, r, e);
+    else if (gg_spec_kind_of(spec) == GG_SPEC_NAME)
+        rc = no_row(spec, e);
+    else
+        rc = gg_resolved_add(r, spec, spec, NULL, e); /* a URL: itself */
+    if (rc)
+        gg_resolved_free(r);
+    return rc;
+}
+
+void gg_resolved_free(gg_resolved *r)
+{
+    for (int i = 0; i < r->count; i++) {
+        free(r->models[i].spec);
+        free(r->models[i].path);
+        free(r->models[i].refused);
+    }
+    free(r->models);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,223 @@
+/* test_resolver.c - the resolver table (src/remote/resolver.c) and the hub's
+ * policy (src/remote/hf.c) without a server: what a spec stands for, which
+ * URLs are read with the hub's policy, the headers each hop of those gets
+ * (the token to the hub's origin only, never to its CDN), what the policy
+ * takes from an answer, the 401/403 hint, and where the token comes from
+ * ($HF_TOKEN, $HF_TOKEN_PATH, ~/.cache/huggingface/token). */
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gguffs/net.h"
+#include "gguffs/resolver.h"
+#include "remote/scheme.h"
+#include "testlib.h"
+
+#define HUB "http://Hub.example:8080"
+
+static gg_net *new_net(const char *endpoint, const char *token, gg_err *e)
+{
+    gg_net_opts o;
+    gg_net_default_opts(&o);
+    o.prefetch_threads = 0;
+    o.hf_endpoint = endpoint;
+    o.hf_token = token;
+    return gg_net_new(&o, e);
+}
+
+/* The headers a policy adds to a hop to url, one a line ("" for none). */
+static void hop_headers(const gg_net_policy *p, const char *url, char *out, size_t cap)
+{
+    struct curl_slist *h = NULL;
+    gg_net_hop hop = {.url = url, .home = HUB "/org/repo/resolve/main/m.gguf", .curl = NULL, .headers = &h};
+    out[0] = 0;
+    if (p && p->hop)
+        p->hop(p, &hop);
+    for (struct curl_slist *s = h; s; s = s->next)
+        snprintf(out + strlen(out), cap - strlen(out), "%s\n", s->data);
+    curl_slist_free_all(h);
+}
+
+static void test_origin(void)
+{
+    static const char *const cases[][2] = {
+        {"HTTP://Hub.Example/x?y", "http://hub.example:80"},
+        {"https://h.example:8443/a/b", "https://h.example:8443"},
+        {"https://h.example", "https://h.example:443"},
+        {"not a url", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *o = gg_url_origin(cases[i][0]);
+        EXPECT(cases[i][1] ? o && !strcmp(o, cases[i][1]) : !o, "origin of %s: %s", cases[i][0], o ? o : "NULL");
+        free(o);
+    }
+}
+
+static void test_resolve(gg_net *n)
+{
+    static const struct {
+        const char *spec, *want; /* the one model's spec */
+        int collection;
+    } ok[] = {
+        {"hf://org/repo/a/b.gguf", HUB "/org/repo/resolve/main/a/b.gguf", 0},
+        {"hf://org/repo@v1.0/m.gguf", HUB "/org/repo/resolve/v1.0/m.gguf", 0},
+        {"hf://org/repo@refs/pr/1/m.gguf", HUB "/org/repo/resolve/refs%2Fpr%2F1/m.gguf", 0},
+        {"hf://org/repo/a%20b.gguf", HUB "/org/repo/resolve/main/a%20b.gguf", 0},
+        /* a URL stands for itself */
+        {"https://cdn.example/m.gguf?sig=1", "https://cdn.example/m.gguf?sig=1", 0},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        gg_resolved r;
+        gg_err e;
+        int rc = gg_resolve_spec(n, ok[i].spec, &r, &e);
+        EXPECT(rc == 0 && r.count == 1 && !r.models[0].refused && !strcmp(r.models[0].spec, ok[i].want) &&
+                   r.collection == ok[i].collection,
+               "%s: %s", ok[i].spec, rc ? e.msg : r.models[0].spec);
+        if (rc == 0)
+            gg_resolved_free(&r);
+        EXPECT(!r.models && !r.count, "%s: gg_resolved_free zeroes", ok[i].spec);
+    }
+    static const char *const bad[][2] = {
+        {"hf://org", "expected hf://ORG/REPO"},
+        {"hf://org/repo/README.md", "not a .gguf file"},
+        {"hf://org/repo/../x.gguf", "a '.' or '..' segment"},
+        {"hf://org/repo@/m.gguf", "empty or overlong revision"},
+        {"s3://bucket/key.gguf", "s3: no source for this scheme (http:// and https:// URLs, hf:// names)"},
+        {"hff://org/repo/m.gguf", "hff: no source for this scheme"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        gg_resolved r;
+        gg_err e;
+        int rc = gg_resolve_spec(n, bad[i][0], &r, &e);
+        EXPECT(rc == -1 && e.code == GG_E_INVAL && strstr(e.msg, bad[i][1]) && !r.count, "%s: %s", bad[i][0],
+               rc ? e.msg : "resolved");
+        if (rc == 0)
+            gg_resolved_free(&r);
+    }
+}
+
+static void test_hub_policy(gg_net *n)
+{
+    const gg_net_policy *p = gg_policy_for(n, HUB "/org/repo/resolve/main/m.gguf");
+    EXPECT(p && p->extra_name && !strcmp(p->extra_name, "X-Linked-Etag"), "the hub's URLs: the hub's policy");
+    EXPECT(gg_policy_for(n, "HTTP://HUB.EXAMPLE:8080/x") == p, "the hub's URLs whatever the case of scheme and host");
+    static const char *const not_hub[] = {"http://hub.example/x", "https://hub.example:8080/x",
+                                          "http://cdn.example:8080/x", "http://hub.example.evil:8080/x"};
+    for (size_t i = 0; i < sizeof not_hub / sizeof *not_hub; i++)
+        EXPECT(!gg_policy_for(n, not_hub[i]), "%s: no policy (not the hub's origin)", not_hub[i]);
+    if (!p)
+        return;
+
+    char h[512];
+    hop_headers(p, HUB "/org/repo/resolve/main/m.gguf", h, sizeof h);
+    EXPECT(!strcmp(h, "Authorization: Bearer tok\n"), "a hop to the hub: the token (%s)", h);
+    hop_headers(p, "http://HUB.example:8080/api/models/org/repo/tree/main?cursor=2", h, sizeof h);
+    EXPECT(!strcmp(h, "Authorization: Bearer tok\n"), "a hop to the hub, spelt otherwise: the token (%s)", h);
+    static const char *const cdn[] = {"http://cdn.example:8080/org/repo/m.gguf", "http://hub.example:8081/m.gguf",
+                                      "https://hub.example:8080/m.gguf"};
+    for (size_t i = 0; i < sizeof cdn / sizeof *cdn; i++) {
+        hop_headers(p, cdn[i], h, sizeof h);
+        EXPECT(!h[0], "a hop to %s (the CDN, another port or scheme): no token (%s)", cdn[i], h);
+    }
+
+    gg_http_get g = {0};
+    p->header(p, &g, "ETag", "\"cdn\"");
+    p->header(p, &g, "x-linked-etag", "\"sha256\"");
+    p->header(p, &g, "X-Repo-Commit", "0123456789abcdef0123456789abcdef01234567");
+    p->header(p, &g, "X-Linked-Size", "1234");
+    EXPECT(!strcmp(g.extra, "\"sha256\"") && !strcmp(g.revision, "0123456789abcdef0123456789abcdef01234567") &&
+               !g.etag[0],
+           "an answer's hub headers: extra %s, revision %s, etag %s", g.extra, g.revision, g.etag);
+    char longv[300];
+    memset(longv, 'a', sizeof longv - 1);
+    longv[sizeof longv - 1] = 0;
+    p->header(p, &g, "X-Linked-Etag", longv);
+    EXPECT(strlen(g.extra) == sizeof g.extra - 1, "an absurdly long X-Linked-Etag is cut (%zu)", strlen(g.extra));
+
+    const char *hint = p->access_hint(p, HUB "/org/private/resolve/main/p.gguf");
+    EXPECT(hint && strstr(hint, "$HF_TOKEN"), "a 401 from the hub: the $HF_TOKEN hint (%s)", hint ? hint : "none");
+    EXPECT(!p->access_hint(p, "http://cdn.example:8080/x"), "a 403 from the CDN: no $HF_TOKEN hint");
+}
+
+/* Where the token comes from when none is given: what a hop to the hub gets. */
+static void expect_token(const char *how, const char *want)
+{
+    gg_err e;
+    gg_net *n = new_net(HUB, NULL, &e);
+    EXPECT(n, "gg_net_new: %s", n ? "" : e.msg);
+    if (!n)
+        return;
+    char h[512], w[512];
+    hop_headers(gg_policy_for(n, HUB "/x"), HUB "/x", h, sizeof h);
+    snprintf(w, sizeof w, want ? "Authorization: Bearer %s\n" : "", want);
+    EXPECT(!strcmp(h, w), "token from %s: %s", how, h[0] ? h : "none");
+    gg_net_free(n);
+}
+
+static void test_token_sources(void)
+{
+    char dir[] = "/tmp/test_resolver.XXXXXX";
+    EXPECT(mkdtemp(dir), "mkdtemp");
+    char path[300], home[300];
+    snprintf(home, sizeof home, "%s/.cache/huggingface", dir);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && printf 'hometok\\n' >'%s/token' && printf 'filetok\\r\\nsecond\\n' >'%s/tokfile'",
+             home, home, dir);
+    EXPECT(system(cmd) == 0, "token files");
+    snprintf(path, sizeof path, "%s/tokfile", dir);
+    unsetenv("HF_TOKEN");
+    unsetenv("HF_TOKEN_PATH");
+    setenv("HOME", dir, 1);
+    expect_token("~/.cache/huggingface/token", "hometok");
+    setenv("HF_TOKEN_PATH", path, 1);
+    expect_token("$HF_TOKEN_PATH (its first line)", "filetok");
+    setenv("HF_TOKEN", "envtok", 1);
+    expect_token("$HF_TOKEN", "envtok");
+    unsetenv("HF_TOKEN");
+    setenv("HF_TOKEN_PATH", "/nonexistent/token", 1);
+    expect_token("a token file that is not there", NULL);
+    unsetenv("HF_TOKEN_PATH");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    EXPECT(system(cmd) == 0, "rm");
+}
+
+static void test_endpoint(void)
+{
+    gg_err e;
+    gg_net *n = new_net("not a url", "", &e);
+    EXPECT(!n && e.code == GG_E_INVAL && !strcmp(e.msg, "HF_ENDPOINT not a url is not a URL"), "a bad endpoint: %s",
+           n ? "accepted" : e.msg);
+    gg_net_free(n);
+    /* trailing slashes are dropped */
+    n = new_net(HUB "//", "", &e);
+    gg_resolved r;
+    EXPECT(n && gg_resolve_spec(n, "hf://o/r/m.gguf", &r, &e) == 0 &&
+               !strcmp(r.models[0].spec, HUB "/o/r/resolve/main/m.gguf"),
+           "an endpoint with trailing slashes: %s", n ? r.models[0].spec : e.msg);
+    if (n)
+        gg_resolved_free(&r);
+    gg_net_free(n);
+}
+
+int main(void)
+{
+    gg_err e;
+    gg_net *n = new_net(HUB, "tok", &e);
+    EXPECT(n, "gg_net_new: %s", n ? "" : e.msg);
+    if (!n)
+        return 1;
+    test_origin();
+    test_resolve(n);
+    test_hub_policy(n);
+    gg_net_free(n);
+    test_token_sources();
+    test_endpoint();
+    if (fails)
+        fprintf(stderr, "test_resolver: %d failed\n", fails);
+    else
+        printf("test_resolver: ok\n");
+    return fails != 0;
+}
