@@ -6,7 +6,8 @@
 # dequantization, diff and diff.npy exact, the summaries, different shapes,
 # missing tensors, an undecodable type, a model against itself, imatrix
 # weights (experts too), --compare against the mount, two readers computing
-# once, nested folders and a live folder, a model changed in place.
+# once, nested folders and a live folder (and --cat of them), a model
+# changed in place.
 . "$(dirname "$0")/../lib.sh"
 cd "$TOP"
 M=$TMP/m
@@ -118,6 +119,15 @@ check "sub/a/vs/sub: its folder, without itself" [ "$(ls "$M/sub/a/vs/sub" | tr 
 check "b/vs/sub: both" [ "$(ls "$M/b/vs/sub" | tr '\n' ' ')" = "a c " ]
 check "sub/a/vs/sub/c is the comparison" [ -f "$M/sub/a/vs/sub/c/tensors.tsv" ]
 cc figures "$M/sub/a/vs/sub/c/tensors.tsv" moe-q8_0.gguf moe-f32.gguf
+# --cat of the folder reads vs/ as the mount shows it (diff.npy: a composite read)
+for f in tensors.tsv summary summary.json tensors/blk.0.ffn_up_exps.weight/diff \
+    tensors/blk.0.ffn_up_exps.weight/diff.npy; do
+    check "--cat FOLDER sub/a/vs/sub/c/$f: the mount's bytes" \
+        cmp <("$GGUFFS" --cat "$TMP/tree" "sub/a/vs/sub/c/$f") "$M/sub/a/vs/sub/c/$f"
+done
+check "--cat -o imatrix= FOLDER ...vs/.../tensors.tsv: --compare's, weighed" \
+    cmp <("$GGUFFS" --cat -o imatrix=moe-im.gguf "$TMP/tree" sub/a/vs/sub/c/tensors.tsv) \
+    <("$GGUFFS" --compare -o imatrix=moe-im.gguf moe-q8_0.gguf moe-f32.gguf)
 check "a name not there yet" [ ! -e "$M/b/vs/new" ]
 cp q4_K.gguf "$TMP/tree/new.gguf.part" && mv "$TMP/tree/new.gguf.part" "$TMP/tree/new.gguf"
 check "a model added appears at the root" wait_until 10 test -d "$M/new"
@@ -155,6 +165,11 @@ for bad in "bad-type:w.in_sum2\": type Q8_0, an imatrix holds F32" "bad-size:w: 
     "$GGUFFS" --compare -o imatrix=${bad%%:*}.gguf q4_K.gguf orig.gguf > /dev/null 2> "$TMP/err"
     check "-o imatrix=${bad%%:*}.gguf: exit 5" [ $? = 5 ] && check "... says why" grep -qF "${bad#*:}" "$TMP/err"
 done
+"$GGUFFS" --cat -o imatrix=orig.gguf "$TMP/tree" b/vs/sub/a/tensors.tsv > /dev/null 2> "$TMP/err"
+check "--cat -o imatrix= not an imatrix: exit 5" [ $? = 5 ] && check "... naming the file" grep -q "orig.gguf: not an imatrix" "$TMP/err"
+"$GGUFFS" --cat q4_K.gguf vs/orig/tensors.tsv > /dev/null 2> "$TMP/err"
+check "--cat of one model's vs/: exit 11" [ $? = 11 ] && check "... saying vs/ needs several models, or --compare" \
+    sh -c "grep -q 'a mount of several' '$TMP/err' && grep -q 'gguffs --compare MODEL REF' '$TMP/err'"
 "$GGUFFS" -o imatrix=orig.gguf q4_K.gguf orig.gguf "$M" 2> "$TMP/err"
 check "mount with -o imatrix= not an imatrix: exit 5, nothing mounted" [ $? = 5 ] && check "... not mounted" sh -c "! grep -qs ' $M fuse' /proc/mounts"
 
