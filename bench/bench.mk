@@ -4,9 +4,10 @@
 # replaced (render_bench), f16/bf16 conversion and reads against f32
 # (export.sh), a folder of 1000 models mounted as a shelf (shelf.sh, needs
 # FUSE), remote models through nginx and the fault proxy against curl
-# and a local mount (remote.sh, needs FUSE and nginx), and the GGUF views
+# and a local mount (remote.sh, needs FUSE and nginx), the GGUF views
 # (as_gguf.sh: as/*.gguf streams against the f32 files, llama.cpp from a
-# mount against a file, a 64 GiB model's as/; needs FUSE). Never part of
+# mount against a file, a 64 GiB model's as/; needs FUSE), and a comparison
+# of two models against decoding both (compare.sh). Never part of
 # `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
 	$(BUILD)/bench/halfconv_bench
@@ -32,3 +33,6 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== GGUF views: model.gguf, as/*.gguf (bench/as_gguf.sh)"
 	@BUILD=$(BUILD) bench/as_gguf.sh
+	@echo
+	@echo "== a comparison of two models against decoding both (bench/compare.sh)"
+	@BUILD=$(BUILD) bench/compare.sh

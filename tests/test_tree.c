@@ -314,7 +314,9 @@ static void table(void)
         EXPECT((k->shape == GG_FS_TEXT) == !!k->text && (k->shape == GG_FS_DIR) == !!k->build &&
                    (k->shape == GG_FS_COMPOSITE) == !!k->segments,
                "row %zu: its maker is not its shape's", i);
-        EXPECT(k->shape != GG_FS_VIEW || k->scope == GG_FK_TENSOR, "row %zu: a view outside a tensor folder", i);
+        EXPECT(k->shape != GG_FS_VIEW || k->scope == GG_FK_TENSOR || k->scope == GG_FK_VS_TENSOR,
+               "row %zu: a view outside a tensor folder", i);
+        EXPECT(!k->sized || k->shape == GG_FS_TEXT, "row %zu: a size function for a non-text", i);
         EXPECT(!k->fixed_size || k->shape == GG_FS_TEXT, "row %zu: a fixed size for a non-text", i);
         EXPECT((k->name == NULL) == (k->scope == GG_FK_KV), "row %zu: only metadata/<key> is named by its key", i);
         EXPECT(!(k->flags & GG_FF_STORED) || (k->shape == GG_FS_VIEW && k->view == GG_VIEW_RAW),
@@ -322,7 +324,10 @@ static void table(void)
         for (size_t j = 0; j < i; j++)
             EXPECT(!k->name || !gg_files[j].name || gg_files[j].scope != k->scope || strcmp(k->name, gg_files[j].name),
                    "rows %zu and %zu: one name", j, i);
-        char *w = k->scope == GG_FK_MODEL ? want_root : k->scope == GG_FK_TENSOR ? want_tensor : NULL;
+        /* (vs/ only in a mount of several models: see vs_tree()) */
+        char *w = k->scope == GG_FK_MODEL && !(k->flags & GG_FF_VS) ? want_root
+                  : k->scope == GG_FK_TENSOR                          ? want_tensor
+                                                                      : NULL;
         if (w)
             snprintf(w + strlen(w), 1024 - strlen(w), "%s%s", *w ? " " : "", k->name);
     }
@@ -330,6 +335,85 @@ static void table(void)
     EXPECT(!strcmp(ls(""), want_root), "root: %s, the table says %s", ls(""), want_root);
     EXPECT(!strcmp(ls("tensors/blk.0.a"), want_tensor), "a tensor folder: %s, the table says %s", ls("tensors/blk.0.a"),
            want_tensor);
+}
+
+/* Two models in one tree: each model's vs/ holds the other, whose
+ * comparison lists the rows of GG_FK_VS (and GG_FK_VS_TENSOR for the
+ * tensors both can decode), sized without a byte of tensor data read; a
+ * model against an identical one differs by zeros. */
+static void vs_tree(gg_reader *r)
+{
+    static mem_model mm2;
+    mm_build(&mm2, "tree2.gguf");
+    gg_model *ms[2] = {calloc(1, sizeof(gg_model)), calloc(1, sizeof(gg_model))};
+    gg_err e;
+    EXPECT(mm_open(&mm, ms[0], &e) == 0 && mm_open(&mm2, ms[1], &e) == 0, "open two: %s", e.msg);
+    gg_tree_opts to = {0};
+    gg_tree *one = tree;
+    tree = gg_tree_new(ms, 2, r, &to, &e);
+    EXPECT(tree, "a tree of two: %s", e.msg);
+    if (!tree) {
+        tree = one;
+        return;
+    }
+    char want_vs[1024] = "", want_t[1024] = "", want_model[1024] = "";
+    for (size_t i = 0; i < gg_n_files; i++) {
+        const gg_file_kind *k = &gg_files[i];
+        char *w = k->scope == GG_FK_VS          ? want_vs
+                  : k->scope == GG_FK_VS_TENSOR ? want_t
+                  : k->scope == GG_FK_MODEL     ? want_model
+                                                : NULL;
+        if (w)
+            snprintf(w + strlen(w), 1024 - strlen(w), "%s%s", *w ? " " : "", k->name);
+    }
+    EXPECT(!strcmp(ls(""), "models.tsv .errors .stats tree tree2"), "root: %s", ls(""));
+    EXPECT(!strcmp(ls("tree"), want_model), "a model's folder, vs/ with the rest: %s, the table says %s",
+           ls("tree"), want_model);
+    EXPECT(strstr(ls("tree"), " as vs") != NULL, "vs/ after as/: %s", ls("tree"));
+    EXPECT(!strcmp(ls("tree/vs"), "tree2") && !strcmp(ls("tree2/vs"), "tree"), "vs/: %s", ls("tree/vs"));
+    EXPECT(!strcmp(ls("tree/vs/tree2"), want_vs), "vs/tree2: %s, the table says %s", ls("tree/vs/tree2"), want_vs);
+    EXPECT(!strcmp(ls("tree/vs/tree2/tensors"), "blk.0.a blk.0.h q"), "vs/tree2/tensors: %s",
+           ls("tree/vs/tree2/tensors"));
+    EXPECT(!strcmp(ls("tree/vs/tree2/tensors/q"), want_t), "a tensor: %s, the table says %s",
+           ls("tree/vs/tree2/tensors/q"), want_t);
+    EXPECT(walk("tree/vs/tree") == 0, "vs/ does not hold the model itself");
+    static const char *const files[] = {"tensors.tsv", "summary", "summary.json", "tensors/q/diff",
+                                        "tensors/blk.0.h/diff.npy", "tensors/blk.0.a/diff"};
+    gg_attr a[6];
+    uint64_t r0 = atomic_load(&mm.src.reads), r1 = atomic_load(&mm2.src.reads);
+    for (int f = 0; f < 6; f++) {
+        char path[128];
+        snprintf(path, sizeof path, "tree/vs/tree2/%s", files[f]);
+        EXPECT(gg_tree_getattr(tree, walk(path), &a[f], &e) == 0, "%s: getattr: %s", path, e.msg);
+    }
+    EXPECT(atomic_load(&mm.src.reads) == r0 && atomic_load(&mm2.src.reads) == r1,
+           "the sizes of vs/ read tensor data (%" PRIu64 ", %" PRIu64 " reads)", atomic_load(&mm.src.reads) - r0,
+           atomic_load(&mm2.src.reads) - r1);
+    EXPECT(a[3].size == MM_Q_N * 4 && a[5].size == MM_A_N * 4 && a[3].tensor_data && !a[0].tensor_data,
+           "diff sizes");
+    for (int f = 0; f < 6; f++) {
+        char path[128];
+        snprintf(path, sizeof path, "tree/vs/tree2/%s", files[f]);
+        ssize_t len;
+        char *p = read_whole(path, &len, &e);
+        EXPECT(p && len == (ssize_t)a[f].size, "%s: read %zd, size %" PRIu64 " (%s)", path, len, a[f].size,
+               p ? "" : e.msg);
+        if (p && f == 3) {
+            size_t z = 0;
+            while (z < (size_t)len && !p[z])
+                z++;
+            EXPECT(z == (size_t)len, "%s: against the same values, zeros", path);
+        }
+        free(p);
+    }
+    ssize_t len;
+    char *st = read_whole(".stats", &len, &e);
+    EXPECT(st && strstr(st, "compare_tensors") && strstr(strstr(st, "compare_tensors"), " 3\n"),
+           ".stats: three pairs computed");
+    free(st);
+    gg_tree_free(tree);
+    mm_free(&mm2);
+    tree = one;
 }
 
 int main(void)
@@ -355,6 +439,7 @@ int main(void)
         sizes();
         gguf_files();
         hf_why();
+        vs_tree(r);
         stale();
         /* Left open, as when the kernel drops a RELEASE at unmount:
          * gg_tree_free closes it (LSan in 35_sanitizers finds it otherwise). */

@@ -70,6 +70,8 @@ void gg_readahead_destroy(gg_readahead *ra);
 void gg_reader_default_opts(gg_reader_opts *o);
 gg_reader *gg_reader_new(const gg_reader_opts *o);
 void gg_reader_free(gg_reader *r);
+/* The decode threads (-o threads; the cores by default). */
+int gg_reader_threads(const gg_reader *r);
 /* Drop m's queued read-ahead and wait for its running jobs: before m is closed. */
 void gg_reader_cancel(gg_reader *r, const gg_model *m);
 

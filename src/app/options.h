@@ -6,7 +6,7 @@
  * accepts (exit status 2). Options libfuse knows (allow_other, ...) are
  * passed on to it untouched. --dump and --verify take the options
  * that change how a model is read (types=, stq1_0_order=, simd=, threads=);
- * --cat every gguffs option (those of libfuse are refused). */
+ * --cat and --compare every gguffs option (those of libfuse are refused). */
 #ifndef GGUFFS_OPTIONS_H
 #define GGUFFS_OPTIONS_H
 
@@ -18,11 +18,19 @@
 #include "gguffs/tree.h"
 #include "gguffs/view.h"
 
-typedef enum gg_mode { GG_MODE_MOUNT, GG_MODE_DUMP, GG_MODE_VERIFY, GG_MODE_CAT, GG_MODE_HELP, GG_MODE_VERSION } gg_mode;
+typedef enum gg_mode {
+    GG_MODE_MOUNT,
+    GG_MODE_DUMP,
+    GG_MODE_VERIFY,
+    GG_MODE_CAT,
+    GG_MODE_COMPARE,
+    GG_MODE_HELP,
+    GG_MODE_VERSION
+} gg_mode;
 
 typedef struct gg_cli {
     gg_mode mode;
-    int json, full;        /* --dump --json / --full */
+    int json, full;        /* --dump --json / --full; --compare --json */
     int stores;            /* --ollama (1), --hf-cache (2), --lmstudio (4) */
     char **only;           /* --verify --tensor GLOB (repeatable) */
     int n_only;
@@ -31,6 +39,7 @@ typedef struct gg_cli {
     char *logfile;         /* -o logfile=PATH */
     char *cafile;          /* -o cafile=PATH, absolute (net.cafile points at it) */
     char *cache_dir;       /* -o cache_dir=DIR, absolute (net.cache_dir points at it) */
+    char *imatrix;         /* -o imatrix=FILE, absolute: weighs the comparisons (vs/, --compare) */
     gg_reader_opts reader;
     gg_open_opts open;
     gg_fuse_opts fuse;

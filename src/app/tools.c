@@ -1,4 +1,5 @@
-/* tools.c - the commands that need no FUSE: --dump, --verify and --cat. */
+/* tools.c - the commands that need no FUSE: --dump, --verify, --cat and
+ * --compare. */
 #include "tools.h"
 
 #include <inttypes.h>
@@ -15,6 +16,7 @@
 #include <omp.h>
 #include <stdatomic.h>
 
+#include "gguffs/compare.h"
 #include "gguffs/model.h"
 #include "gguffs/render.h"
 #include "gguffs/modeltext.h"
@@ -344,6 +346,18 @@ int gg_tool_verify(const char *path, const gg_tool_opts *o)
     return bad_tensors || (o->n_only && !nsel) ? GG_EXIT_VERIFY : GG_EXIT_OK;
 }
 
+/* ---- -o imatrix= ---- */
+
+int gg_tool_imatrix(const char *path, const gg_open_opts *o, gg_imatrix **out)
+{
+    gg_err e;
+    *out = NULL;
+    if (!path || (*out = gg_imatrix_load(path, o, &e)))
+        return GG_EXIT_OK;
+    fprintf(stderr, "gguffs: -o imatrix=%s: %s\n", path, e.msg);
+    return gg_exit_for(e.code);
+}
+
 /* ---- --cat ---- */
 
 /* Up to 16 names of a folder, for a message. */
@@ -378,7 +392,7 @@ static void say_holds(gg_tree *t, gg_ino dir, const char *shown)
 /* The file at path (names separated by '/', as ls shows them; "." and
  * ".." as usual; symbolic links followed), or an exit status after a
  * message. */
-static int walk_path(gg_tree *t, const char *model, const char *path, gg_ino *out)
+static int walk_path(gg_tree *t, int single, const char *model, const char *path, gg_ino *out)
 {
     gg_ino at = GG_ROOT;
     char *todo = strdup(path); /* what is left to walk */
@@ -412,6 +426,11 @@ static int walk_path(gg_tree *t, const char *model, const char *path, gg_ino *ou
             if (e.code == GG_E_NOENT) {
                 fprintf(stderr, "gguffs --cat: %s: no \"%s\" in %s/\n", path, name, done.p);
                 say_holds(t, at, done.p);
+                /* (one model has no vs/: --cat opens what MODEL names) */
+                if (single && at == GG_ROOT && !strcmp(name, "vs"))
+                    fprintf(stderr, "gguffs --cat: vs/ is in each model of a mount of several: name a folder "
+                                    "that holds them (gguffs --cat FOLDER MODEL/vs/REF/tensors.tsv), or run "
+                                    "gguffs --compare MODEL REF\n");
             } else {
                 fprintf(stderr, "gguffs --cat: %s: %s\n", path, e.msg);
             }
@@ -533,8 +552,12 @@ int gg_tool_cat(gg_cli *c)
     gg_shelf *shelf = NULL;
     gg_reader *reader = NULL;
     gg_tree *tree = NULL;
+    gg_imatrix *im = NULL;
     int single = 0;
-    int rc = gg_mountset(c, 1, &net, &shelf, &single);
+    int rc = gg_tool_imatrix(c->imatrix, &c->open, &im);
+    c->tree.imatrix = im;
+    if (!rc)
+        rc = gg_mountset(c, 1, &net, &shelf, &single);
     if (!rc) {
         gg_err e;
         if (!(reader = gg_reader_new(&c->reader))) {
@@ -547,13 +570,88 @@ int gg_tool_cat(gg_cli *c)
     }
     gg_ino ino;
     if (!rc)
-        rc = walk_path(tree, c->pos[0], c->pos[1], &ino);
+        rc = walk_path(tree, single, c->pos[0], c->pos[1], &ino);
     if (!rc)
         rc = cat_file(tree, ino, c->pos[1]);
     /* as a mount ends: the tree, the shelf, then what they read through */
     gg_tree_free(tree);
     gg_shelf_free(shelf);
+    gg_imatrix_free(im);
     gg_reader_free(reader);
     gg_net_free(net);
+    return rc;
+}
+
+/* ---- --compare ---- */
+
+/* --compare's progress bar: the elements folded of all pairs. */
+typedef struct cmp_progress {
+    uint64_t total;
+    double t0;
+} cmp_progress;
+
+static void cmp_tick(void *arg, uint64_t done)
+{
+    cmp_progress *p = arg;
+    progress(done, p->total, p->t0, 4.0); /* (f32 bytes of this model) */
+}
+
+int gg_tool_compare(const char *model, const char *ref, const gg_tool_opts *o)
+{
+    gg_model a, b;
+    int rc = open_model(&a, model, o->open);
+    if (rc != GG_EXIT_OK)
+        return rc;
+    if ((rc = open_model(&b, ref, o->open)) != GG_EXIT_OK) {
+        gg_model_close(&a);
+        return rc;
+    }
+    gg_err e = {0}; /* (a message not said yet) */
+    gg_imatrix *im = NULL;
+    gg_reader *r = NULL;
+    gg_cmp *c = NULL;
+    gg_cmp_stats st = {0};
+    cmp_progress pr = {0, now()};
+    rc = gg_tool_imatrix(o->imatrix, o->open, &im);
+    if (!rc && !(r = gg_reader_new(o->reader)))
+        rc = GG_EXIT_INTERNAL + 0 * gg_fail(&e, GG_E_NOMEM, "out of memory");
+    else if (!rc && !(c = gg_cmp_new(&a, &b, im, &st, &e)))
+        rc = GG_EXIT_INTERNAL;
+    int tty = isatty(2);
+    if (!rc && tty) {
+        for (size_t k = 0; k < gg_cmp_pairs(c); k++)
+            pr.total += a.t[gg_cmp_tensor(c, k)].info->nelems;
+        st.tick = cmp_tick;
+        st.tick_arg = &pr;
+    }
+    /* The cache ids of the two models' tensors, apart (as the tree gives them). */
+    gg_cmp_side sa = {r, &a, 0, NULL}, sb = {r, &b, (uint32_t)a.nt + 1, NULL};
+    if (!rc && gg_cmp_compute_all(c, &sa, &sb, &e))
+        rc = gg_exit_for(e.code);
+    if (tty)
+        fprintf(stderr, "\r%*s\r", 70, "");
+    gg_cmp_table t;
+    if (!rc && gg_cmp_table_make(c, &a, &b, 1, &t, &e))
+        rc = GG_EXIT_INTERNAL;
+    if (!rc) {
+        gg_buf out = {0};
+        if (o->json)
+            gg_compare_summary_json(&t, &out);
+        else
+            gg_compare_tsv(&t, &out);
+        if (out.oom)
+            rc = GG_EXIT_INTERNAL + 0 * gg_fail(&e, GG_E_NOMEM, "out of memory");
+        else if (out.len)
+            fwrite(out.p, 1, out.len, stdout);
+        gg_buf_free(&out);
+        gg_cmp_table_free(&t);
+    }
+    if (rc && e.msg[0])
+        fprintf(stderr, "gguffs --compare: %s\n", e.msg);
+    gg_cmp_free(c);
+    gg_reader_free(r);
+    gg_imatrix_free(im);
+    gg_model_close(&b);
+    gg_model_close(&a);
     return rc;
 }

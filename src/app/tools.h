@@ -4,6 +4,7 @@
 #define GGUFFS_TOOLS_H
 
 #include "cli.h"
+#include "gguffs/imatrix.h"
 #include "gguffs/model.h"
 #include "gguffs/view.h"
 #include "options.h"
@@ -14,6 +15,7 @@ typedef struct gg_tool_opts {
     const gg_reader_opts *reader; /* -o threads= */
     char **only;                 /* --verify --tensor GLOB...: only matching tensors */
     int n_only;
+    const char *imatrix;         /* --compare -o imatrix=FILE */
 } gg_tool_opts;
 
 /* gguffs --dump [--json] [--full] MODEL: header, key/values (long arrays
@@ -31,7 +33,20 @@ int gg_tool_verify(const char *path, const gg_tool_opts *o);
  * show, to stdout, as a mount reads it; a progress bar on stderr when it is
  * a terminal and stdout is not. A PATH that names no file of the tree:
  * GG_EXIT_NO_PATH, after a message saying which name is missing and what
- * the folder holds. Returns an exit status. */
+ * the folder holds (and, for vs/ of one model, that it needs several).
+ * Files of vs/ are there when MODEL names several models (a folder, a
+ * repository), weighed by -o imatrix= as when mounted. Returns an exit
+ * status. */
 int gg_tool_cat(gg_cli *c);
+
+/* gguffs --compare MODEL REF: the tensors.tsv of vs/REF/ in MODEL's folder
+ * of a mount, the same bytes (with --json, its summary.json), computed on
+ * every core with a progress bar on stderr when it is a terminal. */
+int gg_tool_compare(const char *model, const char *ref, const gg_tool_opts *o);
+
+/* -o imatrix=FILE (path may be NULL: none): *out, loaded (free with
+ * gg_imatrix_free), for a mount, --cat and --compare alike. Returns an exit
+ * status, after a message naming the option and the file. */
+int gg_tool_imatrix(const char *path, const gg_open_opts *o, gg_imatrix **out);
 
 #endif

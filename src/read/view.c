@@ -94,6 +94,8 @@ void gg_reader_free(gg_reader *r)
     free(r);
 }
 
+int gg_reader_threads(const gg_reader *r) { return r->nthreads; }
+
 void gg_reader_cancel(gg_reader *r, const gg_model *m)
 {
     if (r)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gguffs/compare.h"
 #include "gguffs/hfconfig.h"
 #include "gguffs/hfexport.h"
 #include "gguffs/hftokenizer.h"
@@ -180,6 +181,57 @@ static int stats(gg_mtree *t, uint64_t tensor, gg_buf *out, gg_err *e)
     return gg_tensor_stats(t->reader, t->m, &t->m->t[tensor], out, e);
 }
 
+/* ---- a comparison's texts (vs/<ref>/): figures of every pair, computed
+ * on first read; their sizes from the texts without figures ---- */
+
+enum { VS_TSV, VS_SUMMARY, VS_JSON };
+
+static int vs_text(gg_mtree *t, int which, int figures, gg_buf *out, gg_err *e)
+{
+    gg_cmp_side a = {t->reader, t->m, t->uid_base, NULL}, r = {t->reader, t->ref, t->ref_uid_base, NULL};
+    if (figures && gg_cmp_compute_all(t->cmp, &a, &r, e))
+        return -1;
+    gg_cmp_table tb;
+    if (gg_cmp_table_make(t->cmp, t->m, t->ref, figures, &tb, e))
+        return -1;
+    if (which == VS_TSV)
+        gg_compare_tsv(&tb, out);
+    else if (which == VS_SUMMARY)
+        gg_compare_summary(&tb, out);
+    else
+        gg_compare_summary_json(&tb, out);
+    gg_cmp_table_free(&tb);
+    return out->oom ? gg_fail(e, GG_E_NOMEM, "out of memory") : 0;
+}
+
+static int vs_size(gg_mtree *t, int which, uint64_t *size, gg_err *e)
+{
+    gg_buf b = {0};
+    int rc = vs_text(t, which, 0, &b, e);
+    *size = b.len;
+    gg_buf_free(&b);
+    return rc;
+}
+
+static int vs_tsv(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e) { return vs_text(t, VS_TSV, 1, out, e); }
+static int vs_summary(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e) { return vs_text(t, VS_SUMMARY, 1, out, e); }
+static int vs_json(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e) { return vs_text(t, VS_JSON, 1, out, e); }
+static int vs_tsv_size(gg_mtree *t, uint64_t arg, uint64_t *n, gg_err *e) { return vs_size(t, VS_TSV, n, e); }
+static int vs_summary_size(gg_mtree *t, uint64_t arg, uint64_t *n, gg_err *e) { return vs_size(t, VS_SUMMARY, n, e); }
+static int vs_json_size(gg_mtree *t, uint64_t arg, uint64_t *n, gg_err *e) { return vs_size(t, VS_JSON, n, e); }
+
+/* A line per tensor of either model, each at most its name escaped and a
+ * note naming two shapes. */
+static uint64_t vs_bound(const gg_mtree *t, uint64_t arg)
+{
+    uint64_t b = 4096;
+    for (uint64_t k = 0; k < t->m->nt; k++)
+        b += 512 + 8 * t->m->t[k].name_len;
+    for (uint64_t k = 0; k < t->ref->nt; k++)
+        b += 512 + 8 * t->ref->t[k].name_len;
+    return b;
+}
+
 /* ---- composites ---- */
 
 static gg_composite *npy(const gg_mtree *t, const gg_file_kind *k, uint64_t tensor, gg_err *e)
@@ -273,6 +325,8 @@ static int hf_missing(const gg_model *m, uint64_t arg) { return hf_facts_of(m)->
 #define TENSOR(n) .name = n, .scope = GG_FK_TENSOR
 #define AS(n) .name = n, .scope = GG_FK_AS
 #define HF(n) .name = n, .scope = GG_FK_HF
+#define VS(n) .name = n, .scope = GG_FK_VS
+#define VS_TENSOR(n) .name = n, .scope = GG_FK_VS_TENSOR
 #define DIR(fn) .shape = GG_FS_DIR, .build = fn
 #define ROWS(scope) .shape = GG_FS_DIR, .build = gg_mtree_build_rows, .holds = scope
 #define TEXT(fn, b) .shape = GG_FS_TEXT, .text = fn, .bound = b
@@ -292,6 +346,9 @@ const gg_file_kind gg_files[] = {
     {MODEL("model.gguf"), COMPOSITE(gguf), .view = GG_VIEW_RAW, .flags = GG_FF_DATA},
     {MODEL("blocks"), DIR(gg_mtree_build_blocks)},
     {MODEL("as"), ROWS(GG_FK_AS)},
+    /* (its folders are the mount's other models, served by tree_vs.c: no
+     * row describes them, so it is built empty) */
+    {MODEL("vs"), DIR(gg_mtree_build_none), .flags = GG_FF_VS},
 
     {AS("f32.gguf"), COMPOSITE(gguf), .view = GG_VIEW_F32, .flags = GG_FF_DATA, .present = all_decodable},
     {AS("f16.gguf"), COMPOSITE(gguf), .view = GG_VIEW_F16, .flags = GG_FF_DATA, .present = all_decodable},
@@ -319,6 +376,16 @@ const gg_file_kind gg_files[] = {
     {TENSOR("stats"), TEXT(stats, NULL), .fixed_size = GG_STATS_BYTES, .flags = GG_FF_CHECK, .present = decodable},
 
     {.scope = GG_FK_KV, TEXT(kv_text, kv_bound)},
+
+    /* vs/<ref>/: this model against ref; its files read this model's
+     * tensors (and ref's) through a comparison (compare.h), whose "view"
+     * of a tensor is the difference, this - ref */
+    {VS("tensors.tsv"), TEXT(vs_tsv, vs_bound), .sized = vs_tsv_size, .flags = GG_FF_CHECK},
+    {VS("summary"), TEXT(vs_summary, vs_bound), .sized = vs_summary_size, .flags = GG_FF_CHECK},
+    {VS("summary.json"), TEXT(vs_json, vs_bound), .sized = vs_json_size, .flags = GG_FF_CHECK},
+    {VS("tensors"), DIR(gg_mtree_build_vs_tensors)},
+    {VS_TENSOR("diff"), VIEW(GG_VIEW_F32), .flags = GG_FF_DATA},
+    {VS_TENSOR("diff.npy"), COMPOSITE(npy), .view = GG_VIEW_F32, .flags = GG_FF_DATA},
 };
 const size_t gg_n_files = sizeof gg_files / sizeof gg_files[0];
 _Static_assert(sizeof gg_files / sizeof gg_files[0] <= 255, "a node holds its row in a byte");
