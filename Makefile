@@ -53,8 +53,9 @@ SIMD_FAMILIES := $(patsubst src/decode/%_simd.c,%,$(wildcard src/decode/*_simd.c
 SIMD_OBJ := $(foreach f,$(SIMD_FAMILIES),$(foreach t,$(SIMD_TARGETS),$(BUILD)/src/decode/$(f)_$(t).o))
 LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC) $(DECODE_SRC)) $(SIMD_OBJ)
 APP_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(APP_SRC))
-# The command-line tools (--dump, --verify), which the fuzzers drive too.
-TOOLS_OBJ := $(filter %/tools.o,$(APP_OBJ))
+# The command-line tools (--dump, --verify, --cat and the model set it opens),
+# which the fuzzers drive too.
+TOOLS_OBJ := $(filter %/tools.o %/mountset.o,$(APP_OBJ))
 
 TEST_PROGS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
 

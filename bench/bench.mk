@@ -3,8 +3,11 @@
 # (fs.sh, needs FUSE), metadata array text against the renderer it
 # replaced (render_bench), f16/bf16 conversion and reads against f32
 # (export.sh), a folder of 1000 models mounted as a shelf (shelf.sh, needs
-# FUSE), and remote models through nginx and the fault proxy against curl
-# and a local mount (remote.sh, needs FUSE and nginx). Never part of
+# FUSE), remote models through nginx and the fault proxy against curl
+# and a local mount (remote.sh, needs FUSE and nginx), the GGUF views
+# (as_gguf.sh: as/*.gguf streams against the f32 files, llama.cpp from a
+# mount against a file, a 64 GiB model's as/; needs FUSE), and a comparison
+# of two models against decoding both (compare.sh). Never part of
 # `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
 	$(BUILD)/bench/halfconv_bench
@@ -27,3 +30,9 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== remote models (bench/remote.sh)"
 	@BUILD=$(BUILD) bench/remote.sh
+	@echo
+	@echo "== GGUF views: model.gguf, as/*.gguf (bench/as_gguf.sh)"
+	@BUILD=$(BUILD) bench/as_gguf.sh
+	@echo
+	@echo "== a comparison of two models against decoding both (bench/compare.sh)"
+	@BUILD=$(BUILD) bench/compare.sh

@@ -100,8 +100,10 @@ static void listings(void)
 {
     const char *root = ls("");
     EXPECT(!strcmp(root, ".stats metadata metadata.json tensors tensors.tsv types.tsv summary summary.json "
-                         "model.safetensors blocks"),
+                         "model.safetensors model.gguf blocks as"),
            "root: %s", root);
+    EXPECT(!strcmp(ls("as"), "why hf"), "as/ of a model with an undecodable tensor: %s", ls("as"));
+    EXPECT(!strcmp(ls("as/hf"), "why"), "as/hf/ of a model without figures or vocabulary: %s", ls("as/hf"));
     EXPECT(!strcmp(ls("metadata"), "general.architecture general.name"), "metadata/: %s", ls("metadata"));
     EXPECT(!strcmp(ls("tensors"), "blk.0.a blk.0.h q x"), "tensors/: %s", ls("tensors"));
     EXPECT(!strcmp(ls("tensors/q"), "raw f32 f32.npy f16 f16.npy bf16 info.json stats"), "tensors/q: %s",
@@ -194,6 +196,57 @@ static void sizes(void)
     }
 }
 
+/* model.gguf of one file is its bytes, sized without reading them; as/why
+ * names the tensor that keeps the GGUF views out of as/. */
+static void gguf_files(void)
+{
+    gg_err e;
+    gg_attr a;
+    uint64_t reads = atomic_load(&mm.src.reads);
+    EXPECT(gg_tree_getattr(tree, walk("model.gguf"), &a, &e) == 0 && a.size == mm.file.n && a.tensor_data &&
+               a.blocks == 0,
+           "model.gguf: size %" PRIu64 " of %zu", a.size, mm.file.n);
+    EXPECT(atomic_load(&mm.src.reads) == reads, "model.gguf: getattr read the file");
+    ssize_t len;
+    char *p = read_whole("model.gguf", &len, &e);
+    EXPECT(p && len == (ssize_t)mm.file.n && !memcmp(p, mm.file.p, mm.file.n), "model.gguf: not the file's bytes");
+    free(p);
+    /* One read of all of model.safetensors: its header and the cached pages
+     * of every tensor in one reply, as they lie. */
+    gg_ino st = walk("model.safetensors");
+    EXPECT(gg_tree_getattr(tree, st, &a, &e) == 0, "model.safetensors: getattr");
+    char *all = malloc(a.size + 16);
+    p = read_whole("model.safetensors", &len, &e);
+    gg_ref ref;
+    ssize_t got = all ? gg_tree_read_ref(tree, st, NULL, all, a.size + 16, 0, &ref, &e) : -1;
+    EXPECT(got == (ssize_t)a.size && ref.niov > 4 && ref.npages > 4,
+           "model.safetensors in one read: %zd bytes, %d pieces, %d pages", got, got > 0 ? ref.niov : 0,
+           got > 0 ? ref.npages : 0);
+    if (got > 0) {
+        gg_ref_gather(&ref, all);
+        gg_tree_read_done(tree, &ref);
+        EXPECT(p && len == got && !memcmp(p, all, (size_t)got), "model.safetensors: one read differs from pieces");
+    }
+    free(all);
+    free(p);
+    p = read_whole("as/why", &len, &e);
+    EXPECT(p && strstr(p, "1 tensor cannot be decoded") && strstr(p, "\nx\tid 9999\tunsupported type 9999\n"),
+           "as/why: %s", p ? p : e.msg);
+    free(p);
+}
+
+/* as/hf/why says what keeps the weights and the tokenizer files out. */
+static void hf_why(void)
+{
+    gg_err e;
+    ssize_t len;
+    char *p = read_whole("as/hf/why", &len, &e);
+    EXPECT(p && strstr(p, "no config.json or model.safetensors:\nllama.block_count is missing\n") &&
+               strstr(p, "no tokenizer files:\nthe file has no vocabulary (tokenizer.ggml.model)\n"),
+           "as/hf/why: %s", p ? p : e.msg);
+    free(p);
+}
+
 /* An I/O error while stats are made: EIO, nothing kept; then it works. */
 static void stats_eio(void)
 {
@@ -261,7 +314,9 @@ static void table(void)
         EXPECT((k->shape == GG_FS_TEXT) == !!k->text && (k->shape == GG_FS_DIR) == !!k->build &&
                    (k->shape == GG_FS_COMPOSITE) == !!k->segments,
                "row %zu: its maker is not its shape's", i);
-        EXPECT(k->shape != GG_FS_VIEW || k->scope == GG_FK_TENSOR, "row %zu: a view outside a tensor folder", i);
+        EXPECT(k->shape != GG_FS_VIEW || k->scope == GG_FK_TENSOR || k->scope == GG_FK_VS_TENSOR,
+               "row %zu: a view outside a tensor folder", i);
+        EXPECT(!k->sized || k->shape == GG_FS_TEXT, "row %zu: a size function for a non-text", i);
         EXPECT(!k->fixed_size || k->shape == GG_FS_TEXT, "row %zu: a fixed size for a non-text", i);
         EXPECT((k->name == NULL) == (k->scope == GG_FK_KV || k->scope == GG_FK_SIDE),
                "row %zu: only metadata/<key> and side files are named by what they hold", i);
@@ -270,7 +325,10 @@ static void table(void)
         for (size_t j = 0; j < i; j++)
             EXPECT(!k->name || !gg_files[j].name || gg_files[j].scope != k->scope || strcmp(k->name, gg_files[j].name),
                    "rows %zu and %zu: one name", j, i);
-        char *w = k->scope == GG_FK_MODEL ? want_root : k->scope == GG_FK_TENSOR ? want_tensor : NULL;
+        /* (vs/ only in a mount of several models: see vs_tree()) */
+        char *w = k->scope == GG_FK_MODEL && !(k->flags & GG_FF_VS) ? want_root
+                  : k->scope == GG_FK_TENSOR                          ? want_tensor
+                                                                      : NULL;
         if (w)
             snprintf(w + strlen(w), 1024 - strlen(w), "%s%s", *w ? " " : "", k->name);
     }
@@ -278,6 +336,85 @@ static void table(void)
     EXPECT(!strcmp(ls(""), want_root), "root: %s, the table says %s", ls(""), want_root);
     EXPECT(!strcmp(ls("tensors/blk.0.a"), want_tensor), "a tensor folder: %s, the table says %s", ls("tensors/blk.0.a"),
            want_tensor);
+}
+
+/* Two models in one tree: each model's vs/ holds the other, whose
+ * comparison lists the rows of GG_FK_VS (and GG_FK_VS_TENSOR for the
+ * tensors both can decode), sized without a byte of tensor data read; a
+ * model against an identical one differs by zeros. */
+static void vs_tree(gg_reader *r)
+{
+    static mem_model mm2;
+    mm_build(&mm2, "tree2.gguf");
+    gg_model *ms[2] = {calloc(1, sizeof(gg_model)), calloc(1, sizeof(gg_model))};
+    gg_err e;
+    EXPECT(mm_open(&mm, ms[0], &e) == 0 && mm_open(&mm2, ms[1], &e) == 0, "open two: %s", e.msg);
+    gg_tree_opts to = {0};
+    gg_tree *one = tree;
+    tree = gg_tree_new(ms, 2, r, &to, &e);
+    EXPECT(tree, "a tree of two: %s", e.msg);
+    if (!tree) {
+        tree = one;
+        return;
+    }
+    char want_vs[1024] = "", want_t[1024] = "", want_model[1024] = "";
+    for (size_t i = 0; i < gg_n_files; i++) {
+        const gg_file_kind *k = &gg_files[i];
+        char *w = k->scope == GG_FK_VS          ? want_vs
+                  : k->scope == GG_FK_VS_TENSOR ? want_t
+                  : k->scope == GG_FK_MODEL     ? want_model
+                                                : NULL;
+        if (w)
+            snprintf(w + strlen(w), 1024 - strlen(w), "%s%s", *w ? " " : "", k->name);
+    }
+    EXPECT(!strcmp(ls(""), "models.tsv .errors .stats tree tree2"), "root: %s", ls(""));
+    EXPECT(!strcmp(ls("tree"), want_model), "a model's folder, vs/ with the rest: %s, the table says %s",
+           ls("tree"), want_model);
+    EXPECT(strstr(ls("tree"), " as vs") != NULL, "vs/ after as/: %s", ls("tree"));
+    EXPECT(!strcmp(ls("tree/vs"), "tree2") && !strcmp(ls("tree2/vs"), "tree"), "vs/: %s", ls("tree/vs"));
+    EXPECT(!strcmp(ls("tree/vs/tree2"), want_vs), "vs/tree2: %s, the table says %s", ls("tree/vs/tree2"), want_vs);
+    EXPECT(!strcmp(ls("tree/vs/tree2/tensors"), "blk.0.a blk.0.h q"), "vs/tree2/tensors: %s",
+           ls("tree/vs/tree2/tensors"));
+    EXPECT(!strcmp(ls("tree/vs/tree2/tensors/q"), want_t), "a tensor: %s, the table says %s",
+           ls("tree/vs/tree2/tensors/q"), want_t);
+    EXPECT(walk("tree/vs/tree") == 0, "vs/ does not hold the model itself");
+    static const char *const files[] = {"tensors.tsv", "summary", "summary.json", "tensors/q/diff",
+                                        "tensors/blk.0.h/diff.npy", "tensors/blk.0.a/diff"};
+    gg_attr a[6];
+    uint64_t r0 = atomic_load(&mm.src.reads), r1 = atomic_load(&mm2.src.reads);
+    for (int f = 0; f < 6; f++) {
+        char path[128];
+        snprintf(path, sizeof path, "tree/vs/tree2/%s", files[f]);
+        EXPECT(gg_tree_getattr(tree, walk(path), &a[f], &e) == 0, "%s: getattr: %s", path, e.msg);
+    }
+    EXPECT(atomic_load(&mm.src.reads) == r0 && atomic_load(&mm2.src.reads) == r1,
+           "the sizes of vs/ read tensor data (%" PRIu64 ", %" PRIu64 " reads)", atomic_load(&mm.src.reads) - r0,
+           atomic_load(&mm2.src.reads) - r1);
+    EXPECT(a[3].size == MM_Q_N * 4 && a[5].size == MM_A_N * 4 && a[3].tensor_data && !a[0].tensor_data,
+           "diff sizes");
+    for (int f = 0; f < 6; f++) {
+        char path[128];
+        snprintf(path, sizeof path, "tree/vs/tree2/%s", files[f]);
+        ssize_t len;
+        char *p = read_whole(path, &len, &e);
+        EXPECT(p && len == (ssize_t)a[f].size, "%s: read %zd, size %" PRIu64 " (%s)", path, len, a[f].size,
+               p ? "" : e.msg);
+        if (p && f == 3) {
+            size_t z = 0;
+            while (z < (size_t)len && !p[z])
+                z++;
+            EXPECT(z == (size_t)len, "%s: against the same values, zeros", path);
+        }
+        free(p);
+    }
+    ssize_t len;
+    char *st = read_whole(".stats", &len, &e);
+    EXPECT(st && strstr(st, "compare_tensors") && strstr(strstr(st, "compare_tensors"), " 3\n"),
+           ".stats: three pairs computed");
+    free(st);
+    gg_tree_free(tree);
+    mm_free(&mm2);
+    tree = one;
 }
 
 int main(void)
@@ -301,6 +438,9 @@ int main(void)
         table();
         stats_eio(); /* (before sizes() makes every stats) */
         sizes();
+        gguf_files();
+        hf_why();
+        vs_tree(r);
         stale();
         /* Left open, as when the kernel drops a RELEASE at unmount:
          * gg_tree_free closes it (LSan in 35_sanitizers finds it otherwise). */

@@ -1,5 +1,5 @@
 /* test_view - the view layer (view.h) over a memory source (memsrc.h), no
- * FUSE: raw, f32, f16 and bf16 of F32, F16 and Q8_0 tensors give the bytes
+ * FUSE: raw, f32, f16, bf16 and q8_0 of F32, F16 and Q8_0 tensors give the bytes
  * computed here; a small read decodes only the blocks it touches; an I/O
  * error or a read cut short gives GG_E_IO (EIO) and leaves no page behind,
  * so the next read succeeds; a changed object gives GG_E_STALE (ESTALE) for
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gguffs/quantize.h"
 #include "gguffs/view.h"
 #include "mem_model.h"
 #include "testlib.h"
@@ -79,6 +80,75 @@ static void views(mem_model *mm, gg_model *m, gg_reader *r)
         }
         free(got);
     }
+}
+
+/* The Q8_0 view: the blocks of the f32 values (quantize.h, checked against
+ * ggml in 11_oracle), whole and in pieces that cut blocks and pages (of
+ * whole blocks, or not); a row that is not a multiple of 32 is refused. */
+static void q8_0_view(mem_model *mm, gg_model *m, gg_reader *r)
+{
+    for (int i = 0; i < MM_X; i++) {
+        const gg_tensor *t = &m->t[i];
+        uint64_t n = mm->nelems[i], size = n / 32 * 34;
+        char *got = malloc(size + 64);
+        gg_err e;
+        if (n % 32) {
+            ssize_t k = gg_read_view_copy(r, m, t, (uint32_t)i, GG_VIEW_Q8_0, got, 64, 0, NULL, &e);
+            EXPECT(k == -1 && e.code == GG_E_INVAL, "tensor %d: Q8_0 of rows of %" PRIu64 ": %zd", i, n, k);
+            free(got);
+            continue;
+        }
+        uint8_t *want = malloc(size);
+        gg_quantize_q8_0_isa(mm->f32[i], want, n / 32, GG_ISA_SCALAR);
+        EXPECT(gg_view_size(t, GG_VIEW_Q8_0) == size, "tensor %d: Q8_0 size %" PRIu64, i, gg_view_size(t, GG_VIEW_Q8_0));
+        ssize_t k = gg_read_view_copy(r, m, t, (uint32_t)i, GG_VIEW_Q8_0, got, size + 64, 0, NULL, &e);
+        EXPECT(k == (ssize_t)size && !memcmp(got, want, size), "tensor %d: Q8_0 whole: %zd", i, k);
+        for (uint64_t at = 0; at < size; at += 517) {
+            size_t len = 1 + at % 2900;
+            k = gg_read_view_copy(r, m, t, (uint32_t)i, GG_VIEW_Q8_0, got, len, at, NULL, &e);
+            size_t exp = at + len <= size ? len : (size_t)(size - at);
+            EXPECT(k == (ssize_t)exp && !memcmp(got, want + at, exp), "tensor %d: Q8_0 at %" PRIu64 ": %zd", i, at, k);
+        }
+        free(want);
+        free(got);
+    }
+}
+
+/* Refs put end to end (composite files do): five reads of a tensor's f32,
+ * 20 pieces and pages, more than a ref holds inline, give the bytes in
+ * order; literal bytes between them stay where they lie. */
+static void ref_append(mem_model *mm, gg_model *m, gg_reader *r)
+{
+    const gg_tensor *t = &m->t[MM_Q];
+    size_t n = mm->nelems[MM_Q] * 4;
+    char *bufs = malloc(5 * n), *got = malloc(5 * n + 8);
+    gg_ref all, one;
+    gg_err e;
+    gg_ref_init(&all);
+    int ok = 1;
+    for (int k = 0; k < 5 && ok; k++) {
+        ssize_t g = gg_read_view(r, m, t, 77, GG_VIEW_F32, bufs + k * n, n, 0, NULL, &one, &e);
+        ok = g == (ssize_t)n && gg_ref_append(&all, &one, &e) == 0 && one.niov == 0 && one.npages == 0;
+        ok = ok && (k != 2 || gg_ref_add(&all, "gap!", 4, &e) == 0);
+    }
+    EXPECT(ok && all.niov > GG_REF_INLINE && all.npages > GG_REF_INLINE, "five reads put together: %d pieces, %d pages",
+           all.niov, all.npages);
+    gg_ref_gather(&all, got);
+    char *want = mm_view(mm, MM_Q, 0, 0);
+    int same = 1;
+    for (int k = 0, at = 0; k < 5; k++) {
+        same &= !memcmp(got + at, want, n);
+        at += (int)n;
+        if (k == 2) {
+            same &= !memcmp(got + at, "gap!", 4);
+            at += 4;
+        }
+    }
+    EXPECT(same, "five reads put together: not the bytes in order");
+    gg_ref_release(r, &all);
+    free(want);
+    free(bufs);
+    free(got);
 }
 
 /* A small read of a quantized tensor decodes the blocks it touches only. */
@@ -202,6 +272,19 @@ int main(void)
         EXPECT(m.nt == MM_NT && !gg_tensor_decodable(&m.t[MM_X]), "tensors: %" PRIu64, m.nt);
         gg_reader *r = new_reader(0);
         views(&mm, &m, r);
+        q8_0_view(&mm, &m, r);
+        ref_append(&mm, &m, r);
+        {
+            /* pages of 1025 floats: blocks straddle them (the values are gathered first) */
+            gg_reader_opts o;
+            gg_reader_default_opts(&o);
+            o.cache_bytes = 1u << 20;
+            o.page_bytes = 4100;
+            o.threads = 2;
+            gg_reader *odd = gg_reader_new(&o);
+            q8_0_view(&mm, &m, odd);
+            gg_reader_free(odd);
+        }
         gg_reader_forget(r, 0, 1000);
         small_reads(&mm, &m, r);
         io_errors(&mm, &m, r, MS_EIO);

@@ -1,7 +1,9 @@
-/* export.h - files in the formats Python tools load directly, made of
- * segments laid end to end: literal bytes (a header) and ranges of tensor
- * views (view.h: f32, f16, bf16, raw). Nothing is decoded to build one: only the header
- * is made, whose size depends on the tensor count, not on the data.
+/* export.h - files in the formats Python tools and llama.cpp load directly,
+ * made of segments laid end to end: literal bytes (a header), zeros
+ * (padding), ranges of tensor views (view.h: f32, f16, bf16, q8_0, raw), or
+ * rows of them a stride apart, or their values less one (as/hf/, segread.c),
+ * and ranges of a model's files. Nothing is decoded to build one: only the
+ * header is made, whose size depends on the tensor count, not on the data.
  *
  *   tensors/<name>/f32.npy, f16.npy   .npy format 1.0 (2.0 only if its header
  *                                     needs it): '<f4' / '<f2', C order, shape
@@ -9,7 +11,8 @@
  *   model.safetensors                 u64 little-endian header length, a JSON
  *                                     header padded with spaces to a multiple
  *                                     of 8, then every decodable tensor in file
- *                                     order, contiguous (dtype F32, F16 or BF16) */
+ *                                     order, contiguous (dtype F32, F16 or BF16)
+ *   model.gguf, as/<type>.gguf        GGUF files (gg_export_gguf below) */
 #ifndef GGUFFS_EXPORT_H
 #define GGUFFS_EXPORT_H
 
@@ -20,11 +23,25 @@
 #include "gguffs/model.h"
 #include "gguffs/view.h" /* gg_view_kind */
 
+/* What a segment's bytes are. */
+typedef enum gg_seg_kind {
+    GG_SEG_VIEW = 0,   /* a range of a tensor's view (or literal bytes: `bytes` set) */
+    GG_SEG_ZEROS,      /* zeros (padding) */
+    GG_SEG_SHARD,      /* bytes of the model's file `shard` as stored */
+    GG_SEG_MINUS_ONE,  /* a view's values less one: in f32, then the view's type */
+} gg_seg_kind;
+
 typedef struct gg_segment {
     uint64_t at, len;    /* where it lies in the file */
-    const char *bytes;   /* literal bytes, or NULL for a tensor view */
+    const char *bytes;   /* literal bytes, or NULL for the others */
     uint64_t tensor;     /* the model's tensor index (views) */
     gg_view_kind view;
+    gg_seg_kind kind;
+    uint32_t shard;      /* GG_SEG_SHARD */
+    uint64_t from;       /* where it starts in its view or shard */
+    /* Views: with `row` set, the segment is rows of `row` bytes taken
+     * `stride` bytes apart from `from` on (0: one run). */
+    uint64_t row, stride;
 } gg_segment;
 
 typedef struct gg_composite {
@@ -45,11 +62,34 @@ gg_composite *gg_export_npy(const gg_model *m, uint64_t tensor, gg_view_kind vie
  * that cannot be decoded are left out and named in __metadata__. */
 gg_composite *gg_export_safetensors(const gg_model *m, gg_view_kind dtype, gg_err *e);
 
-/* Read [off, off+size) of c into buf; view(arg, tensor, kind, buf, n, off, e)
- * reads view bytes. Returns the byte count or -1 with *e set. */
-typedef ssize_t (*gg_view_read_fn)(void *arg, uint64_t tensor, gg_view_kind kind, char *buf, size_t n,
-                                   uint64_t off, gg_err *e);
-ssize_t gg_composite_read(const gg_composite *c, gg_view_read_fn view, void *arg, char *buf, size_t size,
-                          uint64_t off, gg_err *e);
+/* The GGUF files of a model (gguf_write.h), with view:
+ *   GG_VIEW_RAW   model.gguf: the stored types. A single file is its own
+ *                 bytes (one segment of its file); a split set one merged
+ *                 GGUF, split.* keys dropped, the shards' tensors in order.
+ *   GG_VIEW_F32   as/f32.gguf: every tensor F32;
+ *   GG_VIEW_F16, GG_VIEW_BF16, GG_VIEW_Q8_0   as/f16.gguf, bf16, q8_0:
+ *                 tensors of 2 or more dimensions (ggml's count) in that
+ *                 type (Q8_0: rows of a multiple of 32, else F16), the
+ *                 others F32, as llama-quantize keeps them;
+ * general.file_type set to match (ALL_F32 0, MOSTLY_F16 1, MOSTLY_Q8_0 7,
+ * MOSTLY_BF16 32). The views need every tensor decodable (else
+ * GG_E_UNSUPPORTED, naming the first one that is not). */
+gg_composite *gg_export_gguf(const gg_model *m, gg_view_kind view, gg_err *e);
+/* The view a tensor is stored in by gg_export_gguf(m, view). */
+gg_view_kind gg_export_gguf_view(const gg_tensor *t, gg_view_kind view);
+
+/* Bytes [off, off+size) of c, described in ref (empty: gg_ref_init) as a
+ * view's read describes them (view.h): literal bytes where they lie (c
+ * outlives the reply), the bytes of one run of a view in the cached pages
+ * where they are, the rest in buf (size bytes): zeros, file bytes, and what
+ * is made of a view (rows taken a stride apart, values less one).
+ * read(arg, s, buf, n, off, sub, e) describes in sub n bytes (or fewer) of
+ * segment s (a view or a file) from off within it, using buf; it is given
+ * only GG_SEG_VIEW and GG_SEG_SHARD segments. Returns the byte count, or -1
+ * with *e set and nothing to release (sub-reads are let go through r). */
+typedef ssize_t (*gg_seg_read_fn)(void *arg, const gg_segment *s, char *buf, size_t n, uint64_t off, gg_ref *sub,
+                                  gg_err *e);
+ssize_t gg_composite_read(const gg_composite *c, gg_reader *r, gg_seg_read_fn read, void *arg, char *buf, size_t size,
+                          uint64_t off, gg_ref *ref, gg_err *e);
 
 #endif

@@ -1,5 +1,5 @@
 /* modeltext.h - texts about one model, as the tree's files show them:
- * info.json of a tensor, tensors.tsv, types.tsv, and the model's summary
+ * info.json of a tensor, tensors.tsv, types.tsv, as/why, and the model's summary
  * (summary.h). They know the model's header, not the tree nor its tensor
  * data (a tensor's stats, which decode it, are stats.h's). */
 #ifndef GGUFFS_MODELTEXT_H
@@ -17,5 +17,10 @@ void gg_tensors_tsv(const gg_model *m, char *const *tree_names, gg_buf *out);
 
 /* types.tsv: one line per (type, id) present, in order of appearance. */
 void gg_types_tsv(const gg_model *m, gg_buf *out);
+
+/* as/why: a line saying there are no GGUF views, then one line per tensor
+ * that cannot be decoded: name, type (or "id N" when the id means nothing
+ * known), why; tab-separated, escaped as tensors.tsv fields are. */
+void gg_as_why(const gg_model *m, gg_buf *out);
 
 #endif

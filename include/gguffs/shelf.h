@@ -78,6 +78,11 @@ void gg_shelf_start(gg_shelf *s, int check, int live);
 
 typedef enum gg_snode { GG_SN_NONE, GG_SN_DIR, GG_SN_MODEL } gg_snode;
 
+/* The root's own files, in this order (the tree serves them; a model or a
+ * folder at the root never takes one of these names). */
+enum { GG_ROOT_MODELS_TSV, GG_ROOT_ERRORS, GG_ROOT_STATS, GG_N_ROOT_FILES };
+extern const char *const gg_shelf_root_files[GG_N_ROOT_FILES];
+
 /* Child `name` of folder `dir`: its kind, and *node. GG_SN_NONE if none. */
 gg_snode gg_shelf_lookup(gg_shelf *s, uint32_t dir, const char *name, uint32_t *node);
 /* Kind of a node now (GG_SN_NONE once removed). */

@@ -11,7 +11,10 @@
  * KV heads are followed); it is left out when those keys are not there, and
  * is none for an encoder ("<arch>.attention.causal" false, or BERT and its
  * kin: bert, modern-bert, nomic-bert(-moe), neo-bert, jina-bert-v2/v3,
- * eurobert). Bits per weight of a model without parameters is not given. */
+ * eurobert). Bits per weight of a model without parameters is not given.
+ * An imatrix GGUF (general.type "imatrix", as llama-imatrix writes it)
+ * says what it holds instead: its datasets, chunks and the tensors it
+ * weighs (imatrix.h). */
 #ifndef GGUFFS_SUMMARY_H
 #define GGUFFS_SUMMARY_H
 
@@ -35,6 +38,9 @@ typedef struct gg_summary {
     int kv_known;
     int no_kv_cache;      /* an encoder: none (kv_known, kv_bytes_per_1k 0) */
     uint64_t kv_bytes_per_1k;
+    int imatrix;          /* general.type is "imatrix" */
+    uint64_t im_chunks, im_chunk_size; /* imatrix.chunk_count, .chunk_size; 0: unknown */
+    uint64_t im_tensors;  /* tensors weighed: NAME.in_sum2 */
 } gg_summary;
 
 void gg_model_summary(const gg_model *m, gg_summary *s);

@@ -12,7 +12,12 @@
  *   tensors.tsv, types.tsv  one line per tensor / per type present
  *   summary, summary.json   the model at a glance (summary.h)
  *   model.safetensors       every decodable tensor (export.h)
+ *   model.gguf              the model as one GGUF file (export.h)
+ *   as/f32.gguf, f16, bf16, q8_0   ... in other types (or as/why, if they cannot be made)
  *   blocks/<N>/<name>       links to layer N's tensors
+ *   vs/<other>/             (several models) the model against each other one:
+ *                           tensors.tsv, summary, summary.json,
+ *                           tensors/<name>/diff, diff.npy (compare.h)
  *   .stats                  live counters of the caches (at the root)
  *
  * Nodes are named by inode numbers (gg_ino, the root is GG_ROOT), each

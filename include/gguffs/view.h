@@ -30,16 +30,20 @@
 typedef struct gg_reader gg_reader;
 
 /* The views of a tensor: its values as float32, float16 or bfloat16
- * (halfconv.h), or its stored bytes. RAW is last: 0 is F32, the default of
- * -o safetensors_dtype (gg_tree_opts). */
-typedef enum gg_view_kind { GG_VIEW_F32 = 0, GG_VIEW_F16, GG_VIEW_BF16, GG_VIEW_RAW } gg_view_kind;
+ * (halfconv.h), as Q8_0 blocks (quantize.h; rows a multiple of 32), or its
+ * stored bytes. 0 is F32, the default of -o safetensors_dtype
+ * (gg_tree_opts), whose choices are the first three. */
+typedef enum gg_view_kind { GG_VIEW_F32 = 0, GG_VIEW_F16, GG_VIEW_BF16, GG_VIEW_RAW, GG_VIEW_Q8_0 } gg_view_kind;
 
 /* Bytes per element of a decoded view (F32, F16, BF16). */
 static inline uint64_t gg_view_esize(gg_view_kind k) { return k == GG_VIEW_F32 ? 4 : 2; }
 
-/* Bytes of a tensor's view: its stored bytes for RAW, else elements x esize. */
+/* Bytes of a tensor's view: its stored bytes for RAW, 34 per 32 elements for
+ * Q8_0, else elements x esize. */
 static inline uint64_t gg_view_size(const gg_tensor *t, gg_view_kind k)
 {
+    if (k == GG_VIEW_Q8_0)
+        return t->info->nelems / 32 * 34;
     return k == GG_VIEW_RAW ? t->nbytes : t->info->nelems * gg_view_esize(k);
 }
 
@@ -66,6 +70,8 @@ void gg_readahead_destroy(gg_readahead *ra);
 void gg_reader_default_opts(gg_reader_opts *o);
 gg_reader *gg_reader_new(const gg_reader_opts *o);
 void gg_reader_free(gg_reader *r);
+/* The decode threads (-o threads; the cores by default). */
+int gg_reader_threads(const gg_reader *r);
 /* Drop m's queued read-ahead and wait for its running jobs: before m is closed. */
 void gg_reader_cancel(gg_reader *r, const gg_model *m);
 
@@ -77,6 +83,7 @@ typedef struct gg_ref {
     int niov;
     gg_page **pages;
     int npages;
+    int cap_iov, cap_pages; /* room in iov and pages */
     const void *stream; /* release the pages as used once by this stream */
     void *held;         /* what the owner keeps alive until it is let go (tree.c) */
     struct iovec iov_local[GG_REF_INLINE];
@@ -87,15 +94,22 @@ void gg_ref_init(gg_ref *ref);
 void gg_ref_release(gg_reader *r, gg_ref *ref);
 /* Copy the bytes into buf, in order (parts already in buf stay put). */
 void gg_ref_gather(const gg_ref *ref, char *buf);
+/* Bytes after those of dst: n at p (memory that outlives dst), or src's
+ * bytes and pages (src is left empty; dst takes its stream if it has none).
+ * Returns 0, or -1 with *e set (out of memory; dst keeps what it had, src
+ * too). */
+int gg_ref_add(gg_ref *dst, const void *p, size_t n, gg_err *e);
+int gg_ref_append(gg_ref *dst, gg_ref *src, gg_err *e);
 
 /* Bytes [off, off+size) of a view of the tensor, described in ref (buf, of
  * size bytes, is used where the bytes are not in the cache: f32 pages are
- * handed out as they are, raw, f16 and bf16 bytes are put in buf). `uid`
+ * handed out as they are, raw, f16, bf16 and Q8_0 bytes are put in buf). `uid`
  * identifies the tensor in the cache (unique per mounted tensor), ra is
  * per-open-file read-ahead state (may be NULL). Returns the byte count (0 at
  * the end), or -1 with *e set (GG_E_UNSUPPORTED for a decoded view of a
  * tensor that cannot be decoded, logged once per tensor); on error there is
- * nothing to release. f16 and bf16 are made from the f32 pages. */
+ * nothing to release. f16, bf16 and Q8_0 are made from the f32 pages (Q8_0
+ * of a tensor whose rows are not a multiple of 32: GG_E_INVAL). */
 ssize_t gg_read_view(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind k, char *buf,
                      size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e);
 

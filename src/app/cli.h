@@ -18,6 +18,7 @@ enum {
     GG_EXIT_MOUNT_FAILED = 8,  /* FUSE refused to mount */
     GG_EXIT_VERIFY = 9,        /* --verify found problems */
     GG_EXIT_UNMOUNT = 10,      /* the mount could not be undone */
+    GG_EXIT_NO_PATH = 11,      /* --cat: no such file in the model's tree (or a folder) */
 };
 
 /* The exit status for a failure to open a model. */

@@ -1,6 +1,6 @@
 /* main.c - the command line: parse it (options.c), then either run a tool
- * (--dump, --verify) or open the models, check the mount point and hand
- * over to the FUSE layer. */
+ * (--dump, --verify, --cat, --compare) or open the models, check the mount
+ * point and hand over to the FUSE layer. */
 #define FUSE_USE_VERSION 312
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include "fuse_glue.h"
 #include "base/log.h"
 #include "mountinfo.h"
+#include "gguffs/imatrix.h"
 #include "gguffs/net.h"
 #include "mountset.h"
 #include "options.h"
@@ -246,6 +247,11 @@ static int run_mount(gg_cli *c)
     char *fsn = NULL;
     gg_reader *reader = NULL;
     gg_tree *tree = NULL;
+    gg_imatrix *im = NULL;
+    if (!rc) {
+        rc = gg_tool_imatrix(c->imatrix, &c->open, &im);
+        c->tree.imatrix = im;
+    }
     if (!rc) {
         fsn = fsname_opt(c->npos > 1 ? c->pos[0] : "gguffs");
         reader = gg_reader_new(&c->reader);
@@ -278,6 +284,7 @@ static int run_mount(gg_cli *c)
      * threads stop), then what they read through. */
     gg_tree_free(tree);
     gg_shelf_free(shelf);
+    gg_imatrix_free(im);
     gg_reader_free(reader);
     gg_net_free(net);
     free(fsn);
@@ -287,15 +294,25 @@ static int run_mount(gg_cli *c)
     return rc;
 }
 
-/* --dump and --verify: one model, a path, a URL or an hf:// name of one file. */
+/* --dump and --verify: one model, a path, a URL or an hf:// name of one
+ * file; --compare: two of them. */
 static int run_tool(gg_cli *c, gg_tool_opts *to)
 {
     gg_net *net = NULL;
-    char *spec = NULL;
+    char *spec = NULL, *ref = NULL;
     int rc = gg_mountset_one(c, &net, &spec);
+    if (!rc && c->mode == GG_MODE_COMPARE) {
+        char *first = c->pos[0]; /* (gg_mountset_one names pos[0]) */
+        c->pos[0] = c->pos[1];
+        rc = gg_mountset_one(c, &net, &ref);
+        c->pos[0] = first;
+    }
     if (!rc)
-        rc = c->mode == GG_MODE_DUMP ? gg_tool_dump(spec, to) : gg_tool_verify(spec, to);
+        rc = c->mode == GG_MODE_DUMP     ? gg_tool_dump(spec, to)
+             : c->mode == GG_MODE_VERIFY ? gg_tool_verify(spec, to)
+                                         : gg_tool_compare(spec, ref, to);
     free(spec);
+    free(ref);
     gg_net_free(net);
     return rc;
 }
@@ -310,7 +327,7 @@ int main(int argc, char **argv)
     }
     scrub_argv(argc, argv);
     gg_tool_opts to = {.json = c.json, .full = c.full, .open = &c.open, .reader = &c.reader,
-                       .only = c.only, .n_only = c.n_only};
+                       .only = c.only, .n_only = c.n_only, .imatrix = c.imatrix};
     switch (c.mode) {
     case GG_MODE_HELP:
         gg_cli_usage(stdout);
@@ -324,7 +341,11 @@ int main(int argc, char **argv)
         break;
     case GG_MODE_DUMP:
     case GG_MODE_VERIFY:
+    case GG_MODE_COMPARE:
         rc = run_tool(&c, &to);
+        break;
+    case GG_MODE_CAT:
+        rc = gg_tool_cat(&c);
         break;
     case GG_MODE_MOUNT:
         rc = run_mount(&c);

@@ -288,6 +288,8 @@ static const option options[] = {
      .help = "f32 (default), f16 or bf16 for model.safetensors"},
     {.name = "model_memory", .value = "SIZE", .kind = OPT_SIZE, .at = U64(models_bytes),
      .lo = 1 << 20, .hi = OPT_RAM, .help = "opened models of a folder kept within SIZE (default 256M)"},
+    {.name = "imatrix", .value = "FILE", .kind = OPT_FILE, .at = STR(imatrix),
+     .help = "an imatrix GGUF: comparisons gain w_rel_rmse\n(vs/*/tensors.tsv, --compare)"},
 
     {.name = "timeout", .value = "SECONDS", .kind = OPT_INT, .at = INT(net.timeout_s), .group = OPT_REMOTE,
      .lo = 1, .hi = 3600, .help = "the longest a remote read waits, retries included (default 30)"},
@@ -348,12 +350,16 @@ void gg_cli_usage(FILE *out)
           "       gguffs [options] --ollama|--hf-cache|--lmstudio [...] MOUNTPOINT\n"
           "       gguffs --dump [--json] [--full] [-o OPTS] MODEL.gguf\n"
           "       gguffs --verify [--tensor GLOB ...] [-o OPTS] MODEL.gguf\n"
+          "       gguffs --cat [-o OPTS] MODEL PATH   (a file of MODEL's tree to stdout, no FUSE)\n"
+          "       gguffs --compare [--json] [-o OPTS] MODEL.gguf REF.gguf\n"
           "       gguffs --help | --version\n"
           "\n"
           "Mounts GGUF models as a read-only tree: metadata/<key>, metadata.json, summary,\n"
           "tensors/<name>/{raw,f32,f32.npy,f16,bf16,info.json,stats}, tensors.tsv,\n"
-          "model.safetensors, blocks/<N>/. A folder or a model store gives one folder\n"
-          "per model, kept current, with models.tsv and .errors.\n"
+          "model.safetensors, model.gguf, as/{f32,f16,bf16,q8_0}.gguf, blocks/<N>/.\n"
+          "A folder or a model store gives one folder per model, kept current, with\n"
+          "models.tsv and .errors, and each model a vs/<other>/ folder comparing it\n"
+          "with every other one.\n"
           "Unmount with: fusermount3 -u MOUNTPOINT\n"
           "\n"
           "options:\n"
@@ -373,7 +379,7 @@ void gg_cli_usage(FILE *out)
           "exit status: 0 ok, 1 internal error, 2 usage, 3 cannot open model, 4 model is not\n"
           "a regular file, 5 malformed model, 6 mount point missing or not a directory,\n"
           "7 mount point busy or stale, 8 mount failed, 9 --verify found problems,\n"
-          "10 unmounting failed.\n"
+          "10 unmounting failed, 11 --cat: no such file in the tree.\n"
           "See gguffs(1).\n", out);
 }
 
@@ -512,6 +518,10 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
             c->mode = GG_MODE_DUMP;
         } else if (!strcmp(a, "--verify")) {
             c->mode = GG_MODE_VERIFY;
+        } else if (!strcmp(a, "--cat")) {
+            c->mode = GG_MODE_CAT;
+        } else if (!strcmp(a, "--compare")) {
+            c->mode = GG_MODE_COMPARE;
         } else if (!strcmp(a, "--ollama")) {
             c->stores |= 1;
         } else if (!strcmp(a, "--hf-cache")) {
@@ -551,8 +561,10 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
     }
     if (rc == 1)
         fprintf(stderr, "gguffs: out of memory\n");
-    if (!rc && (c->json || c->full) && (c->mode == GG_MODE_MOUNT || c->mode == GG_MODE_VERIFY)) {
-        fprintf(stderr, "gguffs: --json and --full belong to --dump (gguffs --dump --json MODEL.gguf)\n");
+    int dump_or_help = c->mode == GG_MODE_DUMP || c->mode == GG_MODE_HELP || c->mode == GG_MODE_VERSION;
+    if (!rc && ((c->full && !dump_or_help) || (c->json && !dump_or_help && c->mode != GG_MODE_COMPARE))) {
+        fprintf(stderr, "gguffs: --json and --full belong to --dump (gguffs --dump --json MODEL.gguf); "
+                        "--json also to --compare\n");
         rc = 2;
     }
     if (!rc && c->mode == GG_MODE_MOUNT) {
@@ -560,10 +572,21 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
             gg_cli_usage(stderr);
             rc = 2;
         }
-    } else if (!rc && (c->mode == GG_MODE_DUMP || c->mode == GG_MODE_VERIFY)) {
-        const char *cmd = c->mode == GG_MODE_DUMP ? "--dump" : "--verify";
-        if (c->npos != 1) {
-            fprintf(stderr, "gguffs %s: %s\n", cmd, c->npos ? "one model at a time" : "which model?");
+    } else if (!rc && c->mode != GG_MODE_HELP && c->mode != GG_MODE_VERSION) {
+        /* the tools: --dump, --verify, --cat, --compare */
+        const char *cmd = c->mode == GG_MODE_DUMP     ? "--dump"
+                          : c->mode == GG_MODE_VERIFY ? "--verify"
+                          : c->mode == GG_MODE_CAT    ? "--cat"
+                                                      : "--compare";
+        int want = c->mode == GG_MODE_CAT || c->mode == GG_MODE_COMPARE ? 2 : 1;
+        if (c->npos != want) {
+            if (c->mode == GG_MODE_CAT)
+                fprintf(stderr, "gguffs --cat: %s (gguffs --cat MODEL PATH, e.g. gguffs --cat m.gguf as/q8_0.gguf)\n",
+                        c->npos < 2 ? "which model and which file of its tree?" : "one model and one file");
+            else if (c->mode == GG_MODE_COMPARE)
+                fprintf(stderr, "gguffs --compare: two models: MODEL and the REFerence it is compared with\n");
+            else
+                fprintf(stderr, "gguffs %s: %s\n", cmd, c->npos ? "one model at a time" : "which model?");
             rc = 2;
         } else if (fo.len) {
             fprintf(stderr, "gguffs %s: -o %s only applies to mounting\n", cmd, fo.s);
@@ -614,6 +637,7 @@ void gg_cli_free(gg_cli *c)
     free(c->s3_region);
     free(c->s3_endpoint);
     free(c->ollama_registry);
+    free(c->imatrix);
     for (int i = 0; i < GG_NET_MAX_HEADERS; i++)
         free(c->headers[i]);
     memset(c, 0, sizeof *c);

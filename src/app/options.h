@@ -5,7 +5,8 @@
  * bad value is refused with a message naming the option and the values it
  * accepts (exit status 2). Options libfuse knows (allow_other, ...) are
  * passed on to it untouched. --dump and --verify take the options
- * that change how a model is read (types=, stq1_0_order=, simd=, threads=). */
+ * that change how a model is read (types=, stq1_0_order=, simd=, threads=);
+ * --cat and --compare every gguffs option (those of libfuse are refused). */
 #ifndef GGUFFS_OPTIONS_H
 #define GGUFFS_OPTIONS_H
 
@@ -17,20 +18,29 @@
 #include "gguffs/tree.h"
 #include "gguffs/view.h"
 
-typedef enum gg_mode { GG_MODE_MOUNT, GG_MODE_DUMP, GG_MODE_VERIFY, GG_MODE_HELP, GG_MODE_VERSION } gg_mode;
+typedef enum gg_mode {
+    GG_MODE_MOUNT,
+    GG_MODE_DUMP,
+    GG_MODE_VERIFY,
+    GG_MODE_CAT,
+    GG_MODE_COMPARE,
+    GG_MODE_HELP,
+    GG_MODE_VERSION
+} gg_mode;
 
 typedef struct gg_cli {
     gg_mode mode;
-    int json, full;        /* --dump --json / --full */
+    int json, full;        /* --dump --json / --full; --compare --json */
     int stores;            /* --ollama (1), --hf-cache (2), --lmstudio (4) */
     char **only;           /* --verify --tensor GLOB (repeatable) */
     int n_only;
-    char **pos;            /* models..., and the mount point when mounting */
+    char **pos;            /* models..., and the mount point when mounting (--cat: MODEL PATH) */
     int npos;
     char *logfile;         /* -o logfile=PATH */
     char *cafile;          /* -o cafile=PATH, absolute (net.cafile points at it) */
     char *cache_dir;       /* -o cache_dir=DIR, absolute (net.cache_dir points at it) */
     char *s3_region, *s3_endpoint, *ollama_registry; /* -o s3_region= ... (net's point at them) */
+    char *imatrix;         /* -o imatrix=FILE, absolute: weighs the comparisons (vs/, --compare) */
     gg_reader_opts reader;
     gg_open_opts open;
     gg_fuse_opts fuse;

@@ -1,22 +1,28 @@
-/* tools.c - the commands that need no FUSE: --dump and --verify. */
+/* tools.c - the commands that need no FUSE: --dump, --verify, --cat and
+ * --compare. */
 #include "tools.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <errno.h>
 #include <fnmatch.h>
+#include <sys/uio.h>
 #include <omp.h>
 #include <stdatomic.h>
 
+#include "gguffs/compare.h"
 #include "gguffs/model.h"
 #include "gguffs/render.h"
 #include "gguffs/modeltext.h"
 #include "gguffs/tree.h"
 #include "gguffs/view.h"
+#include "mountset.h"
 
 static int open_model(gg_model *m, const char *path, const gg_open_opts *o)
 {
@@ -221,13 +227,14 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void progress(uint64_t done, uint64_t total, double t0)
+/* The bar on stderr: done of total units of `unit` bytes each. */
+static void progress(uint64_t done, uint64_t total, double t0, double unit)
 {
     double dt = now() - t0;
     int width = 40, fill = total ? (int)(width * (double)done / (double)total) : width;
     fprintf(stderr, "\r[%.*s%*s] %5.1f%%  %.0f MB/s ", fill, "########################################",
             width - fill, "", total ? 100.0 * (double)done / (double)total : 100.0,
-            dt > 0 ? done * 4.0 / dt / 1e6 : 0.0);
+            dt > 0 ? (double)done * unit / dt / 1e6 : 0.0);
 }
 
 static int selected(const gg_tensor *t, const gg_tool_opts *o)
@@ -277,7 +284,7 @@ static const char *verify_tensor(gg_reader *r, const gg_model *m, const gg_tenso
             }
             uint64_t d = atomic_fetch_add(done, e1 - e) + (e1 - e);
             if (tty && omp_get_thread_num() == 0)
-                progress(d, total, t0);
+                progress(d, total, t0, 4.0);
         }
         free(b);
     }
@@ -337,4 +344,314 @@ int gg_tool_verify(const char *path, const gg_tool_opts *o)
     gg_reader_free(r);
     gg_model_close(&m);
     return bad_tensors || (o->n_only && !nsel) ? GG_EXIT_VERIFY : GG_EXIT_OK;
+}
+
+/* ---- -o imatrix= ---- */
+
+int gg_tool_imatrix(const char *path, const gg_open_opts *o, gg_imatrix **out)
+{
+    gg_err e;
+    *out = NULL;
+    if (!path || (*out = gg_imatrix_load(path, o, &e)))
+        return GG_EXIT_OK;
+    fprintf(stderr, "gguffs: -o imatrix=%s: %s\n", path, e.msg);
+    return gg_exit_for(e.code);
+}
+
+/* ---- --cat ---- */
+
+/* Up to 16 names of a folder, for a message. */
+typedef struct names16 {
+    gg_buf b;
+    int n;
+} names16;
+
+static int collect_name(void *arg, const char *name, gg_ino ino, gg_kind kind)
+{
+    names16 *l = arg;
+    if (l->n++ == 16) {
+        gg_buf_puts(&l->b, " ...");
+        return 1;
+    }
+    gg_buf_puts(&l->b, " ");
+    gg_tsv_field(&l->b, name, strlen(name));
+    if (kind == GG_K_DIR)
+        gg_buf_puts(&l->b, "/");
+    return 0;
+}
+
+static void say_holds(gg_tree *t, gg_ino dir, const char *shown)
+{
+    names16 l = {{0}, 0};
+    gg_err e;
+    gg_tree_readdir(t, dir, 0, collect_name, &l, &e);
+    fprintf(stderr, "gguffs --cat: %s holds:%s\n", shown, l.b.len ? l.b.p : " nothing");
+    gg_buf_free(&l.b);
+}
+
+/* The file at path (names separated by '/', as ls shows them; "." and
+ * ".." as usual; symbolic links followed), or an exit status after a
+ * message. */
+static int walk_path(gg_tree *t, int single, const char *model, const char *path, gg_ino *out)
+{
+    gg_ino at = GG_ROOT;
+    char *todo = strdup(path); /* what is left to walk */
+    const char *p = todo;
+    int links = 0, rc = todo ? GG_EXIT_OK : GG_EXIT_INTERNAL, at_dir = 1;
+    gg_buf done = {0}; /* what was walked, for messages */
+    gg_buf_puts(&done, model);
+    while (!rc) {
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        size_t n = strcspn(p, "/");
+        char *name = strndup(p, n);
+        p += n;
+        if (!name) {
+            rc = GG_EXIT_INTERNAL;
+            break;
+        }
+        gg_err e;
+        gg_ino next;
+        gg_attr a;
+        if (!at_dir) {
+            fprintf(stderr, "gguffs --cat: %s: %s is a file, not a folder\n", path, done.p);
+            rc = GG_EXIT_NO_PATH;
+        } else if (!strcmp(name, ".") || !strcmp(name, "..")) {
+            if (name[1])
+                at = gg_tree_parent(t, at);
+            gg_buf_printf(&done, "/%s", name);
+        } else if (gg_tree_lookup(t, at, name, &next, &e)) {
+            if (e.code == GG_E_NOENT) {
+                fprintf(stderr, "gguffs --cat: %s: no \"%s\" in %s/\n", path, name, done.p);
+                say_holds(t, at, done.p);
+                /* (one model has no vs/: --cat opens what MODEL names) */
+                if (single && at == GG_ROOT && !strcmp(name, "vs"))
+                    fprintf(stderr, "gguffs --cat: vs/ is in each model of a mount of several: name a folder "
+                                    "that holds them (gguffs --cat FOLDER MODEL/vs/REF/tensors.tsv), or run "
+                                    "gguffs --compare MODEL REF\n");
+            } else {
+                fprintf(stderr, "gguffs --cat: %s: %s\n", path, e.msg);
+            }
+            rc = e.code == GG_E_NOENT ? GG_EXIT_NO_PATH : gg_exit_for(e.code);
+        } else if (gg_tree_getattr(t, next, &a, &e)) {
+            fprintf(stderr, "gguffs --cat: %s: %s\n", path, e.msg);
+            rc = gg_exit_for(e.code);
+        } else if (a.kind == GG_K_LINK) {
+            /* blocks/N/x -> ../../tensors/blk.N.x: the target, then the
+             * rest, from the link's folder */
+            char target[4096], *more = NULL;
+            if (++links > 8 || gg_tree_readlink(t, next, target, sizeof target, &e) < 0) {
+                fprintf(stderr, "gguffs --cat: %s: cannot follow the link %s/%s\n", path, done.p, name);
+                rc = GG_EXIT_NO_PATH;
+            } else if (asprintf(&more, "%s/%s", target, p) < 0) {
+                rc = GG_EXIT_INTERNAL;
+            } else {
+                free(todo);
+                p = todo = more;
+            }
+        } else {
+            gg_buf_printf(&done, "/%s", name);
+            at = next;
+            at_dir = a.kind == GG_K_DIR;
+        }
+        free(name);
+    }
+    free(todo);
+    gg_attr a;
+    gg_err e;
+    if (!rc && gg_tree_getattr(t, at, &a, &e)) {
+        fprintf(stderr, "gguffs --cat: %s: %s\n", path, e.msg);
+        rc = gg_exit_for(e.code);
+    } else if (!rc && a.kind == GG_K_DIR) {
+        fprintf(stderr, "gguffs --cat: %s: is a folder, not a file\n", path);
+        say_holds(t, at, done.p);
+        rc = GG_EXIT_NO_PATH;
+    }
+    gg_buf_free(&done);
+    *out = at;
+    return rc;
+}
+
+static int write_iov(struct iovec *iov, int n)
+{
+    while (n > 0) {
+        ssize_t w = writev(1, iov, n > IOV_MAX ? IOV_MAX : n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--)
+            w -= (ssize_t)iov->iov_len;
+        if (n > 0) {
+            iov->iov_base = (char *)iov->iov_base + w;
+            iov->iov_len -= (size_t)w;
+        }
+    }
+    return 0;
+}
+
+#define CAT_CHUNK (1u << 20)
+
+/* Stream the file to stdout, straight from the cached pages. */
+static int cat_file(gg_tree *t, gg_ino ino, const char *path)
+{
+    gg_err e;
+    gg_attr a;
+    gg_open_file *of;
+    if (gg_tree_getattr(t, ino, &a, &e) || gg_tree_open(t, ino, &of, &e)) {
+        fprintf(stderr, "gguffs --cat: %s: %s\n", path, e.msg);
+        return gg_exit_for(e.code);
+    }
+    char *buf = malloc(CAT_CHUNK);
+    int tty = isatty(2) && !isatty(1), rc = buf ? GG_EXIT_OK : GG_EXIT_INTERNAL;
+    double t0 = now(), shown = 0;
+    uint64_t off = 0;
+    while (!rc) {
+        gg_ref ref;
+        ssize_t got = gg_tree_read_ref(t, ino, of, buf, CAT_CHUNK, off, &ref, &e);
+        if (got < 0) {
+            if (tty)
+                fprintf(stderr, "\n");
+            fprintf(stderr, "gguffs --cat: %s: at byte %" PRIu64 ": %s\n", path, off, e.msg);
+            rc = gg_exit_for(e.code);
+            break;
+        }
+        if (got == 0)
+            break;
+        int w = write_iov(ref.iov, ref.niov);
+        gg_tree_read_done(t, &ref);
+        if (w) {
+            if (errno != EPIPE)
+                fprintf(stderr, "gguffs --cat: writing %s: %s\n", path, strerror(errno));
+            rc = GG_EXIT_INTERNAL;
+            break;
+        }
+        off += (uint64_t)got;
+        if (tty && now() - shown > 0.1) {
+            progress(off, a.size, t0, 1.0);
+            shown = now();
+        }
+    }
+    if (tty && !rc)
+        fprintf(stderr, "\r%*s\r", 70, "");
+    if (!rc && off != a.size && !a.live) {
+        fprintf(stderr, "gguffs --cat: %s: %" PRIu64 " bytes read, its size is %" PRIu64 "\n", path, off, a.size);
+        rc = GG_EXIT_INTERNAL;
+    }
+    free(buf);
+    gg_tree_close(t, of);
+    return rc;
+}
+
+int gg_tool_cat(gg_cli *c)
+{
+    gg_net *net = NULL;
+    gg_shelf *shelf = NULL;
+    gg_reader *reader = NULL;
+    gg_tree *tree = NULL;
+    gg_imatrix *im = NULL;
+    int single = 0;
+    int rc = gg_tool_imatrix(c->imatrix, &c->open, &im);
+    c->tree.imatrix = im;
+    if (!rc)
+        rc = gg_mountset(c, 1, &net, &shelf, &single);
+    if (!rc) {
+        gg_err e;
+        if (!(reader = gg_reader_new(&c->reader))) {
+            fprintf(stderr, "gguffs: out of memory\n");
+            rc = GG_EXIT_INTERNAL;
+        } else if (!(tree = gg_tree_new_shelf(shelf, single, reader, &c->tree, &e))) {
+            fprintf(stderr, "gguffs: %s\n", e.msg);
+            rc = gg_exit_for(e.code);
+        }
+    }
+    gg_ino ino;
+    if (!rc)
+        rc = walk_path(tree, single, c->pos[0], c->pos[1], &ino);
+    if (!rc)
+        rc = cat_file(tree, ino, c->pos[1]);
+    /* as a mount ends: the tree, the shelf, then what they read through */
+    gg_tree_free(tree);
+    gg_shelf_free(shelf);
+    gg_imatrix_free(im);
+    gg_reader_free(reader);
+    gg_net_free(net);
+    return rc;
+}
+
+/* ---- --compare ---- */
+
+/* --compare's progress bar: the elements folded of all pairs. */
+typedef struct cmp_progress {
+    uint64_t total;
+    double t0;
+} cmp_progress;
+
+static void cmp_tick(void *arg, uint64_t done)
+{
+    cmp_progress *p = arg;
+    progress(done, p->total, p->t0, 4.0); /* (f32 bytes of this model) */
+}
+
+int gg_tool_compare(const char *model, const char *ref, const gg_tool_opts *o)
+{
+    gg_model a, b;
+    int rc = open_model(&a, model, o->open);
+    if (rc != GG_EXIT_OK)
+        return rc;
+    if ((rc = open_model(&b, ref, o->open)) != GG_EXIT_OK) {
+        gg_model_close(&a);
+        return rc;
+    }
+    gg_err e = {0}; /* (a message not said yet) */
+    gg_imatrix *im = NULL;
+    gg_reader *r = NULL;
+    gg_cmp *c = NULL;
+    gg_cmp_stats st = {0};
+    cmp_progress pr = {0, now()};
+    rc = gg_tool_imatrix(o->imatrix, o->open, &im);
+    if (!rc && !(r = gg_reader_new(o->reader)))
+        rc = GG_EXIT_INTERNAL + 0 * gg_fail(&e, GG_E_NOMEM, "out of memory");
+    else if (!rc && !(c = gg_cmp_new(&a, &b, im, &st, &e)))
+        rc = GG_EXIT_INTERNAL;
+    int tty = isatty(2);
+    if (!rc && tty) {
+        for (size_t k = 0; k < gg_cmp_pairs(c); k++)
+            pr.total += a.t[gg_cmp_tensor(c, k)].info->nelems;
+        st.tick = cmp_tick;
+        st.tick_arg = &pr;
+    }
+    /* The cache ids of the two models' tensors, apart (as the tree gives them). */
+    gg_cmp_side sa = {r, &a, 0, NULL}, sb = {r, &b, (uint32_t)a.nt + 1, NULL};
+    if (!rc && gg_cmp_compute_all(c, &sa, &sb, &e))
+        rc = gg_exit_for(e.code);
+    if (tty)
+        fprintf(stderr, "\r%*s\r", 70, "");
+    gg_cmp_table t;
+    if (!rc && gg_cmp_table_make(c, &a, &b, 1, &t, &e))
+        rc = GG_EXIT_INTERNAL;
+    if (!rc) {
+        gg_buf out = {0};
+        if (o->json)
+            gg_compare_summary_json(&t, &out);
+        else
+            gg_compare_tsv(&t, &out);
+        if (out.oom)
+            rc = GG_EXIT_INTERNAL + 0 * gg_fail(&e, GG_E_NOMEM, "out of memory");
+        else if (out.len)
+            fwrite(out.p, 1, out.len, stdout);
+        gg_buf_free(&out);
+        gg_cmp_table_free(&t);
+    }
+    if (rc && e.msg[0])
+        fprintf(stderr, "gguffs --compare: %s\n", e.msg);
+    gg_cmp_free(c);
+    gg_reader_free(r);
+    gg_imatrix_free(im);
+    gg_model_close(&b);
+    gg_model_close(&a);
+    return rc;
 }

@@ -1,4 +1,4 @@
-/* export.c - .npy and safetensors files as segments (see export.h). */
+/* export.c - .npy, safetensors and GGUF files as segments (see export.h). */
 #include "gguffs/export.h"
 
 #include <inttypes.h>
@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gguffs/gguf_write.h"
 #include "gguffs/names.h"
 #include "gguffs/render.h"
+#include "segread.h"
 
 #define NPY_ALIGN 64
 #define ST_HEADER_MAX (100ull << 20) /* safetensors readers refuse bigger headers */
@@ -88,8 +90,8 @@ gg_composite *gg_export_npy(const gg_model *m, uint64_t tensor, gg_view_kind vie
     if (!c)
         return NULL;
     c->n = 2;
-    c->seg[0] = (gg_segment){0, hlen, c->header, 0, view};
-    c->seg[1] = (gg_segment){hlen, ti->nelems * gg_view_esize(view), NULL, tensor, view};
+    c->seg[0] = (gg_segment){.len = hlen, .bytes = c->header};
+    c->seg[1] = (gg_segment){.at = hlen, .len = ti->nelems * gg_view_esize(view), .tensor = tensor, .view = view};
     c->size = hlen + c->seg[1].len;
     return c;
 }
@@ -241,12 +243,12 @@ gg_composite *gg_export_safetensors(const gg_model *m, gg_view_kind dtype, gg_er
     gg_composite *c = composite_new(&h, n + 1, e);
     if (!c)
         goto fail;
-    c->seg[0] = (gg_segment){0, hlen, c->header, 0, dtype};
+    c->seg[0] = (gg_segment){.len = hlen, .bytes = c->header};
     c->n = 1;
     for (size_t i = 0; i < n; i++) {
         uint64_t len = m->t[inc[i]].info->nelems * es, end = c->seg[c->n - 1].at + c->seg[c->n - 1].len;
         if (len) /* a tensor without elements has no bytes in the file */
-            c->seg[c->n++] = (gg_segment){end, len, NULL, inc[i], dtype};
+            c->seg[c->n++] = (gg_segment){.at = end, .len = len, .tensor = inc[i], .view = dtype};
     }
     c->size = c->seg[c->n - 1].at + c->seg[c->n - 1].len;
     free(inc);
@@ -262,8 +264,90 @@ fail:
     return NULL;
 }
 
-ssize_t gg_composite_read(const gg_composite *c, gg_view_read_fn view, void *arg, char *buf, size_t size,
-                          uint64_t off, gg_err *e)
+/* ---- GGUF ---- */
+
+gg_view_kind gg_export_gguf_view(const gg_tensor *t, gg_view_kind view)
+{
+    if (view == GG_VIEW_RAW || view == GG_VIEW_F32 || gg_tinfo_ndims(t->info) < 2)
+        return view == GG_VIEW_RAW ? GG_VIEW_RAW : GG_VIEW_F32;
+    if (view == GG_VIEW_Q8_0 && t->info->ne[0] % 32)
+        return GG_VIEW_F16; /* (as llama-quantize falls back) */
+    return view;
+}
+
+/* ggml's type id of each view, and llama_ftype's file type of each file. */
+static uint32_t view_type_id(gg_view_kind v)
+{
+    return v == GG_VIEW_F16 ? 1 : v == GG_VIEW_BF16 ? 30 : v == GG_VIEW_Q8_0 ? 8 : 0;
+}
+
+static int64_t file_type_of(gg_view_kind v)
+{
+    return v == GG_VIEW_RAW ? GG_FILE_TYPE_KEEP : v == GG_VIEW_F16 ? 1 : v == GG_VIEW_BF16 ? 32 : v == GG_VIEW_Q8_0 ? 7 : 0;
+}
+
+gg_composite *gg_export_gguf(const gg_model *m, gg_view_kind view, gg_err *e)
+{
+    gg_buf h = {0};
+    if (view == GG_VIEW_RAW && m->nshards == 1) {
+        gg_composite *c = composite_new(&h, 1, e);
+        if (!c)
+            return NULL;
+        c->seg[0] = (gg_segment){.len = m->shards[0].src->size, .kind = GG_SEG_SHARD};
+        c->n = c->seg[0].len > 0;
+        c->size = c->seg[0].len;
+        return c;
+    }
+    gg_gguf_tensor *ts = malloc((m->nt ? m->nt : 1) * sizeof *ts);
+    uint64_t *offset = malloc((m->nt ? m->nt : 1) * sizeof *offset);
+    if (!ts || !offset) {
+        free(ts);
+        free(offset);
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (uint64_t i = 0; i < m->nt; i++) {
+        const gg_tensor *t = &m->t[i];
+        if (view != GG_VIEW_RAW && !gg_tensor_decodable(t)) {
+            free(ts);
+            free(offset);
+            gg_fail(e, GG_E_UNSUPPORTED, "%s: tensor \"%.*s\" cannot be decoded: %s", m->path,
+                    (int)(t->name_len > 200 ? 200 : t->name_len), t->name, t->err ? t->err->msg : "type unknown");
+            return NULL;
+        }
+        gg_view_kind v = gg_export_gguf_view(t, view);
+        ts[i] = (gg_gguf_tensor){v == GG_VIEW_RAW ? t->info->type_id : view_type_id(v), gg_view_size(t, v)};
+    }
+    uint64_t start, data;
+    int rc = gg_gguf_header(m, ts, file_type_of(view), &h, offset, &start, &data, e);
+    size_t hlen = h.len;
+    gg_composite *c = rc ? NULL : composite_new(&h, 2 + 2 * m->nt, e);
+    gg_buf_free(&h);
+    if (c) {
+        /* the header, its padding, then each tensor and its padding */
+        gg_segment *s = c->seg;
+        s[c->n++] = (gg_segment){.len = hlen, .bytes = c->header};
+        uint64_t at = hlen;
+        for (uint64_t i = 0; i <= m->nt; i++) {
+            uint64_t to = start + (i < m->nt ? offset[i] : data);
+            if (to > at)
+                s[c->n++] = (gg_segment){.at = at, .len = to - at, .kind = GG_SEG_ZEROS};
+            at = to;
+            if (i < m->nt && ts[i].nbytes) {
+                gg_view_kind v = gg_export_gguf_view(&m->t[i], view);
+                s[c->n++] = (gg_segment){.at = at, .len = ts[i].nbytes, .tensor = i, .view = v};
+                at += ts[i].nbytes;
+            }
+        }
+        c->size = at;
+    }
+    free(ts);
+    free(offset);
+    return c;
+}
+
+ssize_t gg_composite_read(const gg_composite *c, gg_reader *r, gg_seg_read_fn read, void *arg, char *buf, size_t size,
+                          uint64_t off, gg_ref *ref, gg_err *e)
 {
     if (off >= c->size)
         return 0;
@@ -283,18 +367,18 @@ ssize_t gg_composite_read(const gg_composite *c, gg_view_read_fn view, void *arg
         const gg_segment *s = &c->seg[i];
         uint64_t a = off + done, in = a - s->at;
         size_t k = s->len - in < size - done ? (size_t)(s->len - in) : size - done;
+        int rc = 0;
         if (s->bytes) {
-            memcpy(buf + done, s->bytes + in, k);
+            rc = gg_ref_add(ref, s->bytes + in, k, e);
+        } else if (s->kind == GG_SEG_ZEROS) {
+            memset(buf + done, 0, k);
+            rc = gg_ref_add(ref, buf + done, k, e);
         } else {
-            /* A view may give fewer bytes per call: ask until k are in. */
-            for (size_t got = 0; got < k;) {
-                ssize_t r = view(arg, s->tensor, s->view, buf + done + got, k - got, in + got, e);
-                if (r < 0)
-                    return -1;
-                if (r == 0)
-                    return gg_fail(e, GG_E_IO, "a tensor view ended early");
-                got += (size_t)r;
-            }
+            rc = gg_segment_read(s, r, read, arg, buf + done, k, in, ref, e);
+        }
+        if (rc) {
+            gg_ref_release(r, ref);
+            return -1;
         }
         done += k;
     }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "gguffs/halfconv.h"
+#include "gguffs/quantize.h"
 #include "base/log.h"
 #include "gguffs/scope.h"
 #include "base/tlbuf.h"
@@ -92,6 +93,8 @@ void gg_reader_free(gg_reader *r)
     free(r->logged);
     free(r);
 }
+
+int gg_reader_threads(const gg_reader *r) { return r->nthreads; }
 
 void gg_reader_cancel(gg_reader *r, const gg_model *m)
 {
@@ -267,9 +270,12 @@ static int readahead(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32
     if (!ra)
         return 0;
     uint64_t first = 0, end = 0, w = (uint64_t)r->o.readahead_pages;
+    /* A request's worth: 1 MiB of f32, or this read's pages when a view
+     * made from f32 asks for more (1 MiB of q8_0 is 15 pages). */
+    uint64_t request = (1u << 20) / 4 / pe > p1 + 1 - p0 ? (1u << 20) / 4 / pe : p1 + 1 - p0;
     /* In pages: a fixed window; a stream earns it once it covers two pages. */
     gg_ahead_params ap = {.unit = 1,
-                          .slack = size < r->o.page_bytes / 4 ? 1 : (1u << 20) / 4 / pe + 1,
+                          .slack = size < r->o.page_bytes / 4 ? 1 : request + 1,
                           .earn_bytes = w ? 0 : UINT64_MAX,
                           .earn_span = 2,
                           .min = w ? w : 1,
@@ -311,11 +317,68 @@ void gg_ref_gather(const gg_ref *ref, char *buf)
     }
 }
 
+/* Room for more iovecs and pages in ref (the inline arrays, then the heap). */
+static int ref_room(gg_ref *ref, int iovs, int pages)
+{
+    if (ref->niov + iovs > ref->cap_iov) {
+        int n = 2 * (ref->niov + iovs);
+        struct iovec *v = malloc((size_t)n * sizeof *v);
+        if (!v)
+            return -1;
+        memcpy(v, ref->iov, (size_t)ref->niov * sizeof *v);
+        if (ref->iov != ref->iov_local)
+            free(ref->iov);
+        ref->iov = v;
+        ref->cap_iov = n;
+    }
+    if (ref->npages + pages > ref->cap_pages) {
+        int n = 2 * (ref->npages + pages);
+        gg_page **g = malloc((size_t)n * sizeof *g);
+        if (!g)
+            return -1;
+        memcpy(g, ref->pages, (size_t)ref->npages * sizeof *g);
+        if (ref->pages != ref->pages_local)
+            free(ref->pages);
+        ref->pages = g;
+        ref->cap_pages = n;
+    }
+    return 0;
+}
+
+int gg_ref_add(gg_ref *dst, const void *p, size_t n, gg_err *e)
+{
+    if (!n)
+        return 0;
+    if (ref_room(dst, 1, 0))
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    dst->iov[dst->niov++] = (struct iovec){(void *)p, n};
+    return 0;
+}
+
+int gg_ref_append(gg_ref *dst, gg_ref *src, gg_err *e)
+{
+    if (ref_room(dst, src->niov, src->npages))
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    memcpy(dst->iov + dst->niov, src->iov, (size_t)src->niov * sizeof *src->iov);
+    memcpy(dst->pages + dst->npages, src->pages, (size_t)src->npages * sizeof *src->pages);
+    dst->niov += src->niov;
+    dst->npages += src->npages;
+    if (!dst->stream)
+        dst->stream = src->stream;
+    if (src->pages != src->pages_local)
+        free(src->pages);
+    if (src->iov != src->iov_local)
+        free(src->iov);
+    gg_ref_init(src);
+    return 0;
+}
+
 void gg_ref_init(gg_ref *ref)
 {
     ref->iov = ref->iov_local;
     ref->pages = ref->pages_local;
     ref->niov = ref->npages = 0;
+    ref->cap_iov = ref->cap_pages = GG_REF_INLINE;
     ref->stream = NULL;
     ref->held = NULL;
 }
@@ -486,6 +549,7 @@ static ssize_t read_pages(gg_reader *r, const gg_model *m, const gg_tensor *t, c
     if (p->np > GG_REF_INLINE) {
         ref->pages = calloc(p->np, sizeof *ref->pages);
         ref->iov = malloc(p->np * sizeof *ref->iov);
+        ref->cap_iov = ref->cap_pages = (int)p->np;
         st = malloc(p->np);
         if (!ref->pages || !ref->iov || !st) {
             if (st != st_local)
@@ -575,8 +639,10 @@ static ssize_t read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, ui
     if (size > total - off)
         size = (size_t)(total - off);
     uint64_t e0 = off / 2, e1 = (off + size + 1) / 2, n = e1 - e0;
+    /* Whole values into a buffer that holds them aligned: converted in place. */
+    int direct = off % 2 == 0 && size % 2 == 0 && (uintptr_t)buf % 2 == 0;
     char *f32 = gg_tlbuf_get(&conv_f32, n * 4);
-    uint16_t *h = gg_tlbuf_get(&conv_16, n * 2);
+    uint16_t *h = direct ? (uint16_t *)(void *)buf : gg_tlbuf_get(&conv_16, n * 2);
     if (!f32 || !h)
         return gg_fail(e, GG_E_NOMEM, "out of memory");
     /* The float32 values through the same pages and cache as f32, then
@@ -595,7 +661,72 @@ static ssize_t read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, ui
         at += k;
     }
     gg_ref_release(r, &ref);
-    memcpy(buf, (char *)h + (off - e0 * 2), size);
+    if (!direct)
+        memcpy(buf, (char *)h + (off - e0 * 2), size);
+    return (ssize_t)size;
+}
+
+/* Q8_0 blocks [b, b + n) of the values at x into buf, which holds bytes
+ * [off, off + size) of the view: whole blocks go straight in, a block cut
+ * by either end through a block of its own. */
+static void put_q8_0(const float *x, uint64_t b, uint64_t n, char *buf, uint64_t off, size_t size)
+{
+    const uint64_t B = GG_Q8_0_BYTES, end = off + size;
+    while (n) {
+        uint64_t at = b * B;
+        if (at < off || at + B > end) {
+            uint8_t one[GG_Q8_0_BYTES];
+            gg_quantize_q8_0(x, one, 1);
+            uint64_t lo = at > off ? at : off, hi = at + B < end ? at + B : end;
+            memcpy(buf + (lo - off), one + (lo - at), hi - lo);
+            x += GG_Q8_0_ELEMS, b++, n--;
+            continue;
+        }
+        uint64_t whole = (end - at) / B < n ? (end - at) / B : n;
+        gg_quantize_q8_0(x, (uint8_t *)buf + (at - off), whole);
+        x += whole * GG_Q8_0_ELEMS, b += whole, n -= whole;
+    }
+}
+
+/* Q8_0 (view): the blocks the range touches, quantized from the f32 view's
+ * values (the same pages and cache) into buf. Pages hold whole blocks when
+ * their element count is a multiple of 32 (it is for every type whose
+ * granule is): then each is quantized where it lies; else the values are
+ * gathered first. */
+static ssize_t read_q8_0(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf, size_t size,
+                         uint64_t off, gg_readahead *ra, gg_err *e)
+{
+    if (t->info->ne[0] % GG_Q8_0_ELEMS)
+        return gg_fail(e, GG_E_INVAL, "%s: Q8_0 needs rows of a multiple of 32 values (this one has %" PRIu64 ")",
+                       m->path, t->info->ne[0]);
+    uint64_t total = gg_view_size(t, GG_VIEW_Q8_0);
+    if (off >= total || size == 0)
+        return 0;
+    if (size > total - off)
+        size = (size_t)(total - off);
+    uint64_t b0 = off / GG_Q8_0_BYTES, b1 = (off + size + GG_Q8_0_BYTES - 1) / GG_Q8_0_BYTES, nb = b1 - b0;
+    float *f32 = gg_tlbuf_get(&conv_f32, nb * GG_Q8_0_ELEMS * 4);
+    if (!f32)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    gg_ref ref;
+    ssize_t got = read_f32_ref(r, m, t, uid, (char *)f32, nb * GG_Q8_0_ELEMS * 4, b0 * GG_Q8_0_ELEMS * 4, ra, &ref, e);
+    if (got < 0)
+        return -1;
+    int whole = 1;
+    for (int i = 0; i < ref.niov; i++)
+        whole &= ref.iov[i].iov_len % (GG_Q8_0_ELEMS * 4) == 0;
+    if (!whole) {
+        gg_ref_gather(&ref, (char *)f32);
+        put_q8_0(f32, b0, nb, buf, off, size);
+    } else {
+        uint64_t b = b0;
+        for (int i = 0; i < ref.niov; i++) {
+            uint64_t n = ref.iov[i].iov_len / (GG_Q8_0_ELEMS * 4);
+            put_q8_0(ref.iov[i].iov_base, b, n, buf, off, size);
+            b += n;
+        }
+    }
+    gg_ref_release(r, &ref);
     return (ssize_t)size;
 }
 
@@ -605,8 +736,9 @@ ssize_t gg_read_view(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32
     if (k == GG_VIEW_F32)
         return read_f32_ref(r, m, t, uid, buf, size, off, ra, ref, e);
     gg_ref_init(ref);
-    ssize_t got = k == GG_VIEW_RAW ? read_raw(r, m, t, buf, size, off, e)
-                                   : read_half(r, m, t, uid, k, buf, size, off, ra, e);
+    ssize_t got = k == GG_VIEW_RAW    ? read_raw(r, m, t, buf, size, off, e)
+                  : k == GG_VIEW_Q8_0 ? read_q8_0(r, m, t, uid, buf, size, off, ra, e)
+                                      : read_half(r, m, t, uid, k, buf, size, off, ra, e);
     if (got > 0) {
         ref->iov[0] = (struct iovec){buf, (size_t)got};
         ref->niov = 1;

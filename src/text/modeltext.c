@@ -203,3 +203,26 @@ void gg_types_tsv(const gg_model *m, gg_buf *out)
     free(slot);
     free(gr);
 }
+
+void gg_as_why(const gg_model *m, gg_buf *out)
+{
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < m->nt; i++)
+        n += !gg_tensor_decodable(&m->t[i]);
+    gg_buf_printf(out, "# no f32.gguf, f16.gguf, bf16.gguf or q8_0.gguf: %" PRIu64 " tensor%s cannot be decoded\n",
+                  n, n == 1 ? "" : "s");
+    gg_buf_puts(out, "# tensor\ttype\twhy\n");
+    for (uint64_t i = 0; i < m->nt; i++) {
+        const gg_tensor *t = &m->t[i];
+        if (gg_tensor_decodable(t))
+            continue;
+        gg_tsv_field(out, t->name, t->name_len);
+        if (t->type)
+            gg_buf_printf(out, "\t%s\t", t->type->name);
+        else
+            gg_buf_printf(out, "\tid %" PRIu32 "\t", t->info->type_id);
+        const char *why = t->err ? t->err->msg : "type unknown";
+        gg_tsv_field(out, why, strlen(why));
+        gg_buf_puts(out, "\n");
+    }
+}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "gguffs/render.h"
 
 /* The KV of key "<arch>.<suffix>" (or a plain key when arch is NULL). */
 static const gg_kv *find(const gg_file *f, const char *arch, const char *suffix)
@@ -121,6 +122,40 @@ static size_t type_mix(const gg_model *m, mix **out)
     return n;
 }
 
+/* An imatrix GGUF: "general.type" says so. */
+static void imatrix_figures(const gg_model *m, gg_summary *s)
+{
+    char type[32];
+    str_of(m->f, find(m->f, NULL, "general.type"), type, sizeof type);
+    if (strcmp(type, "imatrix"))
+        return;
+    s->imatrix = 1;
+    s->im_chunks = int_at(m->f, find(m->f, NULL, "imatrix.chunk_count"), 0);
+    s->im_chunk_size = int_at(m->f, find(m->f, NULL, "imatrix.chunk_size"), 0);
+    for (uint64_t i = 0; i < m->nt; i++)
+        s->im_tensors += m->t[i].name_len > 8 && !memcmp(m->t[i].name + m->t[i].name_len - 8, ".in_sum2", 8);
+}
+
+/* The datasets of an imatrix (imatrix.datasets, an array of strings), each
+ * as a TSV field or a JSON string, separated by sep. */
+static void datasets(const gg_file *f, gg_buf *out, int json, const char *sep)
+{
+    const gg_kv *kv = find(f, NULL, "imatrix.datasets");
+    if (!kv || kv->type != GG_VT_ARR || kv->arr_type != GG_VT_STR)
+        return;
+    size_t lw = f->version == 1 ? 4 : 8;
+    const uint8_t *p = f->hdr + kv->val + 4 + lw;
+    for (uint64_t i = 0; i < kv->arr_n; i++) {
+        uint64_t len = le(p, lw);
+        gg_buf_puts(out, i ? sep : "");
+        if (json)
+            gg_json_string(out, (const char *)p + lw, (size_t)len);
+        else
+            gg_tsv_field(out, (const char *)p + lw, (size_t)len);
+        p += lw + len;
+    }
+}
+
 void gg_model_summary(const gg_model *m, gg_summary *s)
 {
     const gg_file *f = m->f;
@@ -175,6 +210,7 @@ void gg_model_summary(const gg_model *m, gg_summary *s)
         s->kv_known = known;
         s->kv_bytes_per_1k = known ? per_token * 1000 : 0;
     }
+    imatrix_figures(m, s);
 }
 
 void gg_params_text(uint64_t n, char *out, size_t cap)
@@ -228,6 +264,18 @@ void gg_summary_text(const gg_model *m, gg_buf *out)
     else
         gg_buf_puts(out, "bits per weight -\n"); /* (no parameters) */
     gg_buf_printf(out, "main type       %s\n", s.main_type[0] ? s.main_type : "-");
+    if (s.imatrix) {
+        gg_buf_puts(out, "type            imatrix\ndatasets        ");
+        datasets(m->f, out, 0, ", ");
+        gg_buf_puts(out, "\nchunks          ");
+        if (s.im_chunks)
+            gg_buf_printf(out, "%" PRIu64, s.im_chunks);
+        else
+            gg_buf_puts(out, "-");
+        if (s.im_chunk_size)
+            gg_buf_printf(out, " of %" PRIu64 " tokens", s.im_chunk_size);
+        gg_buf_printf(out, "\nweighs          %" PRIu64 " tensors\n", s.im_tensors);
+    }
 #define NUM(label, v) ((v) ? gg_buf_printf(out, "%-15s %" PRIu64 "\n", label, (uint64_t)(v)) : (void)0)
     NUM("context length", s.context);
     NUM("layers", s.layers);
@@ -310,6 +358,23 @@ void gg_summary_json(const gg_model *m, gg_buf *out)
         gg_buf_puts(out, "null");
     gg_buf_printf(out, ",\n  \"chat_template\": %s", s.chat_template ? "true" : "false");
     json_num(out, "kv_cache_bytes_per_1000_tokens_f16", s.kv_bytes_per_1k, s.kv_known);
+    if (s.imatrix) {
+        gg_buf_puts(out, ",\n  \"imatrix\": {\"datasets\": [");
+        datasets(m->f, out, 1, ", ");
+        gg_buf_puts(out, "], \"chunk_count\": ");
+        if (s.im_chunks)
+            gg_buf_printf(out, "%" PRIu64, s.im_chunks);
+        else
+            gg_buf_puts(out, "null");
+        gg_buf_puts(out, ", \"chunk_size\": ");
+        if (s.im_chunk_size)
+            gg_buf_printf(out, "%" PRIu64, s.im_chunk_size);
+        else
+            gg_buf_puts(out, "null");
+        gg_buf_printf(out, ", \"tensors\": %" PRIu64 "}", s.im_tensors);
+    } else {
+        gg_buf_puts(out, ",\n  \"imatrix\": null");
+    }
     gg_buf_puts(out, ",\n  \"types\": [");
     mix *v;
     size_t n = type_mix(m, &v);

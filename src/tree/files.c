@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gguffs/compare.h"
+#include "gguffs/hfconfig.h"
+#include "gguffs/hfexport.h"
+#include "gguffs/hftokenizer.h"
 #include "gguffs/modeltext.h"
 #include "gguffs/stats.h"
 #include "gguffs/summary.h"
@@ -40,7 +44,20 @@ static uint64_t tensors_tsv_bound(const gg_mtree *t, uint64_t arg)
 
 static uint64_t summary_bound(const gg_mtree *t, uint64_t arg) { return 4096 + 128 * t->m->nt; }
 
+static uint64_t as_why_bound(const gg_mtree *t, uint64_t arg)
+{
+    uint64_t b = 4096;
+    for (uint64_t k = 0; k < t->m->nt; k++)
+        b += GG_ERR_LEN + 64 + 4 * t->m->t[k].name_len;
+    return b;
+}
+
 static uint64_t info_json_bound(const gg_mtree *t, uint64_t tensor) { return 4096 + 6 * t->m->t[tensor].name_len; }
+
+/* config.json lists every layer's attention type; why a dozen reasons */
+static uint64_t hf_config_bound(const gg_mtree *t, uint64_t arg) { return 8192 + 32 * t->m->nt; }
+static uint64_t hf_why_bound(const gg_mtree *t, uint64_t arg) { return 16384 + 16 * GG_ERR_LEN; }
+static uint64_t hf_tokenizer_bound(const gg_mtree *t, uint64_t arg) { return gg_hf_tokenizer_bound(t->m); }
 
 /* ---- texts ---- */
 
@@ -105,9 +122,123 @@ static int side_text(gg_mtree *t, uint64_t side, gg_buf *out, gg_err *e)
 
 static uint64_t side_bound(const gg_mtree *t, uint64_t side) { return t->m->sides[side].len; }
 
+static int as_why(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_as_why(t->m, out);
+    return 0;
+}
+
+/* as/hf/: its texts need the model's Hugging Face plan (hfplan.h) */
+
+static int hf_config(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    static const char *const dtypes[] = {"float32", "float16", "bfloat16"};
+    gg_hf_plan *p = gg_hf_plan_new(t->m);
+    if (!p)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    gg_hf_rope rope;
+    const char *why;
+    /* (the factors could be read when the tree was built: a failure now is
+     * the file changed) */
+    int rc = gg_hf_rope_read(t->m, p, &rope, &why, e);
+    if (rc == 0)
+        gg_hf_config_json(t->m, p, dtypes[t->o.safetensors_dtype < 3 ? t->o.safetensors_dtype : 0], &rope, out);
+    gg_hf_plan_free(p);
+    return rc;
+}
+
+static int hf_generation_config(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_hf_generation_config_json(t->m, out);
+    return 0;
+}
+
+static int hf_why(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_hf_plan *p = gg_hf_plan_new(t->m);
+    if (!p)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    gg_hf_rope rope;
+    const char *why = NULL;
+    gg_err local;
+    int rc = gg_hf_rope_read(t->m, p, &rope, &why, &local);
+    gg_hf_why(t->m, p, rc ? why : NULL, out);
+    gg_hf_plan_free(p);
+    return 0;
+}
+
+static int hf_tokenizer(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_hf_tokenizer_json(t->m, out);
+    return 0;
+}
+
+static int hf_tokenizer_config(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_hf_tokenizer_config_json(t->m, out);
+    return 0;
+}
+
+static int hf_special_tokens(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
+{
+    gg_hf_special_tokens_map_json(t->m, out);
+    return 0;
+}
+
 static int stats(gg_mtree *t, uint64_t tensor, gg_buf *out, gg_err *e)
 {
     return gg_tensor_stats(t->reader, t->m, &t->m->t[tensor], out, e);
+}
+
+/* ---- a comparison's texts (vs/<ref>/): figures of every pair, computed
+ * on first read; their sizes from the texts without figures ---- */
+
+enum { VS_TSV, VS_SUMMARY, VS_JSON };
+
+static int vs_text(gg_mtree *t, int which, int figures, gg_buf *out, gg_err *e)
+{
+    gg_cmp_side a = {t->reader, t->m, t->uid_base, NULL}, r = {t->reader, t->ref, t->ref_uid_base, NULL};
+    if (figures && gg_cmp_compute_all(t->cmp, &a, &r, e))
+        return -1;
+    gg_cmp_table tb;
+    if (gg_cmp_table_make(t->cmp, t->m, t->ref, figures, &tb, e))
+        return -1;
+    if (which == VS_TSV)
+        gg_compare_tsv(&tb, out);
+    else if (which == VS_SUMMARY)
+        gg_compare_summary(&tb, out);
+    else
+        gg_compare_summary_json(&tb, out);
+    gg_cmp_table_free(&tb);
+    return out->oom ? gg_fail(e, GG_E_NOMEM, "out of memory") : 0;
+}
+
+static int vs_size(gg_mtree *t, int which, uint64_t *size, gg_err *e)
+{
+    gg_buf b = {0};
+    int rc = vs_text(t, which, 0, &b, e);
+    *size = b.len;
+    gg_buf_free(&b);
+    return rc;
+}
+
+static int vs_tsv(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e) { return vs_text(t, VS_TSV, 1, out, e); }
+static int vs_summary(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e) { return vs_text(t, VS_SUMMARY, 1, out, e); }
+static int vs_json(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e) { return vs_text(t, VS_JSON, 1, out, e); }
+static int vs_tsv_size(gg_mtree *t, uint64_t arg, uint64_t *n, gg_err *e) { return vs_size(t, VS_TSV, n, e); }
+static int vs_summary_size(gg_mtree *t, uint64_t arg, uint64_t *n, gg_err *e) { return vs_size(t, VS_SUMMARY, n, e); }
+static int vs_json_size(gg_mtree *t, uint64_t arg, uint64_t *n, gg_err *e) { return vs_size(t, VS_JSON, n, e); }
+
+/* A line per tensor of either model, each at most its name escaped and a
+ * note naming two shapes. */
+static uint64_t vs_bound(const gg_mtree *t, uint64_t arg)
+{
+    uint64_t b = 4096;
+    for (uint64_t k = 0; k < t->m->nt; k++)
+        b += 512 + 8 * t->m->t[k].name_len;
+    for (uint64_t k = 0; k < t->ref->nt; k++)
+        b += 512 + 8 * t->ref->t[k].name_len;
+    return b;
 }
 
 /* ---- composites ---- */
@@ -122,16 +253,91 @@ static gg_composite *safetensors(const gg_mtree *t, const gg_file_kind *k, uint6
     return gg_export_safetensors(t->m, (gg_view_kind)t->o.safetensors_dtype, e);
 }
 
+/* model.gguf and as/<type>.gguf */
+static gg_composite *gguf(const gg_mtree *t, const gg_file_kind *k, uint64_t arg, gg_err *e)
+{
+    return gg_export_gguf(t->m, k->view, e);
+}
+
+/* as/hf/model.safetensors: HF names and row order, -o safetensors_dtype */
+static gg_composite *hf_safetensors(const gg_mtree *t, const gg_file_kind *k, uint64_t arg, gg_err *e)
+{
+    gg_hf_plan *p = gg_hf_plan_new(t->m);
+    if (!p) {
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    gg_composite *c = gg_export_hf_safetensors(t->m, p, (gg_view_kind)t->o.safetensors_dtype, e);
+    gg_hf_plan_free(p);
+    return c;
+}
+
 /* ---- presence ---- */
 
 /* Files that could only fail (EIO) would break cp -r and tar of a mount. */
 static int decodable(const gg_model *m, uint64_t tensor) { return gg_tensor_decodable(&m->t[tensor]); }
 
+/* The GGUF views of as/ need every tensor; as/why says why they are not there. */
+static int all_decodable(const gg_model *m, uint64_t arg)
+{
+    for (uint64_t i = 0; i < m->nt; i++)
+        if (!gg_tensor_decodable(&m->t[i]))
+            return 0;
+    return 1;
+}
+
+static int not_all_decodable(const gg_model *m, uint64_t arg) { return !all_decodable(m, arg); }
+
+/* as/hf/: the weights when the plan accounts for every tensor; the
+ * tokenizer files when the vocabulary can be written; why otherwise.
+ * Working that out reads the whole vocabulary, so it is done once per
+ * build: the presence of the hf/ row itself (asked first, always there)
+ * works it out, and its rows, asked next by the same thread while hf/ is
+ * built, read the answer. */
+typedef struct hf_facts {
+    const gg_model *m;
+    int weights, vocab, why;
+} hf_facts;
+static _Thread_local hf_facts hf_last;
+
+static int hf_dir(const gg_model *m, uint64_t arg)
+{
+    gg_hf_plan *p = gg_hf_plan_new(m);
+    int tok = gg_hf_tokenizer_ok(m, NULL);
+    gg_hf_rope rope;
+    const char *rope_why = NULL;
+    gg_err e;
+    int rope_bad = p && gg_hf_rope_read(m, p, &rope, &rope_why, &e) != 0;
+    hf_last.m = m;
+    hf_last.weights = p && !p->why && !p->vocab_only && !rope_bad;
+    hf_last.vocab = tok == 1;
+    /* a vocabulary file has no weights to miss */
+    hf_last.why = !p || p->why || rope_bad || tok == 0 || (tok < 0 && !p->vocab_only);
+    gg_hf_plan_free(p);
+    return 1;
+}
+
+static const hf_facts *hf_facts_of(const gg_model *m)
+{
+    if (hf_last.m != m)
+        hf_dir(m, 0);
+    return &hf_last;
+}
+
+static int hf_weights(const gg_model *m, uint64_t arg) { return hf_facts_of(m)->weights; }
+static int hf_vocab(const gg_model *m, uint64_t arg) { return hf_facts_of(m)->vocab; }
+static int hf_missing(const gg_model *m, uint64_t arg) { return hf_facts_of(m)->why; }
+
 /* ---- the table ---- */
 
 #define MODEL(n) .name = n, .scope = GG_FK_MODEL
 #define TENSOR(n) .name = n, .scope = GG_FK_TENSOR
+#define AS(n) .name = n, .scope = GG_FK_AS
+#define HF(n) .name = n, .scope = GG_FK_HF
+#define VS(n) .name = n, .scope = GG_FK_VS
+#define VS_TENSOR(n) .name = n, .scope = GG_FK_VS_TENSOR
 #define DIR(fn) .shape = GG_FS_DIR, .build = fn
+#define ROWS(scope) .shape = GG_FS_DIR, .build = gg_mtree_build_rows, .holds = scope
 #define TEXT(fn, b) .shape = GG_FS_TEXT, .text = fn, .bound = b
 #define VIEW(v) .shape = GG_FS_VIEW, .view = v
 #define COMPOSITE(fn) .shape = GG_FS_COMPOSITE, .segments = fn
@@ -146,7 +352,28 @@ const gg_file_kind gg_files[] = {
     {MODEL("summary.json"), TEXT(summary_json, summary_bound)},
     /* (its view is -o safetensors_dtype, in t->o) */
     {MODEL("model.safetensors"), COMPOSITE(safetensors), .flags = GG_FF_DATA},
+    {MODEL("model.gguf"), COMPOSITE(gguf), .view = GG_VIEW_RAW, .flags = GG_FF_DATA},
     {MODEL("blocks"), DIR(gg_mtree_build_blocks)},
+    {MODEL("as"), ROWS(GG_FK_AS)},
+    /* (its folders are the mount's other models, served by tree_vs.c: no
+     * row describes them, so it is built empty) */
+    {MODEL("vs"), DIR(gg_mtree_build_none), .flags = GG_FF_VS},
+
+    {AS("f32.gguf"), COMPOSITE(gguf), .view = GG_VIEW_F32, .flags = GG_FF_DATA, .present = all_decodable},
+    {AS("f16.gguf"), COMPOSITE(gguf), .view = GG_VIEW_F16, .flags = GG_FF_DATA, .present = all_decodable},
+    {AS("bf16.gguf"), COMPOSITE(gguf), .view = GG_VIEW_BF16, .flags = GG_FF_DATA, .present = all_decodable},
+    {AS("q8_0.gguf"), COMPOSITE(gguf), .view = GG_VIEW_Q8_0, .flags = GG_FF_DATA, .present = all_decodable},
+    {AS("why"), TEXT(as_why, as_why_bound), .present = not_all_decodable},
+    {AS("hf"), ROWS(GG_FK_HF), .present = hf_dir},
+
+    {HF("config.json"), TEXT(hf_config, hf_config_bound), .present = hf_weights},
+    {HF("generation_config.json"), TEXT(hf_generation_config, NULL), .present = hf_weights},
+    /* (its view is -o safetensors_dtype, in t->o) */
+    {HF("model.safetensors"), COMPOSITE(hf_safetensors), .flags = GG_FF_DATA, .present = hf_weights},
+    {HF("tokenizer.json"), TEXT(hf_tokenizer, hf_tokenizer_bound), .present = hf_vocab},
+    {HF("tokenizer_config.json"), TEXT(hf_tokenizer_config, hf_tokenizer_bound), .present = hf_vocab},
+    {HF("special_tokens_map.json"), TEXT(hf_special_tokens, NULL), .present = hf_vocab},
+    {HF("why"), TEXT(hf_why, hf_why_bound), .present = hf_missing},
 
     {TENSOR("raw"), VIEW(GG_VIEW_RAW), .flags = GG_FF_DATA | GG_FF_STORED},
     {TENSOR("f32"), VIEW(GG_VIEW_F32), .flags = GG_FF_DATA, .present = decodable},
@@ -159,6 +386,16 @@ const gg_file_kind gg_files[] = {
 
     {.scope = GG_FK_KV, TEXT(kv_text, kv_bound)},
     {.scope = GG_FK_SIDE, TEXT(side_text, side_bound)},
+
+    /* vs/<ref>/: this model against ref; its files read this model's
+     * tensors (and ref's) through a comparison (compare.h), whose "view"
+     * of a tensor is the difference, this - ref */
+    {VS("tensors.tsv"), TEXT(vs_tsv, vs_bound), .sized = vs_tsv_size, .flags = GG_FF_CHECK},
+    {VS("summary"), TEXT(vs_summary, vs_bound), .sized = vs_summary_size, .flags = GG_FF_CHECK},
+    {VS("summary.json"), TEXT(vs_json, vs_bound), .sized = vs_json_size, .flags = GG_FF_CHECK},
+    {VS("tensors"), DIR(gg_mtree_build_vs_tensors)},
+    {VS_TENSOR("diff"), VIEW(GG_VIEW_F32), .flags = GG_FF_DATA},
+    {VS_TENSOR("diff.npy"), COMPOSITE(npy), .view = GG_VIEW_F32, .flags = GG_FF_DATA},
 };
 const size_t gg_n_files = sizeof gg_files / sizeof gg_files[0];
 _Static_assert(sizeof gg_files / sizeof gg_files[0] <= 255, "a node holds its row in a byte");
@@ -168,5 +405,13 @@ size_t gg_files_in_scope(gg_fscope scope)
     size_t n = 0;
     for (size_t i = 0; i < gg_n_files; i++)
         n += gg_files[i].scope == scope;
+    return n;
+}
+
+size_t gg_files_dirs_in_scope(gg_fscope scope)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < gg_n_files; i++)
+        n += gg_files[i].scope == scope && gg_files[i].shape == GG_FS_DIR;
     return n;
 }

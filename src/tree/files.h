@@ -2,15 +2,19 @@
  * layer: tree/ (internal to it)
  *
  * A row says where a file lies (a model's root, every tensors/<name>/, each
- * metadata/<key>), its name, and how it is made:
- *   DIR        a folder whose children `build` adds (metadata/, tensors/, blocks/)
+ * metadata/<key>, as/, a comparison's vs/<ref>/ and its tensors/<name>/),
+ * its name, and how it is made:
+ *   DIR        a folder whose children `build` adds (metadata/, tensors/, blocks/,
+ *              as/: the rows of a scope of its own, gg_mtree_build_rows; vs/:
+ *              none, its folders are the mount's other models, tree_vs.c)
  *   VIEW       a tensor read as `view` (view.h): its size and bytes come from the view layer
  *   TEXT       text made whole on first use by `text` (at most `bound` bytes; a
- *              `fixed_size` is its size before it is made)
+ *              `fixed_size`, or what `sized` says, is its size before it is made)
  *   COMPOSITE  segments laid end to end (export.h), listed by `segments`: bytes
  *              made in memory (a header) and ranges of tensor views read on demand
- * A new file under tensors/<name>/ or at a model's root is one row here plus
- * its reader: a text function, a segment list, or nothing for a view. Rows
+ * A new file under tensors/<name>/, in as/ or at a model's root is one row
+ * here plus its reader: a text function, a segment list, or nothing for a
+ * view; a new folder of files is a DIR row and a scope for its files. Rows
  * are listed in table order within their scope, so inode numbers and listings
  * follow the table. */
 #ifndef GGUFFS_FILES_H
@@ -29,15 +33,20 @@ typedef struct gg_mtree gg_mtree;
 
 typedef enum gg_fshape { GG_FS_DIR, GG_FS_VIEW, GG_FS_TEXT, GG_FS_COMPOSITE } gg_fshape;
 typedef enum gg_fscope {
-    GG_FK_MODEL,  /* at a model's root (arg 0) */
-    GG_FK_TENSOR, /* in every tensors/<name>/ (arg: the tensor's index) */
-    GG_FK_KV,     /* metadata/<key>, named by its key (arg: the KV's index) */
-    GG_FK_SIDE,   /* a model's side files at its root, named by theirs (arg: the side's index) */
+    GG_FK_MODEL,     /* at a model's root (arg 0) */
+    GG_FK_TENSOR,    /* in every tensors/<name>/ (arg: the tensor's index) */
+    GG_FK_KV,        /* metadata/<key>, named by its key (arg: the KV's index) */
+    GG_FK_SIDE,      /* a model's side files at its root, named by theirs (arg: the side's index) */
+    GG_FK_AS,        /* in as/, the model in other types (arg 0) */
+    GG_FK_HF,        /* in as/hf/, the model as a Hugging Face folder (arg 0) */
+    GG_FK_VS,        /* at the root of a comparison, vs/<ref>/ (arg 0) */
+    GG_FK_VS_TENSOR, /* in vs/<ref>/tensors/<name>/ (arg: this model's tensor index) */
 } gg_fscope;
 enum {
     GG_FF_DATA = 1,   /* tensor data: big, read in streams (gg_attr.tensor_data; read-ahead) */
     GG_FF_STORED = 2, /* the stored bytes: counted in st_blocks (du shows the model, not views) */
     GG_FF_CHECK = 4,  /* made from tensor data: the source must be unchanged before it is served */
+    GG_FF_VS = 8,     /* vs/: only in a mount of several models, its folders served by tree_vs.c */
 };
 
 typedef struct gg_file_kind gg_file_kind;
@@ -48,8 +57,10 @@ struct gg_file_kind {
     uint64_t fixed_size; /* TEXT: its size, known before it is made; 0: the text's length */
     int (*text)(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e);                         /* TEXT */
     uint64_t (*bound)(const gg_mtree *t, uint64_t arg); /* TEXT: bytes at most (NULL: 4096) */
+    int (*sized)(gg_mtree *t, uint64_t arg, uint64_t *size, gg_err *e); /* TEXT: its size, before it is made */
     gg_composite *(*segments)(const gg_mtree *t, const gg_file_kind *k, uint64_t arg, gg_err *e); /* COMPOSITE */
     int (*build)(gg_mtree *t, uint32_t dir);                                                /* DIR */
+    uint8_t holds; /* DIR built by gg_mtree_build_rows: the scope of its rows */
     int (*present)(const gg_model *m, uint64_t arg); /* NULL: always there */
 };
 
@@ -63,7 +74,9 @@ static inline int gg_file_present(const gg_file_kind *k, const gg_model *m, uint
     return !k->present || k->present(m, arg);
 }
 
-/* The number of rows of a scope (tensor folders: the files each may hold). */
+/* The number of rows of a scope (tensor folders: the files each may hold),
+ * and of its folders (a model folder's link count, before it is opened). */
 size_t gg_files_in_scope(gg_fscope scope);
+size_t gg_files_dirs_in_scope(gg_fscope scope);
 
 #endif

@@ -150,6 +150,45 @@ int gg_mtree_build_kvs(gg_mtree *t, uint32_t meta_dir)
     return unique_children(t, meta_dir);
 }
 
+/* Is row k of scope there for arg in t? vs/ only in a mount of several
+ * models (t->o.vs). */
+static int row_here(const gg_mtree *t, size_t k, gg_fscope scope, uint64_t arg)
+{
+    const gg_file_kind *f = &gg_files[k];
+    return f->scope == scope && (!(f->flags & GG_FF_VS) || t->o.vs) && gg_file_present(f, t->m, arg);
+}
+
+/* The rows of a scope present for arg as dir's children, in table order;
+ * then the folders among them are built. */
+static int add_rows(gg_mtree *t, uint32_t dir, gg_fscope scope, uint64_t arg)
+{
+    uint32_t first = t->n;
+    for (size_t k = 0; k < gg_n_files; k++)
+        if (row_here(t, k, scope, arg) &&
+            add_node(t, strdup(gg_files[k].name), dir, gg_files[k].shape == GG_FS_DIR ? GG_C_DIR : GG_C_FILE, k, arg))
+            return -1;
+    /* a model's root: then its side files (an Ollama model's template, params, ...) */
+    for (uint32_t i = 0; scope == GG_FK_MODEL && i < t->m->nsides; i++)
+        if (add_node(t, gg_name_escape(t->m->sides[i].name, strlen(t->m->sides[i].name)), dir, GG_C_FILE,
+                     scope_row(GG_FK_SIDE), i))
+            return -1;
+    set_children(t, dir, first);
+    if (scope == GG_FK_MODEL && t->m->nsides && unique_children(t, dir))
+        return -1;
+    uint32_t end = t->n;
+    for (uint32_t i = first; i < end; i++) {
+        const gg_file_kind *k = &gg_files[t->nodes[i].file];
+        if (k->shape == GG_FS_DIR && k->build(t, i))
+            return -1;
+    }
+    return 0;
+}
+
+int gg_mtree_build_rows(gg_mtree *t, uint32_t dir)
+{
+    return add_rows(t, dir, (gg_fscope)gg_files[t->nodes[dir].file].holds, 0);
+}
+
 /* tensors/: a folder per tensor, holding the tensor rows present for it. */
 int gg_mtree_build_tensors(gg_mtree *t, uint32_t tens_dir)
 {
@@ -162,44 +201,46 @@ int gg_mtree_build_tensors(gg_mtree *t, uint32_t tens_dir)
     set_children(t, tens_dir, td0);
     if (unique_children(t, tens_dir))
         return -1;
-    for (uint64_t i = 0; i < m->nt; i++) {
-        uint32_t d = td0 + (uint32_t)i, f0 = t->n;
-        for (size_t k = 0; k < gg_n_files; k++)
-            if (gg_files[k].scope == GG_FK_TENSOR && gg_file_present(&gg_files[k], m, i) &&
-                add_node(t, strdup(gg_files[k].name), d, gg_files[k].shape == GG_FS_DIR ? GG_C_DIR : GG_C_FILE, k,
-                         i))
-                return -1;
-        set_children(t, d, f0);
-    }
+    for (uint64_t i = 0; i < m->nt; i++)
+        if (add_rows(t, td0 + (uint32_t)i, GG_FK_TENSOR, i))
+            return -1;
     return 0;
 }
 
-/* The root: the model rows in order, then the folders' children (in row
- * order, so node numbers are metadata's KVs, then the tensors, then blocks). */
-static int build(gg_mtree *t)
+int gg_mtree_build_none(gg_mtree *t, uint32_t dir)
 {
-    int rc = add_node(t, strdup(""), 0, GG_C_DIR, 0, 0);
-    uint32_t first = t->n;
-    for (size_t k = 0; k < gg_n_files && !rc; k++)
-        if (gg_files[k].scope == GG_FK_MODEL && gg_file_present(&gg_files[k], t->m, 0))
-            rc = add_node(t, strdup(gg_files[k].name), 0, gg_files[k].shape == GG_FS_DIR ? GG_C_DIR : GG_C_FILE, k,
-                          0);
-    /* then the model's side files (an Ollama model's template, params, ...) */
-    for (uint32_t i = 0; i < t->m->nsides && !rc; i++)
-        rc = add_node(t, gg_name_escape(t->m->sides[i].name, strlen(t->m->sides[i].name)), 0, GG_C_FILE,
-                      scope_row(GG_FK_SIDE), i);
-    if (rc)
-        return -1;
-    set_children(t, 0, first);
-    if (t->m->nsides && unique_children(t, 0))
-        return -1;
-    uint32_t end = t->n;
-    for (uint32_t i = first; i < end; i++) {
-        const gg_file_kind *k = &gg_files[t->nodes[i].file];
-        if (k->shape == GG_FS_DIR && k->build(t, i))
+    set_children(t, dir, t->n);
+    return 0;
+}
+
+/* A comparison's tensors/: a folder per pair compared, named as this
+ * model's tensor, holding the rows of GG_FK_VS_TENSOR. */
+int gg_mtree_build_vs_tensors(gg_mtree *t, uint32_t dir)
+{
+    const gg_model *m = t->m;
+    size_t np = gg_cmp_pairs(t->cmp);
+    t->tensors_dir = dir;
+    uint32_t td0 = t->n;
+    for (size_t k = 0; k < np; k++) {
+        uint64_t i = gg_cmp_tensor(t->cmp, k);
+        if (add_node(t, gg_name_escape(m->t[i].name, m->t[i].name_len), dir, GG_C_TENSOR_DIR, 0, i))
             return -1;
     }
+    set_children(t, dir, td0);
+    if (unique_children(t, dir))
+        return -1;
+    for (size_t k = 0; k < np; k++)
+        if (add_rows(t, td0 + (uint32_t)k, GG_FK_VS_TENSOR, gg_cmp_tensor(t->cmp, k)))
+            return -1;
     return 0;
+}
+
+/* The root: the model rows in order (a comparison's, for a comparison),
+ * then the folders' children (in row order, so node numbers are
+ * metadata's KVs, then the tensors, then blocks). */
+static int build(gg_mtree *t)
+{
+    return add_node(t, strdup(""), 0, GG_C_DIR, 0, 0) || add_rows(t, 0, t->ref ? GG_FK_VS : GG_FK_MODEL, 0) ? -1 : 0;
 }
 
 static uint64_t name_hash(uint32_t parent, const char *name)
@@ -247,11 +288,16 @@ static void hold(gg_mtree *t, uint64_t n)
         atomic_fetch_add(t->account, n);
 }
 
-gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
-                       _Atomic uint64_t *account, gg_err *e)
+/* Trees made so far: each gets its own number (gg_mtree.gen). */
+static _Atomic uint64_t trees_made;
+
+/* A tree of m (or, with ref, of m against ref), built. */
+static gg_mtree *mtree_make(gg_model *m, uint32_t uid_base, gg_model *ref, uint32_t ref_uid, gg_cmp *cmp,
+                            gg_reader *r, const gg_tree_opts *o, _Atomic uint64_t *account, gg_err *e)
 {
     /* per tensor: its folder, its files, a link in blocks/ */
-    uint64_t want = 16 + m->f->n_kv + (2 + gg_files_in_scope(GG_FK_TENSOR)) * m->nt;
+    uint64_t want = ref ? 16 + (2 + gg_files_in_scope(GG_FK_VS_TENSOR)) * gg_cmp_pairs(cmp)
+                        : 16 + m->f->n_kv + (2 + gg_files_in_scope(GG_FK_TENSOR)) * m->nt;
     if (want > MAX_NODES) {
         gg_fail(e, GG_E_TOOBIG, "%s: too many keys and tensors (%" PRIu64 " nodes; at most %u)", m->path, want,
                 MAX_NODES);
@@ -264,7 +310,12 @@ gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tr
     }
     t->m = m;
     t->uid_base = uid_base;
+    t->ref = ref;
+    t->ref_uid_base = ref_uid;
+    t->cmp = cmp;
     t->reader = r;
+    t->gen = atomic_fetch_add(&trees_made, 1) + 1;
+    pthread_mutex_init(&t->vs_lock, NULL);
     if (o)
         t->o = *o;
     if (build(t) || build_hash(t)) {
@@ -277,16 +328,66 @@ gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tr
         names += strlen(t->nodes[i].name) + 1;
     t->account = account;
     hold(t, sizeof *t + (uint64_t)t->cap * sizeof *t->nodes + names + (uint64_t)t->hash_cap * sizeof *t->hash +
-                gg_model_bytes(m));
+                (ref ? 0 : gg_model_bytes(m)));
     return t;
+}
+
+gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
+                       _Atomic uint64_t *account, gg_err *e)
+{
+    return mtree_make(m, uid_base, NULL, 0, NULL, r, o, account, e);
+}
+
+/* A comparison made against one tree of its reference. */
+struct gg_vs_tree {
+    uint32_t ref_id;
+    uint64_t ref_gen;
+    gg_mtree *t;
+};
+
+gg_mtree *gg_mtree_vs(gg_mtree *t, uint32_t ref_id, gg_mtree *ref, gg_cmp *cmp, gg_err *e)
+{
+    pthread_mutex_lock(&t->vs_lock);
+    size_t i = 0;
+    while (i < t->nvs && t->vs[i].ref_id != ref_id)
+        i++;
+    gg_mtree *v = i < t->nvs && t->vs[i].ref_gen == ref->gen ? t->vs[i].t : NULL;
+    if (!v && i == t->nvs) {
+        gg_vs_tree *p = realloc(t->vs, (t->nvs + 1) * sizeof *p);
+        if (p) {
+            t->vs = p;
+            p[t->nvs++] = (gg_vs_tree){ref_id, 0, NULL};
+        } else {
+            gg_fail(e, GG_E_NOMEM, "out of memory");
+            pthread_mutex_unlock(&t->vs_lock);
+            return NULL;
+        }
+    }
+    if (!v) {
+        /* Made against a tree of ref that is gone: nobody can be using it
+         * (its users hold that tree), so it goes. */
+        gg_mtree_free(t->vs[i].t);
+        t->vs[i].t = NULL;
+        v = mtree_make(t->m, t->uid_base, ref->m, ref->uid_base, cmp, t->reader, &t->o, t->account, e);
+        t->vs[i].t = v;
+        t->vs[i].ref_gen = ref->gen;
+    }
+    pthread_mutex_unlock(&t->vs_lock);
+    return v;
 }
 
 void gg_mtree_free(gg_mtree *t)
 {
     if (!t)
         return;
-    /* Its model is closed next: no read-ahead job may still use it. */
-    gg_reader_cancel(t->reader, t->m);
+    for (size_t i = 0; i < t->nvs; i++)
+        gg_mtree_free(t->vs[i].t);
+    free(t->vs);
+    pthread_mutex_destroy(&t->vs_lock);
+    /* Its model is closed next: no read-ahead job may still use it (a
+     * comparison's are its model's, cancelled with the model's tree). */
+    if (!t->ref)
+        gg_reader_cancel(t->reader, t->m);
     if (t->account)
         atomic_fetch_sub(t->account, atomic_load(&t->held));
     for (uint32_t i = 0; i < t->n; i++) {
@@ -317,7 +418,9 @@ const gg_tensor *gg_mtree_tensor(const gg_mtree *t, uint32_t node)
  * shard counts as changed, so that all its tensors' reads fail alike. */
 static void forget_model(gg_mtree *t)
 {
-    if (atomic_exchange(&t->forgotten, 1))
+    /* (a comparison fails from now on; its models' own trees see the
+     * change at their next read) */
+    if (atomic_exchange(&t->forgotten, 1) || t->ref)
         return;
     for (uint32_t i = 0; i < t->m->nshards; i++)
         if (t->m->shards[i].src)
@@ -331,11 +434,14 @@ int gg_mtree_check(gg_mtree *t, gg_err *err)
     gg_err *e = err ? err : &local;
     if (atomic_load(&t->forgotten))
         return gg_fail(e, GG_E_STALE, "%s: changed since it was mounted", t->m->path);
-    for (uint32_t i = 0; i < t->m->nshards; i++) {
-        if (t->m->shards[i].src && gg_source_check(t->m->shards[i].src, e)) {
-            if (e->code == GG_E_STALE)
-                forget_model(t);
-            return -1;
+    for (int side = 0; side < (t->ref ? 2 : 1); side++) {
+        const gg_model *m = side ? t->ref : t->m;
+        for (uint32_t i = 0; i < m->nshards; i++) {
+            if (m->shards[i].src && gg_source_check(m->shards[i].src, e)) {
+                if (e->code == GG_E_STALE)
+                    forget_model(t);
+                return -1;
+            }
         }
     }
     return 0;
@@ -463,6 +569,8 @@ static int file_size(gg_mtree *t, uint32_t i, uint64_t *size, gg_err *e)
             *size = k->fixed_size;
             return 0;
         }
+        if (k->sized)
+            return k->sized(t, n->arg, size, e);
         gg_text *txt;
         if (text_of(t, i, &txt, e))
             return -1;
@@ -477,6 +585,9 @@ int gg_mtree_getattr(gg_mtree *t, uint32_t node, gg_attr *a, gg_err *e)
     const gg_node *n = &t->nodes[node];
     memset(a, 0, sizeof *a);
     a->mtime = t->m->mtime;
+    if (t->ref && (t->ref->mtime.tv_sec > a->mtime.tv_sec ||
+                   (t->ref->mtime.tv_sec == a->mtime.tv_sec && t->ref->mtime.tv_nsec > a->mtime.tv_nsec)))
+        a->mtime = t->ref->mtime;
     if (gg_node_is_dir(n)) {
         a->kind = GG_K_DIR;
         a->nlink = 2;
@@ -507,6 +618,7 @@ int gg_mtree_open(gg_mtree *t, uint32_t node, gg_open_file **of, gg_err *e)
     if (!o)
         return gg_fail(e, GG_E_NOMEM, "out of memory");
     gg_readahead_init(&o->ra);
+    gg_readahead_init(&o->ra_ref);
     /* A model changed in place: what the kernel cached of its tensors'
      * files must not be served (their reads fail). */
     o->stale = reads_tensors(n) && gg_mtree_check(t, NULL) != 0;
@@ -517,18 +629,20 @@ int gg_mtree_open(gg_mtree *t, uint32_t node, gg_open_file **of, gg_err *e)
 /* The cache id of a tensor: unique across the models of the mount. */
 static uint32_t tensor_uid(const gg_mtree *t, uint64_t tensor) { return t->uid_base + (uint32_t)tensor; }
 
-/* A view of one of the model's tensors, for composite files. */
+/* A segment of a composite file: a view of one of the model's tensors, or
+ * the stored bytes of one of its files. */
 typedef struct view_ctx {
     gg_mtree *t;
-    gg_readahead *ra;
+    gg_open_file *of;
 } view_ctx;
 
-static ssize_t read_view(void *arg, uint64_t tensor, gg_view_kind kind, char *buf, size_t n, uint64_t off,
+/* A comparison's view of a tensor: this - ref, as float32. */
+static ssize_t read_diff(gg_mtree *t, uint64_t tensor, gg_open_file *of, char *buf, size_t n, uint64_t off,
                          gg_err *e)
 {
-    view_ctx *v = arg;
-    const gg_model *m = v->t->m;
-    return gg_read_view_copy(v->t->reader, m, &m->t[tensor], tensor_uid(v->t, tensor), kind, buf, n, off, v->ra, e);
+    gg_cmp_side a = {t->reader, t->m, t->uid_base, of ? &of->ra : NULL};
+    gg_cmp_side r = {t->reader, t->ref, t->ref_uid_base, of ? &of->ra_ref : NULL};
+    return gg_cmp_read_diff(t->cmp, gg_cmp_pair_of(t->cmp, tensor), &a, &r, buf, n, off, e);
 }
 
 /* The bytes are all in buf. */
@@ -539,6 +653,20 @@ static ssize_t in_buf(gg_ref *ref, char *buf, ssize_t got)
         ref->niov = 1;
     }
     return got;
+}
+
+static ssize_t read_segment(void *arg, const gg_segment *s, char *buf, size_t n, uint64_t off, gg_ref *sub,
+                            gg_err *e)
+{
+    view_ctx *v = arg;
+    const gg_model *m = v->t->m;
+    if (s->kind == GG_SEG_SHARD)
+        return gg_source_read(m->shards[s->shard].src, buf, n, off, e) ? -1 : in_buf(sub, buf, (ssize_t)n);
+    /* (a comparison's tensors are seen through its one view, the diff) */
+    if (v->t->ref)
+        return in_buf(sub, buf, read_diff(v->t, s->tensor, v->of, buf, n, off, e));
+    return gg_read_view(v->t->reader, m, &m->t[s->tensor], tensor_uid(v->t, s->tensor), s->view, buf, n, off,
+                        v->of ? &v->of->ra : NULL, sub, e);
 }
 
 ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *buf, size_t size, uint64_t off,
@@ -558,20 +686,27 @@ ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *bu
     const gg_file_kind *k = &gg_files[n->file];
     switch (k->shape) {
     case GG_FS_VIEW:
-        got = gg_read_view(t->reader, m, &m->t[n->arg], tensor_uid(t, n->arg), k->view, buf, size, off, ra, ref, e);
+        if (t->ref)
+            got = in_buf(ref, buf, read_diff(t, n->arg, of, buf, size, off, e));
+        else
+            got = gg_read_view(t->reader, m, &m->t[n->arg], tensor_uid(t, n->arg), k->view, buf, size, off, ra,
+                               ref, e);
         break;
     case GG_FS_COMPOSITE: {
         gg_composite *c;
         if (comp_of(t, node, &c, e))
             return -1;
-        view_ctx v = {t, ra};
-        got = in_buf(ref, buf, gg_composite_read(c, read_view, &v, buf, size, off, e));
+        /* (the bytes stay where they lie: cached pages, the header) */
+        view_ctx v = {t, of};
+        got = gg_composite_read(c, t->reader, read_segment, &v, buf, size, off, ref, e);
         break;
     }
     default: {
         gg_text *txt;
-        /* A text made from a tensor's bytes (stats): not once they changed. */
-        if ((k->flags & GG_FF_CHECK) && gg_source_check(gg_tensor_source(m, &m->t[n->arg]), e)) {
+        /* A text made from a tensor's bytes (stats, a comparison's): not
+         * once they changed. */
+        if ((k->flags & GG_FF_CHECK) &&
+            (t->ref ? gg_mtree_check(t, e) : gg_source_check(gg_tensor_source(m, &m->t[n->arg]), e))) {
             forget_model(t);
             return -1;
         }

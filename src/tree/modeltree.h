@@ -2,10 +2,17 @@
  * it under the mount's root, or under the model's folder of a shelf):
  *
  *   metadata/<key>  metadata.json  tensors.tsv  types.tsv  summary  summary.json
- *   model.safetensors
+ *   model.safetensors  model.gguf
  *   tensors/<name>/{raw, f32, f32.npy, f16, f16.npy, bf16, info.json, stats}
  *                   (raw and info.json only, for a tensor that cannot be decoded)
  *   blocks/<N>/<rest of name> -> ../../tensors/blk.N.<rest of name>
+ *   as/{f32,f16,bf16,q8_0}.gguf   (as/why instead, if a tensor cannot be decoded)
+ *   vs/            (a mount of several models: its folders are tree_vs.c's)
+ *
+ * or of a comparison of the model against another one, vs/<ref>/ (its
+ * `ref`; made by gg_mtree_vs and kept with the model's tree):
+ *
+ *   tensors.tsv  summary  summary.json  tensors/<name>/{diff, diff.npy}
  *
  * Its files and folders are the rows of files.c, in table order; the links
  * of blocks/ are the only nodes no row describes.
@@ -15,9 +22,11 @@
 #ifndef GGUFFS_MODELTREE_H
 #define GGUFFS_MODELTREE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "files.h"
+#include "gguffs/compare.h"
 #include "gguffs/attr.h"
 #include "gguffs/export.h"
 #include "gguffs/view.h"
@@ -48,6 +57,8 @@ typedef struct gg_node {
     _Atomic(gg_composite *) comp; /* composite files: their segments, once made */
 } gg_node;
 
+typedef struct gg_vs_tree gg_vs_tree;
+
 typedef struct gg_mtree {
     gg_node *nodes;
     uint32_t n, cap;
@@ -64,12 +75,23 @@ typedef struct gg_mtree {
      * is freed, so the shelf knows what opened models cost. */
     _Atomic uint64_t held;
     _Atomic uint64_t *account;
+    uint64_t gen;          /* made once: no two trees share it */
+    /* A comparison: the reference model (m is this model), its tensors'
+     * cache ids, and the pairs and their figures (kept by the mount). */
+    gg_model *ref;
+    uint32_t ref_uid_base;
+    gg_cmp *cmp;
+    /* A model's tree: its comparisons made so far, by the reference's id (vs_lock). */
+    pthread_mutex_t vs_lock;
+    gg_vs_tree *vs;
+    size_t nvs;
 } gg_mtree;
 
 /* Per-open-file state: read-ahead of tensor views; the model it belongs
  * to, held open (tree.c) until the file is closed. */
 struct gg_open_file {
     gg_readahead ra;
+    gg_readahead ra_ref; /* a comparison's diff: the reference's stream */
     void *held;
     int stale;        /* its model had changed when it was opened */
     gg_open_file *prev, *next; /* in its tree's list of open files (tree.c) */
@@ -100,10 +122,28 @@ static inline int gg_node_is_kv(const gg_node *n)
 }
 
 /* The builders of the table's folders (files.c): metadata/ (a file per
- * KV), tensors/ (a folder per tensor, holding the tensor rows), blocks/. */
+ * KV), tensors/ (a folder per tensor, holding the tensor rows), blocks/,
+ * and a folder of the rows of the scope its row `holds` (as/). */
 int gg_mtree_build_kvs(gg_mtree *t, uint32_t dir);
 int gg_mtree_build_tensors(gg_mtree *t, uint32_t dir);
 int gg_mtree_build_blocks(gg_mtree *t, uint32_t dir);
+int gg_mtree_build_rows(gg_mtree *t, uint32_t dir);
+/* A folder no row fills (vs/); a comparison's tensors/: a folder per pair. */
+int gg_mtree_build_none(gg_mtree *t, uint32_t dir);
+int gg_mtree_build_vs_tensors(gg_mtree *t, uint32_t dir);
+
+/* t's comparison against ref (whose shelf id is ref_id): made on first use
+ * from cmp (which must outlive it) and kept with t, made again once ref's
+ * tree is another one (ref was closed and opened again). The caller holds
+ * both models while it uses the result. NULL with *e set. */
+gg_mtree *gg_mtree_vs(gg_mtree *t, uint32_t ref_id, gg_mtree *ref, gg_cmp *cmp, gg_err *e);
+
+/* Is node the model's vs/ folder? */
+static inline int gg_mtree_is_vs(const gg_mtree *t, uint32_t node)
+{
+    const gg_node *n = &t->nodes[node];
+    return node && n->parent == 0 && n->content == GG_C_DIR && (gg_files[n->file].flags & GG_FF_VS);
+}
 
 /* Child of dir named name, or UINT32_MAX. */
 uint32_t gg_mtree_find(const gg_mtree *t, uint32_t dir, const char *name);

@@ -3,35 +3,13 @@
  * state and its locks are in shelf_int.h. */
 #include "gguffs/shelf.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <poll.h>
 #include <pthread.h>
-#include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "base/log.h"
-#include "gguffs/modeltext.h"
 #include "gguffs/names.h"
-#include "gguffs/render.h"
-#include "gguffs/summary.h"
 #include "shelf_int.h"
-#include "stores.h"
-
-void shelf_wake(gg_shelf *s)
-{
-    if (s->wake[1] >= 0 && write(s->wake[1], "x", 1) < 0) {
-        /* a full pipe already wakes it */
-    }
-}
 
 /* ---- folders (lock held for writing) ---- */
 
@@ -112,7 +90,7 @@ static void drop_kid(gg_shelf *s, uint32_t dir, uint32_t kid)
     }
 }
 
-static void queue_note(gg_shelf *s, uint32_t dir, const char *name)
+void shelf_queue_note(gg_shelf *s, uint32_t dir, const char *name)
 {
     if (s->nnotes == s->capnotes) {
         size_t nc = s->capnotes ? s->capnotes * 2 : 32;
@@ -130,51 +108,87 @@ static void queue_note(gg_shelf *s, uint32_t dir, const char *name)
 
 /* Model id's file changed, or may have: the tree checks and tells the
  * kernel (lock held for writing). */
-static void queue_model_note(gg_shelf *s, uint32_t id)
+void shelf_queue_model_note(gg_shelf *s, uint32_t id)
 {
     size_t before = s->nnotes;
-    queue_note(s, 0, NULL);
+    shelf_queue_note(s, 0, NULL);
     if (s->nnotes > before)
         s->notes[before].model = id;
 }
 
 /* Forget the queued notes (before anyone listens). */
-static void drop_notes(gg_shelf *s)
+void shelf_drop_notes(gg_shelf *s)
 {
     for (size_t i = 0; i < s->nnotes; i++)
         free(s->notes[i].name);
     s->nnotes = 0;
 }
 
+const char *const gg_shelf_root_files[GG_N_ROOT_FILES] = {"models.tsv", ".errors", ".stats"};
+
+static int is_root_file(const char *nm)
+{
+    for (size_t i = 0; i < GG_N_ROOT_FILES; i++)
+        if (!strcmp(nm, gg_shelf_root_files[i]))
+            return 1;
+    return 0;
+}
+
+/* *nm made distinct from every name of folder dir, and from the root's
+ * files (NAME~2, ...). */
+static int unique_in(gg_shelf *s, uint32_t dir, char **nm)
+{
+    const snode *d = &s->nodes[dir];
+    const char **taken = malloc((d->nkids + 4) * sizeof *taken);
+    if (!taken)
+        return -1;
+    uint32_t nt = 0;
+    for (uint32_t i = 0; i < d->nkids; i++)
+        taken[nt++] = s->nodes[d->kids[i]].name;
+    for (size_t i = 0; dir == 0 && i < GG_N_ROOT_FILES; i++)
+        taken[nt++] = gg_shelf_root_files[i];
+    char **p = nm;
+    int rc = gg_names_unique(&p, 1, taken, nt);
+    free(taken);
+    return rc;
+}
+
+/* Folder comp of folder dir, for a model's name: *out, made if missing. */
+static int folder_for(gg_shelf *s, uint32_t dir, const char *comp, uint32_t *out)
+{
+    char *nm = gg_name_escape(comp, strlen(comp));
+    if (!nm)
+        return -1;
+    uint32_t k = find_kid(s, dir, nm, NULL);
+    if (k != UINT32_MAX && s->nodes[k].kind != GG_SN_DIR) {
+        /* a model holds this name: the folder goes beside it as NAME~2 */
+        char **p = &nm;
+        const char *taken = s->nodes[k].name;
+        if (gg_names_unique(&p, 1, &taken, 1)) {
+            free(nm);
+            return -1;
+        }
+        k = find_kid(s, dir, nm, NULL);
+    }
+    if (k == UINT32_MAX) {
+        if (new_node(s, nm, dir, GG_SN_DIR, &k) || add_kid(s, dir, k)) {
+            free(nm);
+            return -1;
+        }
+        shelf_queue_note(s, dir, nm);
+    }
+    free(nm);
+    *out = k;
+    return 0;
+}
+
 /* Show entry en: make its folders and its node (a name taken gets ~N). */
-static int show(gg_shelf *s, gg_entry *en)
+int shelf_show(gg_shelf *s, gg_entry *en)
 {
     uint32_t dir = en->src >= 0 ? s->dirs[en->src].node : 0;
-    for (int i = 0; i + 1 < en->ncomps; i++) {
-        char *nm = gg_name_escape(en->comps[i], strlen(en->comps[i]));
-        if (!nm)
+    for (int i = 0; i + 1 < en->ncomps; i++)
+        if (folder_for(s, dir, en->comps[i], &dir))
             return -1;
-        uint32_t k = find_kid(s, dir, nm, NULL);
-        if (k != UINT32_MAX && s->nodes[k].kind != GG_SN_DIR) {
-            /* a model holds this name: the folder goes beside it as NAME~2 */
-            char **p = &nm;
-            const char *taken = s->nodes[k].name;
-            if (gg_names_unique(&p, 1, &taken, 1)) {
-                free(nm);
-                return -1;
-            }
-            k = find_kid(s, dir, nm, NULL);
-        }
-        if (k == UINT32_MAX) {
-            if (new_node(s, nm, dir, GG_SN_DIR, &k) || add_kid(s, dir, k)) {
-                free(nm);
-                return -1;
-            }
-            queue_note(s, dir, nm);
-        }
-        free(nm);
-        dir = k;
-    }
     const char *last = en->ncomps ? en->comps[en->ncomps - 1] : "model";
     char *nm = gg_name_escape(last, strlen(last));
     if (!nm)
@@ -183,26 +197,8 @@ static int show(gg_shelf *s, gg_entry *en)
      * (the list of names taken is made only when this one is: a folder of
      * 10 000 models is made in n log n, not n^2). */
     int rc = 0;
-    if (find_kid(s, dir, nm, NULL) != UINT32_MAX ||
-        (dir == 0 && (!strcmp(nm, "models.tsv") || !strcmp(nm, ".errors") || !strcmp(nm, ".stats")))) {
-        const snode *d = &s->nodes[dir];
-        const char **taken = malloc((d->nkids + 4) * sizeof *taken);
-        if (!taken) {
-            free(nm);
-            return -1;
-        }
-        uint32_t nt = 0;
-        for (uint32_t i = 0; i < d->nkids; i++)
-            taken[nt++] = s->nodes[d->kids[i]].name;
-        if (dir == 0) {
-            taken[nt++] = "models.tsv";
-            taken[nt++] = ".errors";
-            taken[nt++] = ".stats";
-        }
-        char **p = &nm;
-        rc = gg_names_unique(&p, 1, taken, nt);
-        free(taken);
-    }
+    if (find_kid(s, dir, nm, NULL) != UINT32_MAX || (dir == 0 && is_root_file(nm)))
+        rc = unique_in(s, dir, &nm);
     uint32_t k;
     if (rc || new_node(s, nm, dir, GG_SN_MODEL, &k) || add_kid(s, dir, k)) {
         free(nm);
@@ -212,10 +208,24 @@ static int show(gg_shelf *s, gg_entry *en)
     s->nodes[k].mtime = en->mtime;
     en->node = k;
     en->state = E_VISIBLE;
-    queue_note(s, dir, nm);
-    queue_note(s, UINT32_MAX, NULL);
+    shelf_queue_note(s, dir, nm);
+    shelf_queue_note(s, UINT32_MAX, NULL);
     free(nm);
     return 0;
+}
+
+/* A folder of the root for a folder argument's models, named as (a name
+ * taken gets ~2), kept while empty (lock held for writing). */
+int shelf_pinned_folder(gg_shelf *s, const char *as, uint32_t *out)
+{
+    char *nm = gg_name_escape(as, strlen(as));
+    if (!nm)
+        return -1;
+    int rc = unique_in(s, 0, &nm) || new_node(s, nm, 0, GG_SN_DIR, out) || add_kid(s, 0, *out);
+    free(nm);
+    if (!rc)
+        s->nodes[*out].pinned = 1;
+    return rc ? -1 : 0;
 }
 
 /* Hide entry en's node, and the folders it leaves empty. */
@@ -227,14 +237,14 @@ void shelf_hide(gg_shelf *s, gg_entry *en, int state)
             uint32_t dir = s->nodes[k].parent;
             drop_kid(s, dir, k);
             s->nodes[k].kind = GG_SN_NONE;
-            queue_note(s, dir, s->nodes[k].name);
+            shelf_queue_note(s, dir, s->nodes[k].name);
             if (dir == 0 || s->nodes[dir].nkids || s->nodes[dir].pinned)
                 break;
             k = dir;
         }
     }
     en->state = state;
-    queue_note(s, UINT32_MAX, NULL);
+    shelf_queue_note(s, UINT32_MAX, NULL);
 }
 
 static int same_comps(const gg_entry *a, const gg_entry *b)
@@ -251,19 +261,19 @@ static int same_comps(const gg_entry *a, const gg_entry *b)
  * writing): the name switches from the old model to the new one at once,
  * never missing (a new node under the same name, so that the kernel asks
  * again; readers of the old one keep its inodes). */
-static int take_place(gg_shelf *s, gg_entry *en)
+int shelf_take_place(gg_shelf *s, gg_entry *en)
 {
     gg_entry *old = en->replaces ? s->ent[en->replaces - 1] : NULL;
     en->replaces = 0;
     if (!old || old->replaced_by != en->id)
-        return show(s, en);
+        return shelf_show(s, en);
     old->replaced_by = 0;
     uint32_t k = old->node, dir = s->nodes[k].parent, pos, nk;
     if (old->state != E_VISIBLE || !same_comps(old, en) || find_kid(s, dir, s->nodes[k].name, &pos) != k ||
         new_node(s, s->nodes[k].name, dir, GG_SN_MODEL, &nk)) {
         if (old->state != E_REMOVED)
             shelf_hide(s, old, E_REMOVED);
-        return show(s, en);
+        return shelf_show(s, en);
     }
     s->nodes[dir].kids[pos] = nk;
     s->nodes[dir].mtime = now_ts();
@@ -273,14 +283,14 @@ static int take_place(gg_shelf *s, gg_entry *en)
     en->node = nk;
     en->state = E_VISIBLE;
     old->state = E_REMOVED;
-    queue_note(s, dir, s->nodes[nk].name);
-    queue_note(s, UINT32_MAX, NULL);
+    shelf_queue_note(s, dir, s->nodes[nk].name);
+    shelf_queue_note(s, UINT32_MAX, NULL);
     return 0;
 }
 
 /* ---- entries ---- */
 
-static gg_entry *new_entry(gg_shelf *s, int src, const char *key, char **comps, int ncomps, const char *spec)
+gg_entry *shelf_new_entry(gg_shelf *s, int src, const char *key, char **comps, int ncomps, const char *spec)
 {
     if (s->nent == s->capent) {
         uint32_t nc = s->capent ? s->capent * 2 : 64;
@@ -353,7 +363,7 @@ int gg_shelf_add_sides(gg_shelf *s, const char *name, const char *spec, gg_model
         if (*c)
             comps[nc++] = c;
     pthread_rwlock_wrlock(&s->lock);
-    gg_entry *en = copy ? new_entry(s, -1, NULL, comps, nc, spec) : NULL;
+    gg_entry *en = copy ? shelf_new_entry(s, -1, NULL, comps, nc, spec) : NULL;
     int rc = en ? gg_side_specs_copy(&en->sides, &en->nsides, sides, nsides) : -1;
     if (en && rc == 0) {
         en->model = opened;
@@ -363,586 +373,42 @@ int gg_shelf_add_sides(gg_shelf *s, const char *name, const char *spec, gg_model
             en->mtime = opened->mtime;
         else /* (a URL opened on first look: until then, the mount's time, not 1970) */
             clock_gettime(CLOCK_REALTIME, &en->mtime);
-        rc = show(s, en);
+        rc = shelf_show(s, en);
     }
-    drop_notes(s); /* nobody to tell yet */
+    shelf_drop_notes(s); /* nobody to tell yet */
     pthread_rwlock_unlock(&s->lock);
     free(copy);
     return rc ? gg_fail(e, GG_E_NOMEM, "out of memory") : 0;
 }
 
-/* ---- folders and stores: scan, and compare with what is shown ---- */
-
-static int same_file(const gg_entry *en, const gg_found *f)
+/* An entry, its tree and its model, freed at the end. */
+static void free_entry(gg_entry *en)
 {
-    return en->dev == f->dev && en->ino == f->ino && en->size == f->size && en->mtime.tv_sec == f->mtime.tv_sec &&
-           en->mtime.tv_nsec == f->mtime.tv_nsec;
-}
-
-static void remember(gg_entry *en, const gg_found *f)
-{
-    en->dev = f->dev;
-    en->ino = f->ino;
-    en->size = f->size;
-    en->mtime = f->mtime;
-}
-
-static int same_name(const gg_entry *en, const gg_found *f)
-{
-    if (en->ncomps != f->ncomps)
-        return 0;
-    for (int i = 0; i < f->ncomps; i++)
-        if (strcmp(en->comps[i], f->comps[i]))
-            return 0;
-    return 1;
-}
-
-/* The same file under a new name (Hugging Face's refs/main moved to another
- * revision): hidden now, its name changed, shown again by the caller once
- * every such entry is out of the way (lock held for writing). */
-static int take_new_name(gg_shelf *s, gg_entry *en, gg_found *f)
-{
-    int visible = en->state == E_VISIBLE;
-    if (visible)
-        shelf_hide(s, en, E_PENDING);
+    if (en->tree && en->unmake)
+        en->unmake(en->tree);
+    if (en->model) {
+        gg_model_close(en->model);
+        free(en->model);
+    }
     for (int i = 0; i < en->ncomps; i++)
         free(en->comps[i]);
     free(en->comps);
-    en->comps = f->comps; /* taken over */
-    en->ncomps = f->ncomps;
-    f->comps = NULL;
-    f->ncomps = 0;
-    return visible;
-}
-
-/* en, and the entry it is to replace, are still in the folder. */
-static void see(char *seen, const gg_entry *en)
-{
-    if (!seen)
-        return;
-    seen[en->id - 1] = 1;
-    if (en->replaces)
-        seen[en->replaces - 1] = 1;
-}
-
-/* Is f's file being written (lock held)? Said once in the log when leases
- * cannot tell: the quiet rule decides then. */
-static int writing_now(gg_shelf *s, const gg_found *f)
-{
-    int why;
-    int w = gg_store_writing(f->spec, &why);
-    if (w < 0 && !s->lease_why && (s->lease_path = strdup(f->spec)))
-        s->lease_why = why;
-    return w;
-}
-
-/* What the scans found to say, said once the daemon logs where the user
- * asked (by the worker: a mount's first scan runs before -o logfile is
- * opened) (lock held for writing). */
-static void log_found(gg_shelf *s)
-{
-    if (!s->running)
-        return;
-    if (s->lease_why && !s->lease_told) {
-        s->lease_told = 1;
-        gg_log("%s: no read lease (%s), so it cannot be told whether a process has a file open for writing: "
-               "new files are shown once they are quiet for a second", s->lease_path, strerror(s->lease_why));
-    }
-    for (uint32_t k = 0; k < s->nent; k++) {
-        gg_entry *en = s->ent[k];
-        if (en->scan_error && !en->logged && en->state == E_ERROR && en->error) {
-            en->logged = 1;
-            gg_log("%s: left out: %s", en->spec, en->error);
-        }
-    }
-}
-
-/* A place of the folder that holds no model but a fault (a broken Ollama
- * manifest): listed in .errors and logged, once (lock held). */
-static void found_error(gg_shelf *s, gg_entry *en, const gg_found *f)
-{
-    en->scan_error = 1;
-    en->error = strdup(f->error);
-    en->state = E_ERROR;
-    en->checked = 1;
-    queue_note(s, UINT32_MAX, NULL);
-}
-
-static int entry_by_key(const void *a, const void *b)
-{
-    return strcmp((*(gg_entry *const *)a)->key, (*(gg_entry *const *)b)->key);
-}
-
-/* Scan folder src and bring the entries up to date. initial: models found
- * are shown at once (opened lazily); later, new ones wait to be checked.
- * Files open for writing wait until they are closed. */
-static int rescan(gg_shelf *s, int src, int initial, gg_err *e)
-{
-    gg_found *f;
-    size_t n;
-    if (gg_store_scan(s->dirs[src].path, s->dirs[src].kind, s->skip_dev, &f, &n, e))
-        return -1;
-    struct timespec now = now_ts();
-    pthread_rwlock_wrlock(&s->lock);
-    char *seen = calloc(s->nent + 1, 1);
-    gg_entry **renamed = calloc(n + 1, sizeof *renamed);
-    size_t nrenamed = 0;
-    /* The folder's entries by key, to find each model found in log n. */
-    gg_entry **byk = malloc((s->nent + 1) * sizeof *byk);
-    size_t nbyk = 0;
-    for (uint32_t k = 0; byk && k < s->nent; k++)
-        if (s->ent[k]->src == src && s->ent[k]->state != E_REMOVED && !s->ent[k]->replaced_by)
-            byk[nbyk++] = s->ent[k];
-    if (byk)
-        qsort(byk, nbyk, sizeof *byk, entry_by_key);
-    for (size_t i = 0; i < n; i++) {
-        gg_entry *en = NULL;
-        if (byk) {
-            size_t lo = 0, hi = nbyk;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                int c = strcmp(byk[mid]->key, f[i].key);
-                if (c == 0) {
-                    en = byk[mid];
-                    break;
-                }
-                if (c < 0)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-        } else {
-            for (uint32_t k = 0; k < s->nent && !en; k++) {
-                gg_entry *c = s->ent[k];
-                if (c->src == src && c->state != E_REMOVED && !c->replaced_by && !strcmp(c->key, f[i].key))
-                    en = c;
-            }
-        }
-        if (en && same_file(en, &f[i]) && en->scan_error == (f[i].error != NULL)) {
-            see(seen, en);
-            if (en->state == E_PENDING)
-                en->writing = writing_now(s, &f[i]);
-            if (!f[i].error && !same_name(en, &f[i]) && renamed && take_new_name(s, en, &f[i]))
-                renamed[nrenamed++] = en;
-            continue;
-        }
-        if (en && en->state == E_PENDING && !f[i].error) {
-            /* Still changing (a download): not shown yet. */
-            remember(en, &f[i]);
-            en->changed = now;
-            en->writing = writing_now(s, &f[i]);
-            en->incomplete = f[i].incomplete;
-            see(seen, en);
-            continue;
-        }
-        gg_entry *old = NULL;
-        if (en && en->state == E_VISIBLE && !f[i].error) {
-            /* Replaced (renamed over, a tag pulled anew) or changed in
-             * place: shown until the new file is checked, which then takes
-             * its place at once; readers of the old one keep its bytes, or
-             * get ESTALE for good if it was changed in place. */
-            old = en;
-            if (en->dev == f[i].dev && en->ino == f[i].ino)
-                queue_model_note(s, en->id);
-        } else if (en) {
-            shelf_hide(s, en, E_REMOVED);
-        }
-        gg_entry *ne = new_entry(s, src, f[i].key, f[i].comps, f[i].ncomps, f[i].spec);
-        if (!ne)
-            continue;
-        char *ns = realloc(seen, s->nent + 1);
-        if (ns) {
-            seen = ns;
-            seen[ne->id - 1] = 1;
-        }
-        remember(ne, &f[i]);
-        gg_side_specs_copy(&ne->sides, &ne->nsides, f[i].sides, f[i].nsides); /* (none, out of memory) */
-        ne->changed = initial ? (struct timespec){0} : now;
-        if (f[i].error) {
-            found_error(s, ne, &f[i]);
-            continue;
-        }
-        ne->writing = writing_now(s, &f[i]);
-        ne->incomplete = f[i].incomplete;
-        if (old) {
-            ne->replaces = old->id;
-            old->replaced_by = ne->id;
-            see(seen, old);
-        }
-        /* Shown at once when mounting, unless it cannot open (a shard is
-         * missing: the check lists it in .errors) or is being written. */
-        if (initial && ne->writing <= 0 && !ne->incomplete)
-            show(s, ne);
-        else
-            ne->state = E_PENDING;
-    }
-    /* What is gone from the folder goes from the mount. */
-    for (uint32_t k = 0; seen && k < s->nent; k++) {
-        gg_entry *c = s->ent[k];
-        if (c->src == src && c->state != E_REMOVED && !seen[k])
-            shelf_hide(s, c, E_REMOVED); /* (.errors is told too) */
-    }
-    log_found(s);
-    /* Renamed ones under their new names, now that the old ones are free. */
-    for (size_t k = 0; k < nrenamed; k++)
-        if (renamed[k]->state == E_PENDING && show(s, renamed[k]))
-            renamed[k]->checked = 0; /* (out of memory: the check tries again) */
-    free(renamed);
-    free(byk);
-    free(seen);
-    pthread_rwlock_unlock(&s->lock);
-    gg_found_free(f, n);
-    shelf_wake(s);
-    return 0;
-}
-
-/* A folder of the root for a folder argument's models, named as (a name
- * taken gets ~2), kept while empty (lock held for writing). */
-static int pinned_folder(gg_shelf *s, const char *as, uint32_t *out)
-{
-    char *nm = gg_name_escape(as, strlen(as));
-    if (!nm)
-        return -1;
-    const snode *root = &s->nodes[0];
-    const char **taken = malloc((root->nkids + 4) * sizeof *taken);
-    int rc = !taken;
-    if (taken) {
-        uint32_t nt = 0;
-        for (uint32_t i = 0; i < root->nkids; i++)
-            taken[nt++] = s->nodes[root->kids[i]].name;
-        taken[nt++] = "models.tsv";
-        taken[nt++] = ".errors";
-        taken[nt++] = ".stats";
-        char **p = &nm;
-        rc = gg_names_unique(&p, 1, taken, nt) || new_node(s, nm, 0, GG_SN_DIR, out) || add_kid(s, 0, *out);
-        free(taken);
-    }
-    free(nm);
-    if (!rc)
-        s->nodes[*out].pinned = 1;
-    return rc ? -1 : 0;
-}
-
-int gg_shelf_add_dir(gg_shelf *s, const char *dir, gg_store kind, const char *as, size_t *found, gg_err *e)
-{
-    src_dir *p = realloc(s->dirs, (size_t)(s->ndirs + 1) * sizeof *p);
-    if (!p)
-        return gg_fail(e, GG_E_NOMEM, "out of memory");
-    s->dirs = p;
-    char *abs = realpath(dir, NULL);
-    if (!abs)
-        return gg_fail_errno(e, errno, "%s", dir);
-    uint32_t node = 0;
-    pthread_rwlock_wrlock(&s->lock);
-    int rc = as ? pinned_folder(s, as, &node) : 0;
-    pthread_rwlock_unlock(&s->lock);
-    if (rc) {
-        free(abs);
-        return gg_fail(e, GG_E_NOMEM, "out of memory");
-    }
-    s->dirs[s->ndirs] = (src_dir){abs, kind == GG_STORE_AUTO ? gg_store_detect(abs) : kind, node};
-    int src = s->ndirs++;
-    rc = rescan(s, src, 1, e);
-    pthread_rwlock_wrlock(&s->lock);
-    drop_notes(s); /* nobody to tell yet */
-    if (found) {
-        *found = 0;
-        for (uint32_t k = 0; k < s->nent; k++)
-            *found += s->ent[k]->src == src && s->ent[k]->state != E_REMOVED;
-    }
-    pthread_rwlock_unlock(&s->lock);
-    return rc;
-}
-
-void gg_shelf_drop_repeats(gg_shelf *s)
-{
-    pthread_rwlock_wrlock(&s->lock);
-    for (uint32_t k = 0; k < s->nent; k++) {
-        gg_entry *en = s->ent[k];
-        struct stat st;
-        if (en->src >= 0 || en->state != E_VISIBLE || !en->model || !en->model->nshards ||
-            !en->model->shards[0].src || en->model->shards[0].src->remote ||
-            stat(en->model->shards[0].src->name, &st) != 0)
-            continue;
-        for (uint32_t j = 0; j < s->nent; j++) {
-            const gg_entry *c = s->ent[j];
-            if (c->src >= 0 && c->state != E_REMOVED && c->dev == st.st_dev && c->ino == st.st_ino) {
-                shelf_hide(s, en, E_REMOVED);
-                gg_model_close(en->model);
-                free(en->model);
-                en->model = NULL;
-                break;
-            }
-        }
-    }
-    drop_notes(s); /* nobody to tell yet */
-    pthread_rwlock_unlock(&s->lock);
-}
-
-/* ---- the worker: checks models, watches folders, delivers notes ---- */
-
-/* Check one entry (open, learn its figures, close again unless in use).
- * Returns 1 if it did something. */
-static int check_one(gg_shelf *s)
-{
-    struct timespec now = now_ts();
-    gg_entry *en = NULL;
-    pthread_rwlock_rdlock(&s->lock);
-    for (uint32_t k = 0; k < s->nent && !en; k++) {
-        gg_entry *c = s->ent[k];
-        if (c->checked || (c->state != E_VISIBLE && c->state != E_PENDING))
-            continue;
-        int quiet = ms_between(c->changed, now) >= QUIET_MS;
-        if (c->state == E_PENDING && c->writing > 0)
-            continue; /* a process has it open for writing: a download */
-        if (!quiet && (c->tries || (c->state == E_PENDING && c->writing < 0)))
-            continue; /* to be tried again in a moment, or (no lease to tell) maybe still being written */
-        if (c->state == E_VISIBLE && (!s->check || gg_spec_kind_of(c->spec) != GG_SPEC_PATH))
-            continue; /* (remote models: their headers are fetched when looked at) */
-        en = c;
-    }
-    int incomplete = en && en->incomplete; /* (its failure is the file's: a shard is missing) */
-    pthread_rwlock_unlock(&s->lock);
-    if (!en)
-        return 0;
-    pthread_mutex_lock(&en->mu);
-    gg_err err;
-    int rc = shelf_peek_model(s, en, &err);
-    pthread_rwlock_wrlock(&s->lock);
-    en->checked = 1;
-    pthread_rwlock_unlock(&s->lock);
-    int later = rc && shelf_transient(&err) && !incomplete && shelf_failed_for_now(s, en, &err) == 0;
-    pthread_mutex_unlock(&en->mu);
-    if (later)
-        return 1; /* (tried again later) */
-    pthread_rwlock_wrlock(&s->lock);
-    int pending = en->state == E_PENDING;
-    if (rc == 0 && pending)
-        take_place(s, en);
-    pthread_rwlock_unlock(&s->lock);
-    if (rc)
-        shelf_failed(s, en, &err);
-    return 1;
-}
-
-static void deliver_notes(gg_shelf *s)
-{
-    pthread_rwlock_wrlock(&s->lock);
-    note *v = s->notes;
-    size_t n = s->nnotes;
-    s->notes = NULL;
-    s->nnotes = s->capnotes = 0;
-    pthread_rwlock_unlock(&s->lock);
-    for (size_t i = 0; i < n; i++) {
-        if (v[i].model && s->changed)
-            s->changed(s->changed_arg, v[i].model);
-        else if (!v[i].model && s->notify)
-            s->notify(s->notify_arg, v[i].dir, v[i].name);
-        free(v[i].name);
-    }
-    free(v);
-}
-
-/* The folders watch_tree is in: a link back to one is not followed. */
-typedef struct wanc {
-    dev_t dev;
-    ino_t ino;
-    const struct wanc *up;
-} wanc;
-
-/* Watch every folder below path (inotify), folders linked to included as
- * the scan follows them, but those on device skip; returns how many were
- * added. */
-static int watch_tree(int fd, const char *path, dev_t skip, int depth, const wanc *up)
-{
-    uint32_t mask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY |
-                    IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
-    struct stat me;
-    if (stat(path, &me) != 0)
-        return 0;
-    for (const wanc *a = up; a; a = a->up)
-        if (a->dev == me.st_dev && a->ino == me.st_ino)
-            return 0;
-    wanc here = {me.st_dev, me.st_ino, up};
-    if (inotify_add_watch(fd, path, mask) < 0)
-        return -1;
-    int n = 1;
-    DIR *d = depth < 16 ? opendir(path) : NULL;
-    for (struct dirent *de; d && (de = readdir(d));) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-            continue;
-        char sub[4096];
-        struct stat st;
-        snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
-        if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode) && (!skip || st.st_dev != skip)) {
-            int k = watch_tree(fd, sub, skip, depth + 1, &here);
-            if (k < 0) {
-                closedir(d);
-                return -1;
-            }
-            n += k;
-        }
-    }
-    if (d)
-        closedir(d);
-    return n;
-}
-
-/* Models named on the command line have no folder watched: their files are
- * looked at (an fstat per shard) every RESCAN_MS, so that one changed in
- * place is seen even while no read reaches the daemon (the kernel serving
- * its cached pages). */
-static void check_named(gg_shelf *s)
-{
-    pthread_rwlock_rdlock(&s->lock);
-    uint32_t n = s->nent;
-    pthread_rwlock_unlock(&s->lock);
-    for (uint32_t k = 0; k < n; k++) {
-        gg_entry *en = gg_shelf_entry(s, k + 1);
-        if (!en || en->src >= 0 || gg_spec_kind_of(en->spec) != GG_SPEC_PATH || atomic_load(&en->changed_told))
-            continue;
-        int stale = 0;
-        pthread_mutex_lock(&en->mu);
-        for (uint32_t i = 0; en->model && i < en->model->nshards && !stale; i++) {
-            gg_err e;
-            gg_source *src = en->model->shards[i].src;
-            stale = src && !src->remote && gg_source_check(src, &e) != 0 && e.code == GG_E_STALE;
-        }
-        pthread_mutex_unlock(&en->mu);
-        if (stale)
-            gg_shelf_model_changed(s, en->id);
-    }
-}
-
-static int pending_entries(gg_shelf *s)
-{
-    int any = 0;
-    pthread_rwlock_rdlock(&s->lock);
-    for (uint32_t k = 0; k < s->nent && !any; k++)
-        any = s->ent[k]->state == E_PENDING;
-    pthread_rwlock_unlock(&s->lock);
-    return any;
-}
-
-static void *worker(void *arg)
-{
-    gg_shelf *s = arg;
-    int ifd = -1, watching = 0;
-    if (s->live && s->ndirs) {
-        ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        watching = ifd >= 0;
-        for (int i = 0; watching && i < s->ndirs; i++)
-            watching = watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0, NULL) >= 0;
-        if (!watching)
-            gg_log("cannot watch the model folders with inotify (%s): rescanning every %d ms instead",
-                   strerror(errno), RESCAN_MS);
-    }
-    struct timespec last_event = {0}, last_scan = now_ts(), last_named = last_scan;
-    int dirty = 0;
-    pthread_rwlock_wrlock(&s->lock);
-    s->running = 1;
-    log_found(s); /* (what the first scans found) */
-    pthread_rwlock_unlock(&s->lock);
-    while (!atomic_load(&s->stop)) {
-        deliver_notes(s);
-        if (s->live && ms_between(last_named, now_ts()) >= RESCAN_MS) {
-            last_named = now_ts();
-            check_named(s);
-            deliver_notes(s);
-        }
-        int busy = check_one(s);
-        int pend = s->live && pending_entries(s);
-        struct pollfd p[2] = {{s->wake[0], POLLIN, 0}, {ifd, POLLIN, 0}};
-        int timeout = busy ? 0 : dirty ? DEBOUNCE_MS : pend ? 200 : s->live ? RESCAN_MS : -1;
-        if (poll(p, watching ? 2 : 1, timeout) > 0) {
-            char buf[4096];
-            if (p[0].revents & POLLIN)
-                while (read(s->wake[0], buf, sizeof buf) > 0) {
-                }
-            if (watching && (p[1].revents & POLLIN)) {
-                while (read(ifd, buf, sizeof buf) > 0) {
-                }
-                dirty = 1;
-                last_event = now_ts();
-            }
-        }
-        struct timespec now = now_ts();
-        int due = s->live && ((dirty && ms_between(last_event, now) >= DEBOUNCE_MS) ||
-                              ((pend || !watching) && ms_between(last_scan, now) >= (pend ? 200 : RESCAN_MS)));
-        if (due) {
-            dirty = 0;
-            last_scan = now;
-            if (watching) {
-                /* New folders need watches too (adding one twice is harmless). */
-                for (int i = 0; i < s->ndirs; i++)
-                    watch_tree(ifd, s->dirs[i].path, s->skip_dev, 0, NULL);
-            }
-            for (int i = 0; i < s->ndirs; i++) {
-                gg_err e;
-                if (rescan(s, i, 0, &e))
-                    gg_log("%s", e.msg);
-            }
-        }
-    }
-    if (ifd >= 0)
-        close(ifd);
-    return NULL;
-}
-
-void gg_shelf_skip_dev(gg_shelf *s, dev_t dev)
-{
-    if (!s->started)
-        s->skip_dev = dev;
-}
-
-void gg_shelf_start(gg_shelf *s, int check, int live)
-{
-    if (s->started)
-        return;
-    s->check = check;
-    s->live = live;
-    if (pipe(s->wake) != 0) {
-        s->wake[0] = s->wake[1] = -1;
-        return;
-    }
-    for (int i = 0; i < 2; i++) {
-        int fl = fcntl(s->wake[i], F_GETFL);
-        fcntl(s->wake[i], F_SETFL, fl | O_NONBLOCK);
-    }
-    s->started = pthread_create(&s->worker, NULL, worker, s) == 0;
+    free(en->key);
+    free(en->spec);
+    gg_side_specs_free(en->sides, en->nsides);
+    free(en->error);
+    free(en->first_id);
+    pthread_mutex_destroy(&en->mu);
+    free(en);
 }
 
 void gg_shelf_free(gg_shelf *s)
 {
     if (!s)
         return;
-    if (s->started) {
-        atomic_store(&s->stop, 1);
-        shelf_wake(s);
-        pthread_join(s->worker, NULL);
-    }
-    for (int i = 0; i < 2; i++)
-        if (s->wake[i] >= 0)
-            close(s->wake[i]);
-    for (uint32_t k = 0; k < s->nent; k++) {
-        gg_entry *en = s->ent[k];
-        if (en->tree && en->unmake)
-            en->unmake(en->tree);
-        if (en->model) {
-            gg_model_close(en->model);
-            free(en->model);
-        }
-        for (int i = 0; i < en->ncomps; i++)
-            free(en->comps[i]);
-        free(en->comps);
-        free(en->key);
-        free(en->spec);
-        gg_side_specs_free(en->sides, en->nsides);
-        free(en->error);
-        free(en->first_id);
-        pthread_mutex_destroy(&en->mu);
-        free(en);
-    }
+    shelf_stop(s);
+    for (uint32_t k = 0; k < s->nent; k++)
+        free_entry(s->ent[k]);
     free(s->ent);
     pthread_mutex_destroy(&s->trim_mu);
     for (uint32_t i = 0; i < s->n; i++) {
@@ -950,8 +416,7 @@ void gg_shelf_free(gg_shelf *s)
         free(s->nodes[i].kids);
     }
     free(s->nodes);
-    for (size_t i = 0; i < s->nnotes; i++)
-        free(s->notes[i].name);
+    shelf_drop_notes(s);
     free(s->notes);
     for (int i = 0; i < s->ndirs; i++)
         free(s->dirs[i].path);
@@ -1053,158 +518,3 @@ uint32_t gg_entry_node(gg_shelf *s, const gg_entry *en)
     return n;
 }
 struct timespec gg_entry_mtime(const gg_entry *en) { return en->mtime; }
-
-void gg_shelf_set_notify(gg_shelf *s, void (*fn)(void *arg, uint32_t dir, const char *name), void *arg)
-{
-    s->notify_arg = arg;
-    s->notify = fn;
-}
-
-void gg_shelf_set_changed(gg_shelf *s, void (*fn)(void *arg, uint32_t id), void *arg)
-{
-    s->changed_arg = arg;
-    s->changed = fn;
-}
-
-void gg_shelf_model_changed(gg_shelf *s, uint32_t id)
-{
-    gg_entry *en = gg_shelf_entry(s, id);
-    if (!en || atomic_exchange(&en->changed_told, 1))
-        return;
-    pthread_rwlock_wrlock(&s->lock);
-    queue_model_note(s, id);
-    pthread_rwlock_unlock(&s->lock);
-    shelf_wake(s);
-}
-
-/* The full name of a visible entry as the tree shows it. */
-static void shown_path(const gg_shelf *s, uint32_t node, gg_buf *out)
-{
-    if (node == 0)
-        return;
-    shown_path(s, s->nodes[node].parent, out);
-    if (s->nodes[node].parent != 0)
-        gg_buf_put(out, "/", 1);
-    gg_buf_puts(out, s->nodes[node].name);
-}
-
-/* The entry ids of the models below folder dir, in the order a listing
- * shows them (each folder's names in order, depth first); lock held. */
-static void models_in_order(const gg_shelf *s, uint32_t dir, uint32_t *ids, uint32_t *n, uint32_t cap, int depth)
-{
-    const snode *d = &s->nodes[dir];
-    for (uint32_t i = 0; i < d->nkids && *n < cap; i++) {
-        const snode *c = &s->nodes[d->kids[i]];
-        if (c->kind == GG_SN_MODEL)
-            ids[(*n)++] = c->entry;
-        else if (c->kind == GG_SN_DIR && depth < 64)
-            models_in_order(s, d->kids[i], ids, n, cap, depth + 1);
-    }
-}
-
-/* Where a model comes from, for models.tsv and .errors: a URL without its
- * credentials and query string. */
-static void spec_field(gg_buf *out, const char *spec)
-{
-    char *shown = gg_spec_kind_of(spec) == GG_SPEC_URL ? gg_url_display(spec) : NULL;
-    const char *v = shown ? shown : gg_spec_kind_of(spec) == GG_SPEC_URL ? "(a URL)" : spec;
-    gg_tsv_field(out, v, strlen(v));
-    free(shown);
-}
-
-void gg_shelf_models_tsv(gg_shelf *s, gg_buf *out)
-{
-    gg_buf_puts(out, "name\tarchitecture\tparameters\tmain_type\tbits_per_weight\tbytes\tpath\n");
-    pthread_rwlock_rdlock(&s->lock);
-    uint32_t cap = s->nent, n = 0;
-    uint32_t *ids = malloc((cap ? cap : 1) * sizeof *ids);
-    if (ids)
-        models_in_order(s, 0, ids, &n, cap, 0);
-    pthread_rwlock_unlock(&s->lock);
-    if (!ids) {
-        out->oom = 1;
-        return;
-    }
-    /* The figures of models not opened yet are learnt now (a header each). */
-    for (uint32_t k = 0; k < n; k++) {
-        gg_entry *en = gg_shelf_entry(s, ids[k]);
-        if (!en)
-            continue;
-        pthread_rwlock_rdlock(&s->lock);
-        int visible = en->state == E_VISIBLE;
-        pthread_rwlock_unlock(&s->lock);
-        if (!visible)
-            continue;
-        pthread_mutex_lock(&en->mu);
-        gg_err err;
-        int have = en->have_sum;
-        if (!have)
-            have = shelf_peek_model(s, en, &err) == 0;
-        int later = !have && (gg_spec_kind_of(en->spec) != GG_SPEC_PATH || (shelf_transient(&err) && shelf_failed_for_now(s, en, &err) == 0));
-        gg_summary sum = en->sum;
-        pthread_mutex_unlock(&en->mu);
-        if (!have && !later) {
-            shelf_failed(s, en, &err);
-            continue;
-        }
-        pthread_rwlock_rdlock(&s->lock);
-        if (en->state == E_VISIBLE) {
-            gg_buf name = {0};
-            shown_path(s, en->node, &name);
-            char p[32];
-            gg_params_text(sum.params, p, sizeof p);
-            gg_tsv_field(out, name.p ? name.p : "", name.len);
-            gg_buf_put(out, "\t", 1);
-            if (have) {
-                gg_tsv_field(out, sum.arch[0] ? sum.arch : "-", strlen(sum.arch[0] ? sum.arch : "-"));
-                gg_buf_printf(out, "\t%s\t%s\t", p, sum.main_type[0] ? sum.main_type : "-");
-                if (sum.params) /* (bits per weight of no parameters: "-") */
-                    gg_buf_printf(out, "%.2f", sum.bpw);
-                else
-                    gg_buf_puts(out, "-");
-                gg_buf_printf(out, "\t%" PRIu64 "\t", sum.file_bytes);
-            } else { /* (cannot be opened just now: its figures are not known) */
-                gg_buf_printf(out, "-\t-\t-\t-\t%" PRIu64 "\t", en->size);
-            }
-            spec_field(out, en->spec);
-            gg_buf_put(out, "\n", 1);
-            gg_buf_free(&name);
-        }
-        pthread_rwlock_unlock(&s->lock);
-    }
-    free(ids);
-}
-
-void gg_shelf_errors(gg_shelf *s, gg_buf *out)
-{
-    gg_buf_puts(out, "path\toffset\tmessage\n");
-    pthread_rwlock_rdlock(&s->lock);
-    for (uint32_t k = 0; k < s->nent; k++) {
-        const gg_entry *en = s->ent[k];
-        if (en->state != E_ERROR || !en->error)
-            continue;
-        /* "FILE: offset N: what" -> N; messages without an offset give "-" */
-        const char *o = strstr(en->error, ": offset ");
-        spec_field(out, en->spec);
-        if (o)
-            gg_buf_printf(out, "\t%" PRIu64 "\t", (uint64_t)strtoull(o + 9, NULL, 10));
-        else
-            gg_buf_puts(out, "\t-\t");
-        gg_tsv_field(out, en->error, strlen(en->error));
-        gg_buf_put(out, "\n", 1);
-    }
-    pthread_rwlock_unlock(&s->lock);
-}
-
-void gg_shelf_totals(gg_shelf *s, uint64_t *bytes, uint64_t *models)
-{
-    *bytes = *models = 0;
-    pthread_rwlock_rdlock(&s->lock);
-    for (uint32_t k = 0; k < s->nent; k++) {
-        if (s->ent[k]->state == E_VISIBLE) {
-            *bytes += s->ent[k]->size; /* (not the model: another thread may be closing it) */
-            (*models)++;
-        }
-    }
-    pthread_rwlock_unlock(&s->lock);
-}

@@ -1,8 +1,11 @@
 /* shelf_int.h - the shelf's state, shared by its files (internal to
  * shelf*.c):
  *
- *   shelf.c         names, entries, and what the tree asks
+ *   shelf.c         names, folders, entries, and what the tree asks
+ *   shelf_scan.c    scanning a folder, and bringing the entries up to date
  *   shelf_budget.c  opening models, and the bound on their memory
+ *   shelf_live.c    the worker: background checks, inotify, notes delivered
+ *   shelf_texts.c   models.tsv, .errors, the totals
  *
  * Locks: `lock` (a read-write lock) guards the folders, the entries'
  * state and node, and the lists; each entry's `mu` guards its model, its
@@ -25,7 +28,8 @@
 #define QUIET_MS 1000      /* where leases cannot tell if a new file is being written: it must
                               not change for this long to be shown */
 #define DEBOUNCE_MS 150    /* events closer than this make one rescan */
-#define RESCAN_MS 2000     /* without inotify (or while files are pending): rescan this often */
+#define RESCAN_MS 2000     /* without inotify: rescan this often (and look at named models' files) */
+#define PENDING_MS 200     /* while files wait to be shown: rescan this often */
 
 enum { E_PENDING, E_VISIBLE, E_ERROR, E_REMOVED };
 
@@ -139,14 +143,28 @@ static inline int64_t ms_between(struct timespec a, struct timespec b)
     return (int64_t)(b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
 }
 
-/* shelf.c */
-void shelf_wake(gg_shelf *s);                          /* the worker */
-void shelf_hide(gg_shelf *s, gg_entry *en, int state); /* lock held for writing */
+/* shelf.c (lock held for writing) */
+gg_entry *shelf_new_entry(gg_shelf *s, int src, const char *key, char **comps, int ncomps, const char *spec);
+int shelf_show(gg_shelf *s, gg_entry *en);
+void shelf_hide(gg_shelf *s, gg_entry *en, int state);
+int shelf_take_place(gg_shelf *s, gg_entry *en); /* en checked: shown, in its old one's place */
+int shelf_pinned_folder(gg_shelf *s, const char *as, uint32_t *out);
+void shelf_queue_note(gg_shelf *s, uint32_t dir, const char *name); /* dir UINT32_MAX: the texts */
+void shelf_queue_model_note(gg_shelf *s, uint32_t id);
+void shelf_drop_notes(gg_shelf *s); /* nobody to tell yet */
 
-/* shelf_budget.c (an entry's mu held) */
-int shelf_transient(const gg_err *e);
-int shelf_failed_for_now(gg_shelf *s, gg_entry *en, const gg_err *err);
-void shelf_failed(gg_shelf *s, gg_entry *en, const gg_err *err);
-int shelf_peek_model(gg_shelf *s, gg_entry *en, gg_err *e);
+/* shelf_scan.c */
+int shelf_rescan(gg_shelf *s, int src, int initial, gg_err *e); /* (takes the lock) */
+void shelf_log_found(gg_shelf *s);                              /* lock held for writing */
+
+/* shelf_live.c */
+void shelf_wake(gg_shelf *s); /* the worker: new notes, or stop */
+void shelf_stop(gg_shelf *s); /* the worker ends; its pipe is closed */
+
+/* shelf_budget.c */
+int shelf_transient(const gg_err *e);                                   /* a failure that may pass */
+int shelf_failed_for_now(gg_shelf *s, gg_entry *en, const gg_err *err); /* en's mu held */
+void shelf_failed(gg_shelf *s, gg_entry *en, const gg_err *err);        /* (takes the lock) */
+int shelf_peek_model(gg_shelf *s, gg_entry *en, gg_err *e);             /* en's mu held */
 
 #endif

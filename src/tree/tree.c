@@ -6,8 +6,9 @@
  * (index = folder node; the root is node 0, inode 1); slot N >= 1 the nodes
  * of the model whose shelf id is N (index = node of its tree; a model's
  * root folder is the shelf's node, or the mount's root for one model);
- * slot SPECIAL the root's files. Shelf nodes and ids are never reused, so
- * an inode always means the same thing. */
+ * slot SPECIAL the root's files; slots from VS_BASE the folders of vs/
+ * (tree_vs.c). Shelf nodes and ids are never reused, so an inode always
+ * means the same thing. */
 #include "gguffs/tree.h"
 
 #include <inttypes.h>
@@ -19,32 +20,10 @@
 
 #include "gguffs/shelf.h"
 #include "modeltree.h"
+#include "tree_int.h"
 
-#define SPECIAL 0xffffffu
-enum { F_MODELS_TSV, F_ERRORS, F_STATS, F_COUNT };
-static const char *const special_names[F_COUNT] = {"models.tsv", ".errors", ".stats"};
-
-struct gg_tree {
-    gg_shelf *shelf;
-    int single;           /* one model, its tree at the root (shelf id 1) */
-    int own_shelf;
-    gg_reader *reader;
-    gg_tree_opts o;
-    _Atomic uint32_t next_uid; /* cache ids of tensors, handed out per model */
-    void (*stats_hook)(void *, gg_buf *);
-    void *stats_arg;
-    void (*inval_entry)(void *arg, gg_ino parent, const char *name);
-    void (*inval_inode)(void *arg, gg_ino ino);
-    void *inval_arg;
-    /* Files open now. At unmount the kernel may drop RELEASE requests still in
-     * flight; gg_tree_free closes what they would have closed. */
-    pthread_mutex_t open_lock;
-    gg_open_file *open_files;
-};
-
-static gg_ino ino_of(uint32_t slot, uint32_t index) { return (gg_ino)slot << 32 | ((gg_ino)index + 1); }
-static uint32_t slot_of(gg_ino ino) { return (uint32_t)(ino >> 32); }
-static uint32_t index_of(gg_ino ino) { return (uint32_t)(ino & 0xffffffffu) - 1; }
+enum { F_MODELS_TSV = GG_ROOT_MODELS_TSV, F_ERRORS = GG_ROOT_ERRORS, F_STATS = GG_ROOT_STATS, F_COUNT = GG_N_ROOT_FILES };
+#define special_names gg_shelf_root_files
 
 /* ---- model trees, made on first use ---- */
 
@@ -76,6 +55,9 @@ static gg_mtree *mtree_of(gg_tree *t, uint32_t id, gg_entry **held, gg_err *e)
 }
 
 static void done_with(gg_tree *t, gg_entry *held) { gg_entry_put(t->shelf, held); }
+
+gg_mtree *tree_model(gg_tree *t, uint32_t id, gg_entry **held, gg_err *e) { return mtree_of(t, id, held, e); }
+void tree_put(gg_tree *t, gg_entry *held) { done_with(t, held); }
 
 /* The model tree and node behind an inode that is a model's folder or
  * below it; 0 (with *mt, held in *held until done_with()) or -1 when the
@@ -132,6 +114,7 @@ static void shelf_note(void *arg, uint32_t dir, const char *name)
         t->inval_entry(t->inval_arg, ino_of(0, dir), name);
     if (t->inval_inode)
         t->inval_inode(t->inval_arg, ino_of(0, dir));
+    tree_vs_note(t, dir, name);
 }
 
 /* Model id's file changed, or may have (on the shelf's thread): if it did,
@@ -150,6 +133,7 @@ static void model_changed(void *arg, uint32_t id)
         for (uint32_t k = 1; k < mt->n; k++)
             if (!gg_node_is_dir(&mt->nodes[k]) && mt->nodes[k].content != GG_C_LINK)
                 t->inval_inode(t->inval_arg, ino_of(id, k));
+        tree_vs_changed(t, id); /* (its comparisons, both ways) */
     }
     gg_entry_put(t->shelf, en);
 }
@@ -174,10 +158,18 @@ gg_tree *gg_tree_new_shelf(gg_shelf *s, int single, gg_reader *reader, const gg_
     t->reader = reader;
     if (o)
         t->o = *o;
+    t->o.vs = !single;
+    if (tree_vs_new(t)) {
+        pthread_mutex_destroy(&t->open_lock);
+        free(t);
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
     gg_shelf_set_notify(s, shelf_note, t);
     gg_shelf_set_changed(s, model_changed, t);
     gg_entry *held;
     if (single && !mtree_of(t, 1, &held, e)) {
+        tree_vs_free(t);
         pthread_mutex_destroy(&t->open_lock);
         free(t);
         return NULL;
@@ -216,6 +208,7 @@ void gg_tree_free(gg_tree *t)
         return;
     while (t->open_files)
         gg_tree_close(t, t->open_files);
+    tree_vs_free(t);
     pthread_mutex_destroy(&t->open_lock);
     if (t->own_shelf)
         gg_shelf_free(t->shelf);
@@ -247,6 +240,9 @@ static int special_text(gg_tree *t, int which, gg_buf *out, gg_err *e)
         gg_buf_printf(out, "%-28s %20" PRIu64 "\n", "models_open", open);
         gg_buf_printf(out, "%-28s %20" PRIu64 "\n", "models_open_bytes", bytes);
         gg_buf_printf(out, "%-28s %20" PRIu64 "\n", "models_closed_idle", closed);
+        gg_buf_printf(out, "%-28s %20" PRIu64 "\n", "compare_tensors", atomic_load(&t->cmp_stats.tensors));
+        gg_buf_printf(out, "%-28s %20" PRIu64 "\n", "compare_elements", atomic_load(&t->cmp_stats.elements));
+        gg_buf_printf(out, "%-28s %20" PRIu64 "\n", "compare_waits", atomic_load(&t->cmp_stats.waits));
         if (t->stats_hook)
             t->stats_hook(t->stats_arg, out);
     } else if (which == F_MODELS_TSV) {
@@ -275,13 +271,17 @@ int gg_tree_lookup(gg_tree *t, gg_ino dir, const char *name, gg_ino *out, gg_err
     uint32_t slot = slot_of(dir);
     if (slot == SPECIAL)
         return gg_fail(e, GG_E_NOTDIR, "%s: not a folder", special_names[index_of(dir) % F_COUNT]);
+    if (slot >= VS_BASE)
+        return tree_vs_lookup(t, dir, name, out, e);
     gg_mtree *mt;
     uint32_t node;
     gg_entry *held;
     if (model_node(t, dir, &mt, &node, &held, e) == 0) {
         int rc = 0;
         uint32_t k = UINT32_MAX;
-        if (!gg_node_is_dir(&mt->nodes[node]))
+        if (gg_mtree_is_vs(mt, node))
+            rc = tree_vs_root_lookup(t, gg_entry_id(held), dir, name, out, e);
+        else if (!gg_node_is_dir(&mt->nodes[node]))
             rc = gg_fail(e, GG_E_NOTDIR, "%s: not a folder", mt->nodes[node].name);
         else if ((k = gg_mtree_find(mt, node, name)) == UINT32_MAX)
             rc = gg_fail(e, GG_E_NOENT, "%s: no such entry", name);
@@ -312,6 +312,8 @@ gg_ino gg_tree_parent(gg_tree *t, gg_ino ino)
     uint32_t slot = slot_of(ino), idx = index_of(ino);
     if (slot == SPECIAL || ino == GG_ROOT)
         return GG_ROOT;
+    if (slot >= VS_BASE)
+        return tree_vs_parent(t, ino);
     if (slot == 0)
         return t->single ? GG_ROOT : ino_of(0, gg_shelf_parent(t->shelf, idx));
     gg_entry *held;
@@ -345,6 +347,8 @@ int gg_tree_getattr(gg_tree *t, gg_ino ino, gg_attr *a, gg_err *e)
         gg_buf_free(&b);
         return rc;
     }
+    if (slot >= VS_BASE)
+        return tree_vs_getattr(t, ino, a, e);
     if (slot == 0 && !t->single) {
         gg_snode k = gg_shelf_kind(t->shelf, idx);
         if (k == GG_SN_NONE)
@@ -357,7 +361,8 @@ int gg_tree_getattr(gg_tree *t, gg_ino ino, gg_attr *a, gg_err *e)
         } else {
             /* A model's folder, without opening the model. */
             gg_entry *en = gg_shelf_entry_at(t->shelf, idx);
-            a->nlink = 5; /* metadata, tensors, blocks */
+            /* (metadata, tensors, blocks, as, and vs: a shelf of models) */
+            a->nlink = 2 + (uint32_t)gg_files_dirs_in_scope(GG_FK_MODEL);
             if (en)
                 a->mtime = gg_entry_mtime(en);
         }
@@ -405,6 +410,8 @@ int gg_tree_readdir(gg_tree *t, gg_ino dir, uint64_t from, gg_dirent_fn fn, void
     uint32_t slot = slot_of(dir);
     if (slot == SPECIAL)
         return gg_fail(e, GG_E_NOTDIR, "not a folder");
+    if (slot >= VS_BASE)
+        return tree_vs_readdir(t, dir, from, fn, arg, e);
     if (slot == 0 && !t->single && gg_shelf_kind(t->shelf, index_of(dir)) == GG_SN_DIR) {
         rd_ctx c = {fn, arg, 0, 0};
         return gg_shelf_readdir(t->shelf, index_of(dir), from, shelf_entry_cb, &c) == 0
@@ -418,6 +425,11 @@ int gg_tree_readdir(gg_tree *t, gg_ino dir, uint64_t from, gg_dirent_fn fn, void
         return -1;
     const gg_node *d = &mt->nodes[node];
     int rc = 0;
+    if (gg_mtree_is_vs(mt, node)) {
+        rc = tree_vs_root_readdir(t, gg_entry_id(held), dir, from, fn, arg, e);
+        done_with(t, held);
+        return rc;
+    }
     if (!gg_node_is_dir(d))
         rc = gg_fail(e, GG_E_NOTDIR, "%s: not a folder", d->name);
     for (uint64_t k = from; rc == 0 && k < d->n_children; k++) {
@@ -431,11 +443,24 @@ int gg_tree_readdir(gg_tree *t, gg_ino dir, uint64_t from, gg_dirent_fn fn, void
     return rc;
 }
 
+void tree_track_open(gg_tree *t, gg_open_file *of, gg_entry *held)
+{
+    of->held = held; /* its read-ahead state refers to the model: kept open until closed */
+    pthread_mutex_lock(&t->open_lock);
+    of->next = t->open_files;
+    if (t->open_files)
+        t->open_files->prev = of;
+    t->open_files = of;
+    pthread_mutex_unlock(&t->open_lock);
+}
+
 int gg_tree_open(gg_tree *t, gg_ino ino, gg_open_file **of, gg_err *e)
 {
     *of = NULL;
     if (slot_of(ino) == SPECIAL)
         return 0;
+    if (slot_of(ino) >= VS_BASE)
+        return tree_vs_open(t, ino, of, e);
     gg_mtree *mt;
     uint32_t node;
     gg_entry *held;
@@ -443,13 +468,7 @@ int gg_tree_open(gg_tree *t, gg_ino ino, gg_open_file **of, gg_err *e)
         return mt || slot_of(ino) ? -1 : gg_fail(e, GG_E_ISDIR, "a folder");
     int rc = gg_mtree_open(mt, node, of, e);
     if (rc == 0 && *of) {
-        (*of)->held = held; /* its read-ahead state refers to the model: kept open until closed */
-        pthread_mutex_lock(&t->open_lock);
-        (*of)->next = t->open_files;
-        if (t->open_files)
-            t->open_files->prev = *of;
-        t->open_files = *of;
-        pthread_mutex_unlock(&t->open_lock);
+        tree_track_open(t, *of, held);
         if ((*of)->stale)
             gg_shelf_model_changed(t->shelf, gg_entry_id(held));
     } else {
@@ -473,6 +492,7 @@ void gg_tree_close(gg_tree *t, gg_open_file *of)
         of->next->prev = of->prev;
     pthread_mutex_unlock(&t->open_lock);
     gg_readahead_destroy(&of->ra);
+    gg_readahead_destroy(&of->ra_ref);
     done_with(t, of->held);
     free(of);
 }
@@ -499,6 +519,8 @@ ssize_t gg_tree_read_ref(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, si
         gg_buf_free(&b);
         return got;
     }
+    if (slot_of(ino) >= VS_BASE)
+        return tree_vs_read_ref(t, ino, of, buf, size, off, ref, e);
     gg_mtree *mt;
     uint32_t node;
     gg_entry *held;
@@ -535,6 +557,8 @@ ssize_t gg_tree_read(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, size_t
 
 int gg_tree_readlink(gg_tree *t, gg_ino ino, char *buf, size_t cap, gg_err *e)
 {
+    if (slot_of(ino) >= VS_BASE)
+        return gg_fail(e, GG_E_INVAL, "not a symbolic link");
     gg_mtree *mt;
     uint32_t node;
     gg_entry *held;
@@ -547,6 +571,8 @@ int gg_tree_readlink(gg_tree *t, gg_ino ino, char *buf, size_t cap, gg_err *e)
 
 int gg_tree_getxattr(gg_tree *t, gg_ino ino, const char *name, char *val, size_t cap, gg_err *e)
 {
+    if (slot_of(ino) >= VS_BASE)
+        return tree_vs_getxattr(t, ino, name, val, cap, e);
     gg_mtree *mt;
     uint32_t node;
     gg_entry *held;
@@ -559,6 +585,8 @@ int gg_tree_getxattr(gg_tree *t, gg_ino ino, const char *name, char *val, size_t
 
 int gg_tree_listxattr(gg_tree *t, gg_ino ino, char *list, size_t cap, gg_err *e)
 {
+    if (slot_of(ino) >= VS_BASE)
+        return tree_vs_listxattr(t, ino, list, cap, e);
     gg_mtree *mt;
     uint32_t node;
     gg_entry *held;

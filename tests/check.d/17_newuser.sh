@@ -248,7 +248,7 @@ fi
 
 # --- 8. split sets: mounted once, every tensor names its file and offset there
 mount_model "$M" "$TMP"/s-0000*-of-00003.gguf
-check "a glob of one set's shards mounts it once" [ "$(ls "$M" | tr '\n' ' ')" = "blocks metadata metadata.json model.safetensors summary summary.json tensors tensors.tsv types.tsv " ]
+check "a glob of one set's shards mounts it once" [ "$(ls "$M" | tr '\n' ' ')" = "as blocks metadata metadata.json model.gguf model.safetensors summary summary.json tensors tensors.tsv types.tsv " ]
 check "each tensor: file and offset in that file give raw" $PY - "$M" <<'PY'
 import json, sys
 m = sys.argv[1]

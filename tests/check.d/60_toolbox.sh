@@ -20,7 +20,9 @@ PATH=$TMP/bin:$PATH bash -e "$TMP/tour.sh" > "$TMP/tour.out" 2>&1
 check "README tour runs, with a python3 on PATH that has no numpy" [ $? = 0 ]
 for want in "llama" "blk.0.attn_q.weight" "Q8_0 19584" "(128, 128) float32" 'user.gguf.shape="16,128"' \
     "count                     2048" "npy (128, 128) float32" "safetensors F32 (16, 128) True" "same tensors" "norm identical" "attn_q differs" "max |f16 - q8_0| =" \
-    "$(printf 'tiny-q8_0\tllama\t18.56 K\tQ8_0\t8.66')" "parameters      18.56 K (18560)" "  Q8_0            2 tensors"; do
+    "$(printf 'tiny-q8_0\tllama\t18.56 K\tQ8_0\t8.66')" "parameters      18.56 K (18560)" "  Q8_0            2 tensors" \
+    "$(printf 'name\ttype\tref_type\trel_rmse\tsnr_db')" "$(printf 'output_norm.weight\tF32\tF32\t%24s\t%24s' 0.0 inf)" \
+    "worst by rel_rmse" "diff is q8_0 - f16"; do
     check "README tour prints '$want'" grep -qF "$want" "$TMP/tour.out"
 done
 check "README tour leaves nothing mounted" sh -c "! grep -qs ' $TMP/model fuse' /proc/mounts"

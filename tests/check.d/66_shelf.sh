@@ -38,8 +38,8 @@ check "plain: models.tsv names, in name order (links followed, loops not)" [ "$(
     '100%25 deep/er/moe deep/perlayer linked/Moe-GGUF/Moe-Q4_K llama models.tsv~2 noarch ref/mainline rounding split/big tab\there with space/m 1 ' ]
 check "plain: folders hold only models and folders" \
     [ "$(ls -A "$M/deep" | nl2sp)|$(ls -A "$M/deep/er" | nl2sp)|$(ls -A "$M/split" | nl2sp)" = "er perlayer |moe |big " ]
-check "plain: a model folder as today" [ "$(ls "$M/llama" | nl2sp)" = \
-    "blocks metadata metadata.json model.safetensors summary summary.json tensors tensors.tsv types.tsv " ]
+check "plain: a model folder as today, and vs/ (the others)" [ "$(ls "$M/llama" | nl2sp)" = \
+    "as blocks metadata metadata.json model.gguf model.safetensors summary summary.json tensors tensors.tsv types.tsv vs " ]
 for nm in README model.bin notes.gguf.txt .cache hidden empty.gguf.d empty bad junk cut; do
     check "plain: $nm not shown" [ ! -e "$M/$nm" ]
 done

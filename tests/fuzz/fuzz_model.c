@@ -8,11 +8,12 @@
  * some input sizes) and every node is visited: names, lookups, xattrs, the
  * whole text of every generated file, raw reads at several offsets (compared
  * with the input bytes), f32 reads at several offsets, as one big read and
- * as sequential page reads (all compared with each other), stats.
+ * as sequential page reads (all compared with each other), stats, and the
+ * GGUF views (model.gguf, as/: their headers parsed back).
  *
  * Properties checked besides "no crash, no leak, no UB": an open failure has
  * a message; names escape to valid file names that unescape to the GGUF
- * name and are found by lookup; JSON files parse; an array's file has one
+ * name and are found by lookup; JSON files (as/hf/'s too) parse; an array's file has one
  * line per element; tensors.tsv one line per tensor; raw bytes are the file's
  * bytes; f32 reads of one range agree whatever path served them; f32 fails
  * with EIO exactly when info.json says it is not readable. */
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
+#include "gguffs/export.h"
 #include "gguffs/halfconv.h"
 #include "gguffs/model.h"
 #include "gguffs/names.h"
@@ -341,6 +343,53 @@ static void check_safetensors(gg_mtree *t, uint32_t i)
     }
 }
 
+/* model.gguf and as/<type>.gguf: a single file's model.gguf is its bytes;
+ * the others are GGUF files whose header our parser reads back with the
+ * model's tensors, in order, in the types the view stores them in, their
+ * data inside the file. Small ones are read whole. */
+static void check_gguf(gg_mtree *t, uint32_t i, const piece *pieces, int npieces)
+{
+    const gg_model *m = t->m;
+    const gg_file_kind *fk = gg_node_file(&t->nodes[i]);
+    int64_t size = node_size(t, i);
+    if (size == -ENOMEM || size == -EFBIG)
+        return;
+    FUZZ_ASSERT(size > 0, "%s: size %" PRId64, fk->name, size);
+    size_t len = (uint64_t)size < (16u << 20) ? (size_t)size : 16u << 20;
+    char *b = malloc(len + 1);
+    FUZZ_ASSERT(b, "out of memory");
+    ssize_t k = rd(t, i, b, len, 0, NULL);
+    FUZZ_ASSERT(k == (ssize_t)len || k == -EIO, "%s: read of %zu gave %zd", fk->name, len, k);
+    if (fk->view == GG_VIEW_RAW && m->nshards == 1) {
+        FUZZ_ASSERT(npieces >= 1 && (uint64_t)size == pieces[0].n && (k < 0 || !memcmp(b, pieces[0].p, len)),
+                    "model.gguf is not the file's bytes");
+        free(b);
+        return;
+    }
+    gg_file f;
+    gg_err e;
+    uint64_t want = 0;
+    if (k < 0 || gg_parse("view", (const uint8_t *)b, len, (uint64_t)size, &f, &want, &e)) {
+        FUZZ_ASSERT(k < 0 || e.code == GG_E_AGAIN, "%s does not parse: %s", fk->name, e.msg);
+        free(b);
+        return;
+    }
+    FUZZ_ASSERT(f.version == 3 && f.n_tensors == m->nt && gg_find_key(&f, "split.count") < 0,
+                "%s: version %u, %" PRIu64 " tensors", fk->name, f.version, f.n_tensors);
+    for (uint64_t j = 0; j < m->nt; j++) {
+        const gg_tinfo *a = &f.tensors[j], *o = m->t[j].info;
+        gg_view_kind v = gg_export_gguf_view(&m->t[j], fk->view);
+        uint32_t tid = v == GG_VIEW_RAW ? o->type_id : v == GG_VIEW_F32 ? 0 : v == GG_VIEW_F16 ? 1 : v == GG_VIEW_BF16 ? 30 : 8;
+        FUZZ_ASSERT(a->type_id == tid && a->n_dims == o->n_dims && !memcmp(a->ne, o->ne, sizeof a->ne) &&
+                        a->name.len == o->name.len && !memcmp(f.hdr + a->name.off, m->t[j].name, a->name.len),
+                    "%s: tensor %" PRIu64 " is not the model's", fk->name, j);
+        FUZZ_ASSERT(f.data_offset + a->offset + gg_view_size(&m->t[j], v) <= (uint64_t)size,
+                    "%s: tensor %" PRIu64 " runs past the end", fk->name, j);
+    }
+    gg_file_free(&f);
+    free(b);
+}
+
 static void visit(gg_mtree *t, const piece *pieces, int npieces)
 {
     for (uint32_t i = 0; i < t->n; i++) {
@@ -389,8 +438,12 @@ static void visit(gg_mtree *t, const piece *pieces, int npieces)
             check_view(t, i, ts, heavy);
             continue;
         }
-        if (fk->shape == GG_FS_COMPOSITE) {
+        if (fk->shape == GG_FS_COMPOSITE && !strcmp(fk->name, "model.safetensors")) { /* the root's, as/hf/'s */
             check_safetensors(t, i);
+            continue;
+        }
+        if (fk->shape == GG_FS_COMPOSITE) {
+            check_gguf(t, i, pieces, npieces);
             continue;
         }
         if (stats && (!heavy || ts->info->nelems > FULL_F32_ELEMS))
@@ -408,7 +461,11 @@ static void visit(gg_mtree *t, const piece *pieces, int npieces)
             FUZZ_ASSERT((int64_t)len == size, "node %" PRIu32 " (%s): read %zu bytes, size says %" PRId64, i, n->name, len, size);
         }
         const char *kind = fk->name ? fk->name : ""; /* the row's name (a KV's node may be named anything) */
-        if (!strcmp(kind, "metadata.json") || !strcmp(kind, "info.json")) {
+        if (fk->scope == GG_FK_HF && strcmp(kind, "why")) { /* as/hf/'s JSON files */
+            cJSON *j = cJSON_ParseWithLength(txt, len);
+            FUZZ_ASSERT(j && cJSON_IsObject(j), "as/hf/%s is not a JSON object", kind);
+            cJSON_Delete(j);
+        } else if (!strcmp(kind, "metadata.json") || !strcmp(kind, "info.json")) {
             cJSON *j = cJSON_ParseWithLength(txt, len);
             FUZZ_ASSERT(j, "node %" PRIu32 " (%s) is not valid JSON", i, n->name);
             if (!strcmp(kind, "info.json")) {

@@ -4,7 +4,9 @@ OUTDIR/model/: small GGUF files: every reference tensor of tests/data (one
 tensor per file, with all the metadata of its file, so each type appears in
 every dialect context), each file's metadata alone, the real vocabulary
 files with their arrays cut to 300 elements, a split model (shards joined by
-the fuzz_model marker), a v1 file and a few odd shapes.
+the fuzz_model marker), a v1 file and a few odd shapes, and tiny models of
+the architectures as/hf/ knows (every tensor their class needs, a cut
+SentencePiece vocabulary, llama 3 and longrope factors).
 OUTDIR/decode/: for every reference tensor, a fuzz_decode input naming its
 type with the first bytes of its real data."""
 import gzip
@@ -87,6 +89,60 @@ def main():
                 val = (val[0], val[1][:300])
             kvs.append((k, t, val))
         put(md, v + ".gguf", g.build(kvs=kvs))
+
+    # Tiny models of the architectures as/hf/ knows, so that fuzzing reaches
+    # its plan (names, q/k rows, experts, gemma's norms, rope factors).
+    b = gzip.open(os.path.join(TOP, "tests/data/real/ggml-vocab-llama-spm.gguf.gz")).read()
+    vocab = [(k, t, (v[0], v[1][:300]) if t == g.ARR else v) for k, t, v, _ in g.read(b).kvs
+             if k.startswith(b"tokenizer.")]
+    vocab = [(k.decode(), t, v) for k, t, v in vocab]
+
+    def f32(n, x=0.5):
+        return struct.pack("<%df" % n, *[x + 0.01 * i for i in range(n)])
+
+    for arch, extra in (("llama", ["rope_freqs"]), ("qwen2moe", []), ("gemma3", []), ("phi3", ["longrope"])):
+        E, H, KV, D, FF, X = 8, 2, 1, 4, 8, 2
+        kvs = [("general.architecture", g.STR, arch), (arch + ".block_count", g.U32, 1),
+               (arch + ".embedding_length", g.U32, E), (arch + ".attention.head_count", g.U32, H),
+               (arch + ".attention.head_count_kv", g.U32, KV), (arch + ".feed_forward_length", g.U32, FF),
+               (arch + ".context_length", g.U32, 64), (arch + ".attention.layer_norm_rms_epsilon", g.F32, 1e-5)]
+        if arch == "qwen2moe":
+            kvs += [(arch + ".expert_count", g.U32, X), (arch + ".expert_used_count", g.U32, 1),
+                    (arch + ".expert_shared_feed_forward_length", g.U32, FF)]
+        if arch == "phi3":
+            kvs += [(arch + ".rope.scaling.original_context_length", g.U32, 16),
+                    (arch + ".rope.scaling.attn_factor", g.F32, (1 + 0.5) ** 0.5)]
+        ts = [("token_embd.weight", [E, 300]), ("output_norm.weight", [E])]
+        p = "blk.0."
+        ts += [(p + "attn_norm.weight", [E]), (p + "attn_output.weight", [H * D, E]),
+               (p + "ffn_norm.weight", [E])]
+        if arch == "phi3":
+            ts += [(p + "attn_qkv.weight", [E, (H + 2 * KV) * D]), (p + "ffn_up.weight", [E, 2 * FF]),
+                   (p + "ffn_down.weight", [FF, E]), ("rope_factors_long.weight", [D // 2]),
+                   ("rope_factors_short.weight", [D // 2])]
+        else:
+            ts += [(p + "attn_q.weight", [E, H * D]), (p + "attn_k.weight", [E, KV * D]),
+                   (p + "attn_v.weight", [E, KV * D])]
+        if arch == "llama":
+            ts += [(p + "ffn_gate.weight", [E, FF]), (p + "ffn_up.weight", [E, FF]), (p + "ffn_down.weight", [FF, E]),
+                   ("rope_freqs.weight", [D // 2])]
+        if arch == "qwen2moe":
+            ts += [(p + n + ".bias", [d]) for n, d in (("attn_q", H * D), ("attn_k", KV * D), ("attn_v", KV * D))]
+            ts += [(p + "ffn_gate_inp.weight", [E, X]), (p + "ffn_gate_exps.weight", [E, FF, X]),
+                   (p + "ffn_up_exps.weight", [E, FF, X]), (p + "ffn_down_exps.weight", [FF, E, X]),
+                   (p + "ffn_gate_inp_shexp.weight", [E]), (p + "ffn_gate_shexp.weight", [E, FF]),
+                   (p + "ffn_up_shexp.weight", [E, FF]), (p + "ffn_down_shexp.weight", [FF, E])]
+        if arch == "gemma3":
+            ts += [(p + "attn_q_norm.weight", [D]), (p + "attn_k_norm.weight", [D]),
+                   (p + "post_attention_norm.weight", [E]), (p + "post_ffw_norm.weight", [E]),
+                   (p + "ffn_gate.weight", [E, FF]), (p + "ffn_up.weight", [E, FF]), (p + "ffn_down.weight", [FF, E])]
+        tensors = []
+        for name, dims in ts:
+            n = 1
+            for d in dims:
+                n *= d
+            tensors.append((name.encode(), dims, 0, f32(n, 1.0 if "rope" in name else 0.5)))
+        put(md, "hf-%s.gguf" % arch, g.build(kvs=kvs + vocab, tensors=tensors))
 
     # A split model in two shards, joined by the marker fuzz_model splits at.
     q = bytes(range(256)) * 2

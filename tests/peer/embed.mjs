@@ -10,11 +10,17 @@
 //        vocabulary-only GGUF is enough)
 //   node embed.mjs batch TEXT MODE:MODEL.gguf:OUT.f32 ...   several runs in one process
 //        (MODE embed or probs); saves node start-up and getLlama (~0.5 s) per model
+//   node embed.mjs tokenize-all TEXTS.json MODEL.gguf:OUT.json ...   the token ids of every
+//        text of TEXTS.json (a JSON list of strings) by each vocabulary, as tokenize does:
+//        a JSON list of lists to each OUT.json
 //
 // Env: PEER_DIR=FOLDER where node_modules/node-llama-cpp is (default: resolved from here);
 // EMBED_TIMING=1 prints on stderr load/context/eval milliseconds, the libggml-cpu-*.so
 // variant loaded (from /proc/self/maps) and the context's thread count;
 // EMBED_THREADS=N overrides the one thread; EMBED_MMAP=0 loads without mmap;
+// EMBED_KV=F32 keeps the KV cache in that type (default F16); EMBED_FA=0 turns flash
+// attention off; a TEXT "ids:1,2,3" evaluates those token ids (embed mode) instead of
+// tokenizing a text;
 // EMBED_LOG=1 prints llama.cpp's log (info level) on stderr.
 // A load failure exits 1 with the path and llama.cpp's messages on stderr.
 import { readFileSync, writeFileSync } from "node:fs";
@@ -28,7 +34,8 @@ const nlc = process.env.PEER_DIR
 const { getLlama, LlamaLogLevel } = nlc;
 
 const USAGE = "usage: node embed.mjs embed|probs|tokenize MODEL.gguf TEXT [OUT.f32]\n" +
-    "       node embed.mjs batch TEXT MODE:MODEL.gguf:OUT.f32 ...";
+    "       node embed.mjs batch TEXT MODE:MODEL.gguf:OUT.f32 ...\n" +
+    "       node embed.mjs tokenize-all TEXTS.json MODEL.gguf:OUT.json ...";
 const argv = process.argv.slice(2);
 let text, jobs;
 if (argv[0] === "batch" && argv.length >= 3) {
@@ -37,6 +44,13 @@ if (argv[0] === "batch" && argv.length >= 3) {
         const m = /^(embed|probs):(.+):([^:]+)$/.exec(j);
         if (!m) { console.error(`bad job ${j}\n${USAGE}`); process.exit(2); }
         return { mode: m[1], model: m[2], out: m[3] };
+    });
+} else if (argv[0] === "tokenize-all" && argv.length >= 3) {
+    text = JSON.parse(readFileSync(argv[1], "utf8"));
+    jobs = argv.slice(2).map((j) => {
+        const m = /^(.+):([^:]+)$/.exec(j);
+        if (!m) { console.error(`bad job ${j}\n${USAGE}`); process.exit(2); }
+        return { mode: "tokenize-all", model: m[1], out: m[2] };
     });
 } else if (["embed", "probs", "tokenize"].includes(argv[0]) && argv.length >= 3) {
     text = argv[2];
@@ -75,8 +89,11 @@ async function run({ mode, model: modelPath, out }) {
     const t0 = performance.now();
     let model;
     try {
-        model = await llama.loadModel({ modelPath, gpuLayers: 0, vocabOnly: mode === "tokenize",
-            useMmap: process.env.EMBED_MMAP !== "0" });
+        model = await llama.loadModel({ modelPath, gpuLayers: 0, vocabOnly: mode.startsWith("tokenize"),
+            useMmap: process.env.EMBED_MMAP !== "0",
+            ...(process.env.EMBED_KV ? { experimentalDefaultContextKvCacheKeyType: process.env.EMBED_KV,
+                experimentalDefaultContextKvCacheValueType: process.env.EMBED_KV } : {}),
+            ...(process.env.EMBED_FA === "0" ? { defaultContextFlashAttention: false } : {}) });
     } catch (e) {
         await new Promise((r) => setTimeout(r, 10)); // let pending llama.cpp log lines arrive
         console.error(`${modelPath}: ${e.message}\n${logs.join("")}`);
@@ -86,11 +103,14 @@ async function run({ mode, model: modelPath, out }) {
     let t2 = t1, nThreads = "-";
     if (mode === "tokenize") {
         process.stdout.write(JSON.stringify(Array.from(model.tokenize(text, true))) + "\n");
+    } else if (mode === "tokenize-all") {
+        writeFileSync(out, JSON.stringify(text.map((t) => Array.from(model.tokenize(t, true)))) + "\n");
     } else if (mode === "embed") {
         const ctx = await model.createEmbeddingContext({ threads, contextSize: 128, batchSize: 128 });
         t2 = performance.now();
         nThreads = ctx._llamaContext._ctx.getThreads();
-        emit((await ctx.getEmbeddingFor(text)).vector, out);
+        const input = text.startsWith("ids:") ? text.slice(4).split(",").map(Number) : text;
+        emit((await ctx.getEmbeddingFor(input)).vector, out);
         await ctx.dispose();
     } else {
         const ctx = await model.createContext({ threads, contextSize: 128, batchSize: 128 });

@@ -20,7 +20,8 @@
   mkllama.py f32 IN.gguf OUT.gguf         every tensor to F32 by ggml's to_float
   mkllama.py convert IN.gguf OUT.gguf T   2-D+ tensors to T (f16, bf16, q8_0, ...) from
                                           their to_float values, 1-D to F32,
-                                          general.file_type set (what as/T.gguf should be)
+                                          general.file_type set, split.* dropped
+                                          (what as/T.gguf should be)
   mkllama.py split IN.gguf PREFIX [N]     gguf-split style shards, first N tensors in shard 1
   mkllama.py merge SHARD1 OUT.gguf        the shards as one GGUF, split.* keys dropped
 
@@ -163,9 +164,12 @@ def _w_val(t, v):
     return struct.pack(SCALAR[t], v)
 
 
-def write_gguf(path, kvs, tensors, alignment=32):
+def write_gguf(path, kvs, tensors, alignment=None):
     """GGUF v3. Tensor data in list order, each at an offset padded to `alignment`
-    (write general.alignment in kvs yourself if it is not 32)."""
+    (default: general.alignment of kvs, else 32; write general.alignment in kvs
+    yourself if you give another)."""
+    if alignment is None:
+        alignment = next((v for k, t, v in kvs if k == "general.alignment"), 32)
     head = [b"GGUF", struct.pack("<IQQ", 3, len(tensors), len(kvs))]
     for k, t, v in kvs:
         head += [_w_str(k), struct.pack("<I", t), _w_val(t, v)]
@@ -238,16 +242,25 @@ def f32_model(kvs, tensors):
     return kvs, [Tensor(x.name, x.ne, "f32", to_f32(x).tobytes()) for x in tensors]
 
 
+def n_dims(ne):
+    """ggml_n_dims: the dimensions up to the last one that is not 1 (at least 1)."""
+    n = len(ne)
+    while n > 1 and ne[n - 1] == 1:
+        n -= 1
+    return max(n, 1)
+
+
 def convert_model(kvs, tensors, t):
-    """What as/<t>.gguf holds: tensors of 2+ dimensions converted to t from their
-    to_float values (a row that t's block does not divide becomes F16), 1-D to F32."""
+    """What as/<t>.gguf holds: tensors of 2+ dimensions (ggml_n_dims: [64, 1] is 1-D)
+    converted to t from their to_float values (a row that t's block does not divide
+    becomes F16), the others to F32; split.* keys dropped."""
     t = canon(t)
-    kvs = [list(kv) for kv in kvs]
+    kvs = [list(kv) for kv in kvs if not kv[0].startswith("split.")]
     set_kv(kvs, "general.file_type", U32, FTYPE[t])
     out = []
     for x in tensors:
         f = to_f32(x)
-        tt = t if len(x.ne) >= 2 else "f32"
+        tt = t if n_dims(x.ne) >= 2 else "f32"
         if tt != "f32" and x.ne[0] % _g().blck_size(tt):
             tt = "f16"
         out.append(Tensor(x.name, x.ne, tt, quantize(tt, f, x.ne)))

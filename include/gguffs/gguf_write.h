@@ -1,0 +1,49 @@
+/* gguf_write.h - the header of a GGUF file holding a model's tensors anew
+ * (model.gguf of a split set, as/f32.gguf, ...), made from the parsed
+ * header alone: nothing is read, and the data that follows it is the
+ * caller's to lay out where this says.
+ *
+ * The header is GGUF version 3, as ggml writes it:
+ *   - every key of the model's first shard, in its order, its value as
+ *     stored (a GGUF v1 file's 32-bit lengths and counts widened), but the
+ *     split.* keys of gguf-split, which a single file must not carry;
+ *   - general.file_type set to the value asked for (a u32 where the key
+ *     was, or last if there was none), or kept;
+ *   - every tensor of every shard in the model's order, its dimensions as
+ *     stored, its type id and data offset the new ones;
+ *   - then zeros up to the alignment (general.alignment, else 32), where
+ *     the data starts (none when there are no tensors: ggml reads such a
+ *     file, and an alignment of 2^31 would make it 2 GiB). Tensor i lies at offset[i] from there, each padded
+ *     with zeros to the alignment (the last one too, as ggml's writer
+ *     does). The zeros are not made here: an alignment may be 2^31. */
+#ifndef GGUFFS_GGUF_WRITE_H
+#define GGUFFS_GGUF_WRITE_H
+
+#include <stdint.h>
+
+#include "gguffs/buf.h"
+#include "gguffs/error.h"
+#include "gguffs/model.h"
+
+/* How tensor i is stored in the new file. */
+typedef struct gg_gguf_tensor {
+    uint32_t type_id;
+    uint64_t nbytes;
+} gg_gguf_tensor;
+
+#define GG_FILE_TYPE_KEEP (-1)
+
+/* The header of m with tensors ts[0 .. m->nt) into out (appended, without
+ * its padding); *data_start gets where the data starts (the header's length
+ * padded), offset[i] tensor i's offset from there, *data_bytes the length of
+ * the data section (paddings included). file_type: a llama_ftype value, or
+ * GG_FILE_TYPE_KEEP. Returns 0, or -1 with *e set (out of memory, sizes past
+ * 2^63). */
+int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, int64_t file_type, gg_buf *out, uint64_t *offset,
+                   uint64_t *data_start, uint64_t *data_bytes, gg_err *e);
+
+/* The dimensions of a tensor as ggml counts them (ggml_n_dims): up to the
+ * last one that is not 1, at least 1. */
+uint32_t gg_tinfo_ndims(const gg_tinfo *ti);
+
+#endif

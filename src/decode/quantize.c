@@ -1,0 +1,179 @@
+/* quantize.c - float32 to Q8_0 blocks (see quantize.h). */
+#include "gguffs/quantize.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "gguffs/halfconv.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+/* ggml stores roundf()'s float into an int8_t, which x86 does as cvttss2si
+ * to int32 (INT32_MIN for NaN and for anything outside int32) and then the
+ * low byte. Spelled out, so that every machine gives x86's bytes. */
+static inline uint8_t to_q(float r)
+{
+    if (!(r >= -2147483648.0f && r < 2147483648.0f))
+        return 0; /* (INT32_MIN's low byte) */
+    return (uint8_t)(uint32_t)(int32_t)r;
+}
+
+/* ggml's float16 rounding of the scale: to nearest even like ours, but a
+ * NaN is 0x7e00 with its sign. */
+static inline uint16_t scale_f16(float d)
+{
+    uint32_t b;
+    memcpy(&b, &d, 4);
+    if ((b & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)(((b >> 16) & 0x8000u) | 0x7e00u);
+    return gg_f32_to_f16_bits(b);
+}
+
+static inline void put_scale(uint8_t *y, float d)
+{
+    uint16_t h = scale_f16(d);
+    y[0] = (uint8_t)h;
+    y[1] = (uint8_t)(h >> 8);
+}
+
+/* One block, as ggml's quantize_row_q8_0_ref. */
+static void block_scalar(const float *x, uint8_t *y)
+{
+    float amax = 0.0f;
+    for (int j = 0; j < GG_Q8_0_ELEMS; j++) {
+        float a = fabsf(x[j]);
+        amax = amax > a ? amax : a; /* a NaN replaces amax; the next value replaces the NaN */
+    }
+    const float d = amax / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f; /* (a NaN d is "true" in C: id NaN) */
+    put_scale(y, d);
+    for (int j = 0; j < GG_Q8_0_ELEMS; j++)
+        y[2 + j] = to_q(roundf(x[j] * id));
+}
+
+static void q8_0_scalar(const float *x, uint8_t *y, size_t nblocks)
+{
+    for (size_t i = 0; i < nblocks; i++)
+        block_scalar(x + i * GG_Q8_0_ELEMS, y + i * GG_Q8_0_BYTES);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Eight lanes at a time. Without NaN the running max is a plain max, in
+ * any order; a block holding a NaN takes the scalar path. roundf is
+ * trunc(p) plus the sign of p where |p - trunc(p)| >= 0.5 (the fraction is
+ * exact); cvttps gives INT32_MIN where cvttss does. */
+
+/* The 32 bytes q of one block, from its values v and its id. */
+__attribute__((target("avx2"))) static inline void q_avx2(const __m256 *v, __m256 vid, uint8_t *q)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f), half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
+    const __m256i low = _mm256_set1_epi32(0xff), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    __m256i w[4];
+    for (int k = 0; k < 4; k++) {
+        __m256 p = _mm256_mul_ps(v[k], vid);
+        __m256 t = _mm256_round_ps(p, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        __m256 away = _mm256_cmp_ps(_mm256_andnot_ps(sign, _mm256_sub_ps(p, t)), half, _CMP_GE_OQ);
+        __m256 r = _mm256_add_ps(t, _mm256_and_ps(away, _mm256_or_ps(_mm256_and_ps(p, sign), one)));
+        w[k] = _mm256_and_si256(_mm256_cvttps_epi32(r), low);
+    }
+    /* 4 x 8 bytes in 32-bit lanes to 32 bytes in order (the packs work per 128-bit half). */
+    __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(w[0], w[1]), _mm256_packus_epi32(w[2], w[3]));
+    _mm256_storeu_si256((__m256i *)(void *)q, _mm256_permutevar8x32_epi32(b, order));
+}
+
+/* The |x| of a block folded to 8 lanes, and whether it holds a NaN. */
+__attribute__((target("avx2"))) static inline __m256 absmax8(const float *x, __m256 *v, __m256 *nan)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 m = _mm256_setzero_ps();
+    for (int k = 0; k < 4; k++) {
+        v[k] = _mm256_loadu_ps(x + 8 * k);
+        *nan = _mm256_or_ps(*nan, _mm256_cmp_ps(v[k], v[k], _CMP_UNORD_Q));
+        m = _mm256_max_ps(m, _mm256_andnot_ps(sign, v[k]));
+    }
+    return m;
+}
+
+/* One block (the tail, and the blocks of a group that holds a NaN). */
+__attribute__((target("avx2"))) static void block_avx2(const float *x, uint8_t *y)
+{
+    __m256 v[4], nan = _mm256_setzero_ps();
+    __m256 m = absmax8(x, v, &nan);
+    if (!_mm256_testz_ps(nan, nan)) {
+        block_scalar(x, y);
+        return;
+    }
+    __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_max_ss(h, _mm_movehdup_ps(h));
+    const float d = _mm_cvtss_f32(h) / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    put_scale(y, d);
+    q_avx2(v, _mm256_set1_ps(id), y + 2);
+}
+
+/* Eight blocks at once: their maxima gathered in one vector, so that the
+ * divisions and the float16 scales take one instruction for all eight
+ * (F16C rounds to nearest even, as the scalar path; no NaN gets there). */
+__attribute__((target("avx2,f16c"))) static void q8_0_avx2(const float *x, uint8_t *y, size_t nblocks)
+{
+    size_t i = 0;
+    for (; i + 8 <= nblocks; i += 8, x += 8 * GG_Q8_0_ELEMS, y += 8 * GG_Q8_0_BYTES) {
+        __m256 v[4], nan = _mm256_setzero_ps(), m[8];
+        for (int b = 0; b < 8; b++)
+            m[b] = absmax8(x + b * GG_Q8_0_ELEMS, v, &nan);
+        if (!_mm256_testz_ps(nan, nan)) {
+            for (int b = 0; b < 8; b++)
+                block_avx2(x + b * GG_Q8_0_ELEMS, y + b * GG_Q8_0_BYTES);
+            continue;
+        }
+        /* m[b] -> lane b of one vector: unpack pairs lanes 0-1 with 2-3 of
+         * two blocks, shuffle makes each 128-bit half hold four blocks'
+         * partial maxima in order, and the two halves meet last */
+        __m256 t[4], u[2];
+        for (int k = 0; k < 4; k++)
+            t[k] = _mm256_max_ps(_mm256_unpacklo_ps(m[2 * k], m[2 * k + 1]), _mm256_unpackhi_ps(m[2 * k], m[2 * k + 1]));
+        for (int k = 0; k < 2; k++)
+            u[k] = _mm256_max_ps(_mm256_shuffle_ps(t[2 * k], t[2 * k + 1], 0x44),
+                                 _mm256_shuffle_ps(t[2 * k], t[2 * k + 1], 0xee));
+        __m256 amax = _mm256_max_ps(_mm256_permute2f128_ps(u[0], u[1], 0x20), _mm256_permute2f128_ps(u[0], u[1], 0x31));
+        __m256 d = _mm256_div_ps(amax, _mm256_set1_ps(127.0f));
+        __m256 id = _mm256_and_ps(_mm256_cmp_ps(d, _mm256_setzero_ps(), _CMP_NEQ_UQ),
+                                  _mm256_div_ps(_mm256_set1_ps(1.0f), d));
+        uint16_t hd[8];
+        float ids[8];
+        _mm_storeu_si128((__m128i *)(void *)hd, _mm256_cvtps_ph(d, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        _mm256_storeu_ps(ids, id);
+        for (int b = 0; b < 8; b++) {
+            const float *xb = x + b * GG_Q8_0_ELEMS;
+            uint8_t *yb = y + b * GG_Q8_0_BYTES;
+            for (int k = 0; k < 4; k++)
+                v[k] = _mm256_loadu_ps(xb + 8 * k);
+            yb[0] = (uint8_t)hd[b];
+            yb[1] = (uint8_t)(hd[b] >> 8);
+            q_avx2(v, _mm256_set1_ps(ids[b]), yb + 2);
+        }
+    }
+    for (; i < nblocks; i++, x += GG_Q8_0_ELEMS, y += GG_Q8_0_BYTES)
+        block_avx2(x, y);
+}
+#endif
+
+void gg_quantize_q8_0_isa(const float *x, uint8_t *y, size_t nblocks, gg_isa isa)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (isa == GG_ISA_AVX2 || isa == GG_ISA_AVX512) {
+        q8_0_avx2(x, y, nblocks);
+        return;
+    }
+#endif
+    (void)isa;
+    q8_0_scalar(x, y, nblocks);
+}
+
+void gg_quantize_q8_0(const float *x, uint8_t *y, size_t nblocks)
+{
+    gg_quantize_q8_0_isa(x, y, nblocks, gg_isa_active());
+}

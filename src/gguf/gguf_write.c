@@ -1,0 +1,133 @@
+/* gguf_write.c - a GGUF header for a model's tensors stored anew (see
+ * gguf_write.h). The bytes are those of the parsed header copy, which the
+ * parser has bounds-checked: nothing here reads past what it validated. */
+#include "gguffs/gguf_write.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static void put_u32(gg_buf *b, uint32_t v)
+{
+    uint8_t p[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    gg_buf_put(b, p, 4);
+}
+
+static void put_u64(gg_buf *b, uint64_t v)
+{
+    put_u32(b, (uint32_t)v);
+    put_u32(b, (uint32_t)(v >> 32));
+}
+
+static uint64_t le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+/* A value of a GGUF v1 header (32-bit lengths and counts) written as v3;
+ * returns the bytes it took in the v1 header. */
+static uint64_t widen_value(gg_buf *out, const uint8_t *p, uint32_t type)
+{
+    if (type == GG_VT_STR) {
+        uint64_t n = le(p, 4);
+        put_u64(out, n);
+        gg_buf_put(out, p + 4, n);
+        return 4 + n;
+    }
+    if (type != GG_VT_ARR) {
+        gg_buf_put(out, p, gg_vtype_size(type));
+        return gg_vtype_size(type);
+    }
+    uint32_t et = (uint32_t)le(p, 4);
+    uint64_t n = le(p + 4, 4), at = 8;
+    put_u32(out, et);
+    put_u64(out, n);
+    if (et != GG_VT_STR && et != GG_VT_ARR) {
+        gg_buf_put(out, p + at, n * gg_vtype_size(et));
+        return at + n * gg_vtype_size(et);
+    }
+    for (uint64_t i = 0; i < n && !out->oom; i++)
+        at += widen_value(out, p + at, et);
+    return at;
+}
+
+static void put_key(gg_buf *out, const gg_file *f, const gg_kv *kv)
+{
+    put_u64(out, kv->key.len);
+    gg_buf_put(out, gg_str_ptr(f, kv->key), kv->key.len);
+}
+
+static int is_split_key(const gg_file *f, const gg_kv *kv)
+{
+    return kv->key.len > 6 && !memcmp(gg_str_ptr(f, kv->key), "split.", 6);
+}
+
+uint32_t gg_tinfo_ndims(const gg_tinfo *ti)
+{
+    uint32_t n = ti->n_dims < GG_MAX_DIMS ? ti->n_dims : GG_MAX_DIMS;
+    while (n > 1 && ti->ne[n - 1] == 1)
+        n--;
+    return n ? n : 1;
+}
+
+int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, int64_t file_type, gg_buf *out, uint64_t *offset,
+                   uint64_t *data_start, uint64_t *data_bytes, gg_err *e)
+{
+    const gg_file *f = m->f;
+    const uint64_t align = f->alignment;
+    int64_t ft = gg_find_key(f, "general.file_type");
+    uint64_t nkv = 0;
+    for (uint64_t i = 0; i < f->n_kv; i++)
+        nkv += !is_split_key(f, &f->kv[i]);
+    nkv += file_type != GG_FILE_TYPE_KEEP && ft < 0;
+    size_t start = out->len;
+    gg_buf_put(out, "GGUF", 4);
+    put_u32(out, 3);
+    put_u64(out, m->nt);
+    put_u64(out, nkv);
+    for (uint64_t i = 0; i < f->n_kv; i++) {
+        const gg_kv *kv = &f->kv[i];
+        if (is_split_key(f, kv))
+            continue;
+        if ((int64_t)i == ft && file_type != GG_FILE_TYPE_KEEP) {
+            put_key(out, f, kv);
+            put_u32(out, GG_VT_U32);
+            put_u32(out, (uint32_t)file_type);
+        } else if (f->version == 1) {
+            put_key(out, f, kv);
+            put_u32(out, kv->type);
+            widen_value(out, f->hdr + kv->val, kv->type);
+        } else { /* key, type and value as they are */
+            gg_buf_put(out, f->hdr + kv->at, kv->val + kv->val_len - kv->at);
+        }
+    }
+    if (file_type != GG_FILE_TYPE_KEEP && ft < 0) {
+        put_u64(out, 17);
+        gg_buf_put(out, "general.file_type", 17);
+        put_u32(out, GG_VT_U32);
+        put_u32(out, (uint32_t)file_type);
+    }
+    uint64_t at = 0;
+    for (uint64_t i = 0; i < m->nt; i++) {
+        const gg_tensor *t = &m->t[i];
+        const gg_tinfo *ti = t->info;
+        put_u64(out, t->name_len);
+        gg_buf_put(out, t->name, t->name_len);
+        put_u32(out, ti->n_dims);
+        for (uint32_t d = 0; d < ti->n_dims; d++)
+            put_u64(out, ti->ne[d]);
+        put_u32(out, ts[i].type_id);
+        put_u64(out, at);
+        offset[i] = at;
+        uint64_t padded = ts[i].nbytes + (align - ts[i].nbytes % align) % align;
+        if (padded < ts[i].nbytes || at > (uint64_t)INT64_MAX - padded)
+            return gg_fail(e, GG_E_TOOBIG, "%s: the tensors would be more than 2^63 bytes", m->path);
+        at += padded;
+    }
+    uint64_t len = out->len - start;
+    *data_start = m->nt ? len + (align - len % align) % align : len; /* (no data: no padding before it) */
+    *data_bytes = at;
+    return out->oom ? gg_fail(e, GG_E_NOMEM, "%s: out of memory for a GGUF header", m->path) : 0;
+}
