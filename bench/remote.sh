@@ -11,7 +11,13 @@
 #    model against curl fetching its raw bytes (151 MB) through the same
 #    proxy; aim <= 1.1x curl's time;
 #  - warm disk cache: the same stream from a second mount (-o cache_dir)
-#    against a mount of the local file; aim >= 0.8x its speed.
+#    against a mount of the local file; aim >= 0.8x its speed;
+#  - streams (issue 23), through the proxy at +20 ms: dd of the raw file of
+#    the Q4_K tensor (151 MB) against curl of the same bytes (aim <= 1.15x),
+#    its f32 against a local mount's (<= 1.25x), the f32 from a warm
+#    cache_dir against the local mount (>= 0.9x its speed). With
+#    GGUFFS_BASE=BINARY (an older gguffs) the same streams are measured with
+#    it too, interleaved in the same runs: before and after.
 #
 #   bench/remote.sh            (needs FUSE, nginx: run as root; RUNS=3)
 # Noisy on a shared 2-vCPU VM: compare figures within one run.
@@ -118,6 +124,40 @@ for run in $(seq "$RUNS"); do
         umnt
         put "curl_raw_$lat" "$(curl_ms "$QOFF-$((QOFF + QLEN - 1))" q4k.gguf)"
     done
+    # streams at +20 ms, this gguffs and (GGUFFS_BASE) an older one, interleaved
+    latency 20
+    for tag in new ${GGUFFS_BASE:+base}; do
+        bin=$GGUFFS
+        [ $tag = base ] && bin=$GGUFFS_BASE
+        "$bin" "$PU/q4k.gguf" "$M"
+        t0=$(now)
+        dd if="$M/tensors/q4k/raw" of=/dev/null bs=1M 2>/dev/null
+        t1=$(now)
+        put "s_raw_$tag" "$(ms "$t0" "$t1")"
+        umnt
+        "$bin" "$PU/q4k.gguf" "$M"
+        t0=$(now)
+        dd if="$M/tensors/q4k/f32" of=/dev/null bs=1M 2>/dev/null
+        t1=$(now)
+        put "s_f32_$tag" "$(ms "$t0" "$t1")"
+        umnt
+        rm -rf "$D/cache"
+        "$bin" "$PU/q4k.gguf" "$M" -o cache_dir="$D/cache" && dd if="$M/tensors/q4k/raw" of=/dev/null bs=1M 2>/dev/null
+        umnt
+        "$bin" "$PU/q4k.gguf" "$M" -o cache_dir="$D/cache"
+        t0=$(now)
+        dd if="$M/tensors/q4k/f32" of=/dev/null bs=1M 2>/dev/null
+        t1=$(now)
+        put "s_warm_$tag" "$(ms "$t0" "$t1")"
+        umnt
+    done
+    put s_curl "$(curl_ms "$QOFF-$((QOFF + QLEN - 1))" q4k.gguf)"
+    "$GGUFFS" "$D/www/q4k.gguf" "$M"
+    t0=$(now)
+    dd if="$M/tensors/q4k/f32" of=/dev/null bs=1M 2>/dev/null
+    t1=$(now)
+    put s_local "$(ms "$t0" "$t1")"
+    umnt
     # warm disk cache (20 ms) against the local file
     latency 20
     rm -rf "$D/cache"
@@ -164,3 +204,24 @@ done
 printf "%-50s %8s ms %8s ms %8s   %s\n" "f32 stream, warm disk cache: local / it" "$(medv f32_warmdisk)" "$(medv f32_local)" \
     "$(ratio f32_local f32_warmdisk)" ">= 0.80 (speed)"
 printf "%-50s %10s %10s\n" "   disk hits, requests" "$(medv warmdisk_hits)" "$(medv warmdisk_req)"
+
+# The streams of issue 23, at +20 ms: each binary's against the same baselines.
+rat() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+printf "\n%-44s %8s %8s %8s %8s   %s\n" "stream at +20 ms (median of $RUNS)" "ms" "base ms" "ratio" "base" "aim"
+b=${GGUFFS_BASE:+base}
+row() { # row NAME KEY BASELINE_KEY AIM [inverse]
+    local v bv base
+    v=$(medv "s_$2_new")
+    bv=$([ -n "$b" ] && medv "s_$2_base")
+    base=$(medv "$3")
+    if [ -n "${5:-}" ]; then
+        printf "%-44s %8s %8s %8s %8s   %s\n" "$1" "$v" "${bv:--}" "$(rat "$base" "$v")" \
+            "$([ -n "$b" ] && rat "$base" "$bv" || echo -)" "$4"
+    else
+        printf "%-44s %8s %8s %8s %8s   %s\n" "$1" "$v" "${bv:--}" "$(rat "$v" "$base")" \
+            "$([ -n "$b" ] && rat "$bv" "$base" || echo -)" "$4"
+    fi
+}
+row "raw 151 MB: time / curl of the bytes ($(medv s_curl) ms)" raw s_curl "<= 1.15"
+row "f32 1 GiB: time / local mount's ($(medv s_local) ms)" f32 s_local "<= 1.25"
+row "f32, warm cache_dir: local mount's speed / it" warm s_local ">= 0.90" inverse

@@ -29,6 +29,14 @@ command -v column >/dev/null 2>&1 || need bsdextrautils
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || need nginx
 command -v openssl >/dev/null 2>&1 || need openssl
 command -v curl >/dev/null 2>&1 || need curl
+# The S3 suite (75_remote_s3) runs moto_server and botocore from the machine
+# image's Python (moto 5.2.1, boto3 1.43.11, on the image as installed; Debian
+# has no moto and no other registry is reached): say so early if it is gone.
+moto_py=""
+for p in "${MOTO_PYTHON:-}" "$(command -v python3)" /root/.pyenv/shims/python3 /root/.pyenv/versions/*/bin/python3; do
+    [ -n "$p" ] && [ -x "$p" ] && "$p" -c 'import moto, boto3' 2>/dev/null && { moto_py=$p; break; }
+done
+[ -n "$moto_py" ] || echo "tests/deps.sh: no Python with moto and boto3: 75_remote_s3 will fail (set MOTO_PYTHON)" >&2
 # make check-arm: aarch64 cross compiler, C library and OpenMP runtime, qemu-user.
 if [ "$(uname -m)" = x86_64 ]; then
     command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need gcc-aarch64-linux-gnu

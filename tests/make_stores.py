@@ -182,7 +182,9 @@ def ollama_manifest(store, rel, layers):
     cfg = blob(store, b'{"model_format":"gguf"}')
     m = {"schemaVersion": 2, "mediaType": "application/vnd.docker.distribution.manifest.v2+json",
          "config": {"mediaType": "application/vnd.docker.container.image.v1+json", "digest": cfg, "size": 23},
-         "layers": [{"mediaType": mt, "digest": d, "size": 1} for mt, d in layers]}
+         "layers": [{"mediaType": mt, "digest": d,
+                     "size": os.path.getsize(os.path.join(store, "blobs", d.replace(":", "-")))}
+                    for mt, d in layers]}
     with open(p, "w") as f:
         json.dump(m, f)
 

@@ -10,7 +10,10 @@
  *   MF_SHORT   answers 0 with fewer bytes than asked for (a broken fetcher)
  *   MF_CHANGE  the object changes first (the version moves on)
  *   MF_DOWN    (any offset) every request fails GG_E_IO: unreachable
- * A fault hits `times` requests (0: every one). Every request is logged. */
+ *   MF_SLOW_EIO  fails GG_E_IO after 200 ms (a reader waits on it meanwhile)
+ * A fault hits `times` requests (0: every one). Every request is logged.
+ * mf->delay_ms makes every request take that long (a network's latency);
+ * mf->max_inflight is the most requests that were ever running at once. */
 #ifndef GGUFFS_MEMFETCH_H
 #define GGUFFS_MEMFETCH_H
 
@@ -18,10 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "remote/fetch.h"
 
-typedef enum { MF_EIO = 1, MF_SHORT, MF_CHANGE, MF_DOWN } mf_kind;
+typedef enum { MF_EIO = 1, MF_SHORT, MF_CHANGE, MF_DOWN, MF_SLOW_EIO } mf_kind;
 #define MF_MAX_FAULTS 8
 #define MF_LOG 256
 typedef struct memfetch {
@@ -32,6 +36,7 @@ typedef struct memfetch {
     pthread_mutex_t mu;
     struct { uint64_t at; mf_kind kind; int times; } fault[MF_MAX_FAULTS];
     int nfault, version, nlog;
+    int delay_ms, inflight, max_inflight;
     struct { uint64_t off, len; int first; } log[MF_LOG];
 } memfetch;
 
@@ -105,13 +110,27 @@ static inline int mf_fetch(gg_fetcher *f, gg_range *r, gg_err *e)
         m->log[m->nlog].first = r->first;
     }
     m->nlog++;
+    if (++m->inflight > m->max_inflight)
+        m->max_inflight = m->inflight;
+    int delay = m->delay_ms;
+    pthread_mutex_unlock(&m->mu);
+    if (delay) {
+        struct timespec ts = {delay / 1000, (long)(delay % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    pthread_mutex_lock(&m->mu);
+    m->inflight--;
     mf_kind k = mf_take(m, r->off, r->len);
     if (k == MF_CHANGE)
         m->version++;
     char now[32];
     mf_etag(m, m->version, now, sizeof now);
     pthread_mutex_unlock(&m->mu);
-    if (k == MF_EIO || k == MF_DOWN)
+    if (k == MF_SLOW_EIO) {
+        struct timespec ts = {0, 200 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    if (k == MF_EIO || k == MF_DOWN || k == MF_SLOW_EIO)
         return gg_fail(e, GG_E_IO, "%s: offset %" PRIu64 ": injected I/O error", f->name, r->off);
     if (r->if_match && strcmp(r->if_match, now))
         return gg_fail(e, GG_E_STALE, "%s: changed on the server (If-Match failed: HTTP 412)", f->name);

@@ -3,7 +3,9 @@
  * how many fetches they cost, a failed range not asked again at once, a
  * change of the object giving GG_E_STALE and never mixed bytes, a short
  * answer refused, and the disk cache: its object key and meta line (the
- * formats existing cache_dir folders hold) and an offline open. */
+ * formats existing cache_dir folders hold) and an offline open; and a
+ * sequential reader's read-ahead in parts, several in flight, over a
+ * fetcher with latency, failing parts and an object that changes. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/sha256.h"
 #include "gguffs/diskcache.h"
 #include "gguffs/net.h"
 #include "memfetch.h"
@@ -183,6 +186,133 @@ static void test_disk_cache(void)
     EXPECT(system(cmd) == 0, "rm");
 }
 
+/* A sequential reader over a fetcher with latency: parts of at most
+ * 8 MiB, several in flight, every byte right; a part that fails makes the
+ * reads of its blocks fail (EIO, at once), never wrong; the object changed
+ * under a part: ESTALE from then on, never bytes of two versions. */
+#define BIG_BLOCKS 96
+static void test_parts(void)
+{
+    uint64_t bs = 1u << 20, size = BIG_BLOCKS * bs + 1000;
+    uint8_t *big = malloc(size), *buf = malloc(256 << 10);
+    for (uint64_t i = 0; i < size; i++)
+        big[i] = (uint8_t)(i * 7 + (i >> 12) * 13 + (i >> 20));
+    gg_net_opts o;
+    gg_net_default_opts(&o);
+    o.hf_token = "";
+    gg_err e;
+    gg_net *n = gg_net_new(&o, &e);
+    EXPECT(n, "gg_net_new: %s", e.msg);
+    memfetch m;
+    memfetch_init(&m, "parts", big, size);
+    m.delay_ms = 5;
+    gg_source *s = n ? gg_remote_open(n, memfetch_open(&m), &e) : NULL;
+    EXPECT(s, "open: %s", s ? "" : e.msg);
+    int wrong = 0, failed = 0;
+    for (uint64_t off = 0; s && off < size; off += 256 << 10) {
+        size_t k = size - off < (256u << 10) ? (size_t)(size - off) : 256u << 10;
+        if (s->ops->read(s, buf, k, off, &e))
+            failed++;
+        else
+            wrong += memcmp(buf, big + off, k) != 0;
+    }
+    EXPECT(!wrong && !failed, "a sequential read: %d reads wrong, %d failed (%s)", wrong, failed, failed ? e.msg : "");
+    uint64_t biggest = 0;
+    for (int i = 0; i < m.nlog && i < MF_LOG; i++)
+        biggest = m.log[i].len > biggest ? m.log[i].len : biggest;
+    EXPECT(m.max_inflight >= 4, "parts in flight at once: %d", m.max_inflight);
+    EXPECT(biggest <= 8 * bs && m.nlog < BIG_BLOCKS / 2, "%d requests, the biggest %" PRIu64 " bytes", m.nlog,
+           biggest);
+    if (s)
+        gg_source_close(s);
+
+    /* Faults under parts in flight: a part that fails (its blocks' reads
+     * fail, those of no other block), then an object that changes. */
+    for (int pass = 0; pass < 2 && n; pass++) {
+        memfetch_init(&m, pass ? "parts-change" : "parts-eio", big, size);
+        m.delay_ms = 2;
+        /* (slow to fail: the reader waits on the failing part) */
+        memfetch_fault(&m, (pass ? 70 : 40) * bs + 5, pass ? MF_CHANGE : MF_SLOW_EIO, 1);
+        s = gg_remote_open(n, memfetch_open(&m), &e);
+        EXPECT(s, "open: %s", s ? "" : e.msg);
+        int eio = 0, other = 0, stale_from = -1, served_after = 0;
+        uint64_t f0 = 40, f1 = 41; /* the blocks of the failing part: read from the log below */
+        for (uint64_t off = 0; s && off < size; off += 256 << 10) {
+            size_t k = size - off < (256u << 10) ? (size_t)(size - off) : 256u << 10;
+            memset(buf, 0xAA, k);
+            uint64_t blk = off / bs;
+            if (s->ops->read(s, buf, k, off, &e) == 0) {
+                wrong += memcmp(buf, big + off, k) != 0;
+                served_after += stale_from >= 0;
+            } else if (pass == 1 && e.code == GG_E_STALE) {
+                stale_from = stale_from < 0 ? (int)blk : stale_from;
+            } else if (pass == 0 && e.code == GG_E_IO) {
+                eio += blk == 40;
+                pthread_mutex_lock(&m.mu);
+                for (int i = 0; i < m.nlog && i < MF_LOG; i++)
+                    if (m.log[i].off <= 40 * bs + 5 && 40 * bs + 5 < m.log[i].off + m.log[i].len) {
+                        f0 = m.log[i].off / bs;
+                        f1 = (m.log[i].off + m.log[i].len + bs - 1) / bs;
+                    }
+                pthread_mutex_unlock(&m.mu);
+                if (blk < f0 || blk >= f1) {
+                    other++;
+                    fprintf(stderr, "  block %" PRIu64 ": %s\n", blk, e.msg);
+                }
+            } else {
+                other++;
+                fprintf(stderr, "  block %" PRIu64 ": %s\n", blk, e.msg);
+            }
+        }
+        EXPECT(!wrong && !other, "pass %d: %d reads gave wrong bytes, %d failed unexpectedly", pass, wrong, other);
+        if (pass == 0)
+            EXPECT(eio >= 1, "the failed part's block: EIO (%d reads)", eio);
+        else
+            EXPECT(stale_from >= 0 && stale_from <= 70 && !served_after,
+                   "ESTALE from block %d on (read-ahead met the change at 70), %d reads served after", stale_from,
+                   served_after);
+        if (s)
+            gg_source_close(s);
+    }
+    gg_net_free(n);
+    free(big);
+    free(buf);
+}
+
+/* An object named by its digest (an Ollama blob): no If-Match, and an
+ * ETag that differs (another CDN edge) is no change; its size still is.
+ * And SHA-256, which checks the small blobs read whole, against FIPS
+ * 180-4's examples. */
+static void test_content_addressed(void)
+{
+    memfetch m;
+    memfetch_init(&m, "blob", obj, sizeof obj);
+    gg_net *n = new_net(NULL);
+    gg_err e;
+    gg_fetcher *f = memfetch_open(&m);
+    f->content_addressed = 1;
+    gg_source *s = gg_remote_open(n, f, &e);
+    EXPECT(s, "open: %s", s ? "" : e.msg);
+    if (s) {
+        memfetch_fault(&m, 6 * BS, MF_CHANGE, 1); /* (the memory fetcher's ETag moves on) */
+        EXPECT(read_ok(s, 6 * BS, 100, &e) == 0 && read_ok(s, 9 * BS, 100, &e) == 0,
+               "a new ETag of a content-addressed object: still read (%s)", e.msg);
+        gg_source_close(s);
+    }
+    gg_net_free(n);
+    static const char *const v[][2] = {
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        char hex[65];
+        gg_sha256_hex(v[i][0], strlen(v[i][0]), hex);
+        EXPECT(!strcmp(hex, v[i][1]), "sha256(\"%s\") = %s", v[i][0], hex);
+    }
+}
+
 int main(void)
 {
     for (size_t i = 0; i < sizeof obj; i++)
@@ -190,6 +320,8 @@ int main(void)
     test_blocks();
     test_failures();
     test_disk_cache();
+    test_parts();
+    test_content_addressed();
     if (fails)
         fprintf(stderr, "test_remote: %d failed\n", fails);
     else

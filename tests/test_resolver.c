@@ -3,7 +3,11 @@
  * URLs are read with the hub's policy, the headers each hop of those gets
  * (the token to the hub's origin only, never to its CDN), what the policy
  * takes from an answer, the 401/403 hint, and where the token comes from
- * ($HF_TOKEN, $HF_TOKEN_PATH, ~/.cache/huggingface/token). */
+ * ($HF_TOKEN, $HF_TOKEN_PATH, ~/.cache/huggingface/token); and the S3
+ * store's row: s3:// names as URLs (path-style at an endpoint, AWS's
+ * virtual hosts), which URLs it signs (never a presigned one), the headers
+ * libcurl 7.88 does not add, the credentials' order, S3's error code read
+ * from a refusal without what it echoes. */
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +89,7 @@ static void test_resolve(gg_net *n)
         {"hf://org/repo/README.md", "not a .gguf file"},
         {"hf://org/repo/../x.gguf", "a '.' or '..' segment"},
         {"hf://org/repo@/m.gguf", "empty or overlong revision"},
-        {"s3://bucket/key.gguf", "s3: no source for this scheme (http:// and https:// URLs, hf:// names)"},
+        {"gs://bucket/key.gguf", "gs: no source for this scheme (http:// and https:// URLs, hf://"},
         {"hff://org/repo/m.gguf", "hff: no source for this scheme"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -202,6 +206,120 @@ static void test_endpoint(void)
     gg_net_free(n);
 }
 
+static gg_net *s3_net(const char *endpoint, gg_err *e)
+{
+    gg_net_opts o;
+    gg_net_default_opts(&o);
+    o.prefetch_threads = 0;
+    o.hf_token = "";
+    o.s3_endpoint = endpoint;
+    return gg_net_new(&o, e);
+}
+
+static void expect_one(gg_net *n, const char *spec, const char *want)
+{
+    gg_resolved r;
+    gg_err e;
+    int rc = gg_resolve_spec(n, spec, &r, &e);
+    EXPECT(rc == 0 && r.count == 1 && !r.collection && !strcmp(r.models[0].spec, want), "%s: %s (want %s)", spec,
+           rc ? e.msg : r.models[0].spec, want);
+    if (rc == 0)
+        gg_resolved_free(&r);
+}
+
+static void test_s3(void)
+{
+    char dir[] = "/tmp/gguffs-test-s3-XXXXXX", path[300];
+    EXPECT(mkdtemp(dir), "mkdtemp");
+    setenv("HOME", dir, 1);
+    snprintf(path, sizeof path, "%s/.aws", dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/.aws/credentials", dir);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "[default]\naws_access_key_id = D\naws_secret_access_key = DS\naws_session_token = DTOK\n"
+               "[other]\naws_access_key_id=O\naws_secret_access_key=OS\naws_session_token=OTOK\n");
+    fclose(f);
+    snprintf(path, sizeof path, "%s/.aws/config", dir);
+    f = fopen(path, "w");
+    fprintf(f, "[profile other]\nregion = eu-north-1\n");
+    fclose(f);
+    static const char *const vars[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+                                       "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3",
+                                       "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        unsetenv(vars[i]);
+    gg_err e;
+    char h[512];
+
+    /* A custom endpoint: path-style, the key encoded as SigV4 wants it. */
+    gg_net *n = s3_net("http://127.0.0.1:9000/", &e);
+    EXPECT(n, "s3 net: %s", n ? "" : e.msg);
+    if (!n)
+        return;
+    expect_one(n, "s3://models/dir with space/a b+c~.gguf", "http://127.0.0.1:9000/models/dir%20with%20space/a%20b%2Bc~.gguf");
+    const gg_net_policy *p = gg_policy_for(n, "http://127.0.0.1:9000/models/m.gguf");
+    EXPECT(p && p->hop && p->refusal, "the endpoint's URLs: the store's policy");
+    EXPECT(!gg_policy_for(n, "http://127.0.0.1:9000/models/m.gguf?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=ab"),
+           "a presigned URL: no policy (never signed again)");
+    EXPECT(!gg_policy_for(n, "http://127.0.0.1:9001/models/m.gguf"), "another port: no policy");
+    /* The profile "default" (no pair in the environment): its token goes along. */
+    hop_headers(p, "http://127.0.0.1:9000/models/m.gguf", h, sizeof h);
+    EXPECT(!strcmp(h, "x-amz-content-sha256: UNSIGNED-PAYLOAD\nx-amz-security-token: DTOK\n"), "a hop to the store: %s", h);
+    hop_headers(p, "http://cdn.example/x", h, sizeof h);
+    EXPECT(!h[0], "a hop elsewhere (a redirect): nothing (%s)", h);
+    const char *body = "<?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request "
+                       "signature &amp; so on</Message><StringToSign>x-amz-security-token:SECRET</StringToSign></Error>";
+    char said[300];
+    EXPECT(p->refusal(p, body, strlen(body), said, sizeof said) &&
+               !strcmp(said, "SignatureDoesNotMatch: The request signature & so on"),
+           "refusal: %s", said);
+    EXPECT(!p->refusal(p, "<html>no</html>", 15, said, sizeof said), "a refusal that is not S3's: nothing said");
+    gg_net_free(n);
+
+    /* The environment's pair wins over the profile; AWS_PROFILE picks one. */
+    setenv("AWS_ACCESS_KEY_ID", "E", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "ES", 1);
+    setenv("AWS_SESSION_TOKEN", "ETOK", 1);
+    n = s3_net("http://127.0.0.1:9000", &e);
+    hop_headers(n ? gg_policy_for(n, "http://127.0.0.1:9000/b/k.gguf") : NULL, "http://127.0.0.1:9000/b/k.gguf", h, sizeof h);
+    EXPECT(strstr(h, "x-amz-security-token: ETOK\n"), "the environment's token first: %s", h);
+    gg_net_free(n);
+    unsetenv("AWS_ACCESS_KEY_ID");
+    unsetenv("AWS_SECRET_ACCESS_KEY");
+    unsetenv("AWS_SESSION_TOKEN");
+    setenv("AWS_PROFILE", "other", 1);
+    n = s3_net(NULL, &e);
+    const char *aws = "https://mybucket.s3.eu-north-1.amazonaws.com/k.gguf";
+    hop_headers(n ? gg_policy_for(n, aws) : NULL, aws, h, sizeof h);
+    EXPECT(strstr(h, "x-amz-security-token: OTOK\n"), "AWS_PROFILE=other: its token (%s)", h);
+    /* AWS: the profile's region (config), virtual hosts, path-style for a dotted bucket. */
+    if (n) {
+        expect_one(n, "s3://mybucket/k.gguf", aws);
+        expect_one(n, "s3://my.bucket/a/k.gguf", "https://s3.eu-north-1.amazonaws.com/my.bucket/a/k.gguf");
+        EXPECT(gg_policy_for(n, "https://s3.eu-north-1.amazonaws.com/my.bucket/a/k.gguf"), "AWS's path-style host: signed");
+        EXPECT(!gg_policy_for(n, "https://mybucket.s3.us-east-1.amazonaws.com/k.gguf"), "another region's host: not signed");
+        EXPECT(!gg_policy_for(n, "https://evil.example/x.s3.eu-north-1.amazonaws.com/k.gguf"), "a host that only looks like it");
+        gg_resolved r;
+        EXPECT(gg_resolve_spec(n, "s3://bad bucket/k.gguf", &r, &e) == -1 && e.code == GG_E_INVAL, "bad bucket: %s", e.msg);
+    }
+    gg_net_free(n);
+    unsetenv("AWS_PROFILE");
+    /* A bad endpoint is said when s3:// is used, and stops nothing else. */
+    n = s3_net("http://192.0.2.7:9000", &e);
+    EXPECT(n, "a bad s3 endpoint does not stop the net: %s", n ? "" : e.msg);
+    if (n) {
+        gg_resolved r;
+        EXPECT(gg_resolve_spec(n, "s3://b/k.gguf", &r, &e) == -1 && e.code == GG_E_INVAL &&
+                   strstr(e.msg, "-o s3_endpoint=: http:// only to this machine"),
+               "bad endpoint: %s", e.msg);
+        EXPECT(gg_resolve_spec(n, "https://x.example/m.gguf", &r, &e) == 0, "a URL still resolves");
+        gg_resolved_free(&r);
+        gg_net_free(n);
+    }
+    snprintf(path, sizeof path, "rm -rf '%s'", dir);
+    EXPECT(system(path) == 0, "rm");
+}
+
 int main(void)
 {
     gg_err e;
@@ -215,6 +333,7 @@ int main(void)
     gg_net_free(n);
     test_token_sources();
     test_endpoint();
+    test_s3();
     if (fails)
         fprintf(stderr, "test_resolver: %d failed\n", fails);
     else

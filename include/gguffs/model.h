@@ -43,6 +43,23 @@ typedef struct gg_tensor {
  * info.json (which says why), and model.safetensors leaves it out. */
 static inline int gg_tensor_decodable(const gg_tensor *t) { return t->type && !t->err; }
 
+/* A small file beside a model, shown in its folder: an Ollama layer read
+ * whole (template, system, params, license). Where it is (a path, or a
+ * URL opened as the model's are), its size and its sha256 (hex), as the
+ * manifest names them. */
+typedef struct gg_side_spec {
+    char *name;
+    char *spec;
+    uint64_t size;
+    char sha256[65];
+} gg_side_spec;
+typedef struct gg_side {
+    char *name;
+    char *bytes;
+    uint64_t len;
+} gg_side;
+#define GG_SIDE_MAX (4u << 20) /* bytes of one side file, at most */
+
 /* One file of a model (split models made by gguf-split have several). */
 typedef struct gg_shard {
     gg_source *src; /* src->name is the path or URL */
@@ -61,6 +78,8 @@ typedef struct gg_model {
     gg_tensor *t;        /* all tensors, shard after shard */
     uint64_t nt;
     uint32_t dialect_hint; /* GG_DIALECT_* evidence found in the file */
+    gg_side *sides;      /* small files beside it (gg_model_load_sides) */
+    uint32_t nsides;
 } gg_model;
 
 /* Open, parse and resolve. A shard of a split model (NAME-00002-of-00003.gguf
@@ -80,6 +99,15 @@ void gg_model_name_from(const char *name, size_t n, char *out, size_t cap);
 /* The folder of a model named on the command line: its file name so
  * (never empty, no '/'). */
 void gg_model_folder_name(const gg_model *m, char *out, size_t cap);
+
+/* Read the side files whole (through o's URL opener for URLs), each
+ * checked against its size and sha256, into m->sides. Returns 0, or -1 with
+ * *e set naming the file and what was wrong (a digest that differs: the
+ * blob is damaged). */
+int gg_model_load_sides(gg_model *m, const gg_side_spec *sides, int n, const gg_open_opts *o, gg_err *e);
+/* Copies of side specs (NULL, 0 for none): 0, or -1 (out of memory). */
+int gg_side_specs_copy(gg_side_spec **dst, int *ndst, const gg_side_spec *src, int n);
+void gg_side_specs_free(gg_side_spec *s, int n);
 
 /* Memory the open model holds (header copies, tables), about. */
 uint64_t gg_model_bytes(const gg_model *m);

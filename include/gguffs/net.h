@@ -56,11 +56,14 @@ typedef struct gg_net_opts {
     int n_headers;
     const char *hf_endpoint;  /* the hub (hf.c); NULL: $HF_ENDPOINT, else https://huggingface.co */
     const char *hf_token;     /* its token; NULL: $HF_TOKEN, else $HF_TOKEN_PATH or ~/.cache/huggingface/token */
+    const char *s3_region;    /* s3.c: NULL: $AWS_REGION, $AWS_DEFAULT_REGION, the profile's, else us-east-1 */
+    const char *s3_endpoint;  /* NULL: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS's */
+    const char *ollama_registry; /* ollama.c: NULL: https://registry.ollama.ai */
     uint64_t mem_cache_bytes; /* block cache in memory (default 256M) */
     uint64_t block_bytes;     /* block of the caches (default 1M) */
     const char *cache_dir;    /* persistent block cache; NULL: none */
     uint64_t cache_dir_bytes; /* its bound (default 10G) */
-    int prefetch_threads;     /* range requests in flight for read-ahead (default 4) */
+    int prefetch_threads;     /* range requests in flight for read-ahead (default 8) */
     int unvalidated;          /* open objects without ETag and Last-Modified too (only their size is
                                * checked; never in the disk cache); else they are refused */
 } gg_net_opts;
@@ -119,7 +122,14 @@ typedef struct gg_net_policy {
     /* A 401 or 403 from url: what would let us in ("a token: $HF_TOKEN, or
      * ..."), or NULL for the client's own hint (-o header=). */
     const char *(*access_hint)(const struct gg_net_policy *p, const char *url);
+    /* The body of a 4xx or 5xx answer (its first 2 KiB): what the store says
+     * of its refusal, for the message (S3's "SignatureDoesNotMatch: ..."),
+     * into out: 1, or 0 (nothing to say). Never a secret: a store may echo
+     * what was signed. */
+    int (*refusal)(const struct gg_net_policy *p, const char *body, size_t len, char *out, size_t cap);
     const char *extra_name; /* what g->extra is called in messages ("X-Linked-Etag") */
+    /* Is url's object named by its digest (it never changes: an Ollama blob)? */
+    int (*content_addressed)(const struct gg_net_policy *p, const char *url);
 } gg_net_policy;
 
 /* One GET. The caller fills the first part; gg_net_get fills the rest. */

@@ -12,12 +12,15 @@
 #define GGUFFS_RESOLVER_H
 
 #include "gguffs/error.h"
+#include "gguffs/model.h"
 #include "gguffs/net.h"
 
 typedef struct gg_resolved_model {
     char *spec;    /* what to open: a URL; NULL for a refused one */
     char *path;    /* its path in the collection ("q/ik.gguf"), or the spec for a single model */
     char *refused; /* a listed entry not mounted: why ("a '..' segment"); NULL for the others */
+    gg_side_spec *sides; /* files to show beside it (an Ollama model's template, params, ...) */
+    int nsides;
 } gg_resolved_model;
 
 typedef struct gg_resolved {
@@ -25,6 +28,8 @@ typedef struct gg_resolved {
     int count;
     int collection; /* a listing (a repository): a folder per model, named by its path and
                      * opened on first look; else one model, opened at once */
+    int named;      /* not a listing, but its models are named by their paths (an Ollama
+                     * model and its projector: MODEL:TAG, MODEL:TAG.projector) */
 } gg_resolved;
 
 /* The models spec (a URL or a name, not a path) stands for, at least one

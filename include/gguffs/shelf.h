@@ -45,6 +45,11 @@ void gg_shelf_free(gg_shelf *s);
  * (taken over by the shelf) or, with opened NULL, spec opened on first use.
  * A name already taken gets ~2, ~3, ... */
 int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *opened, gg_err *e);
+/* The same, with side files shown beside the model (model.h: an Ollama
+ * model's template, params, ...), loaded each time it is opened (an opened
+ * model has them already). */
+int gg_shelf_add_sides(gg_shelf *s, const char *name, const char *spec, gg_model *opened, const gg_side_spec *sides,
+                       int nsides, gg_err *e);
 
 /* Every model under dir. kind AUTO recognises an Ollama store (manifests/
  * and blobs/) and a Hugging Face cache (models--ORG--NAME/); otherwise the

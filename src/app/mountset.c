@@ -70,8 +70,10 @@ static int need_net(gg_cli *c, gg_net **net)
     return 0;
 }
 
-/* Open one model named on the command line, unless it is one already there. */
-static int add_file(gg_cli *c, gg_shelf *s, const char *spec, gg_model ***opened, int *nopened)
+/* Open one model named on the command line, unless it is one already there:
+ * named as its file is, or name; with its side files (model.h), if any. */
+static int add_file(gg_cli *c, gg_shelf *s, const char *spec, const char *name_as, const gg_side_spec *sides,
+                    int nsides, gg_model ***opened, int *nopened)
 {
     gg_model *m = calloc(1, sizeof *m);
     if (!m) {
@@ -79,7 +81,7 @@ static int add_file(gg_cli *c, gg_shelf *s, const char *spec, gg_model ***opened
         return GG_EXIT_INTERNAL;
     }
     gg_err e;
-    if (gg_model_open(m, spec, &c->open, &e)) {
+    if (gg_model_open(m, spec, &c->open, &e) || gg_model_load_sides(m, sides, nsides, &c->open, &e)) {
         fprintf(stderr, "gguffs: %s\n", e.msg);
         gg_model_close(m);
         free(m);
@@ -94,10 +96,13 @@ static int add_file(gg_cli *c, gg_shelf *s, const char *spec, gg_model ***opened
     }
     gg_model **p = realloc(*opened, (size_t)(*nopened + 1) * sizeof *p);
     char name[4096];
-    gg_model_folder_name(m, name, sizeof name);
+    if (name_as)
+        snprintf(name, sizeof name, "%s", name_as);
+    else
+        gg_model_folder_name(m, name, sizeof name);
     if (p)
         *opened = p;
-    if (!p || gg_shelf_add(s, name, spec, m, &e)) {
+    if (!p || gg_shelf_add_sides(s, name, spec, m, sides, nsides, &e)) {
         fprintf(stderr, "gguffs: out of memory\n");
         gg_model_close(m);
         free(m);
@@ -140,12 +145,12 @@ static int add_resolved(gg_cli *c, gg_shelf *s, const char *spec, const gg_resol
         if (m->refused) {
             fprintf(stderr, "gguffs: %s: the listing names \"%s\": not mounted (%s)\n", spec, m->path, m->refused);
         } else if (!r->collection) {
-            rc = add_file(c, s, m->spec, opened, nopened);
+            rc = add_file(c, s, m->spec, r->named ? m->path : NULL, m->sides, m->nsides, opened, nopened);
         } else {
             char name[4096];
             gg_err e;
             gg_model_name_from(m->path, strlen(m->path), name, sizeof name);
-            if (gg_shelf_add(s, name, m->spec, NULL, &e)) {
+            if (gg_shelf_add_sides(s, name, m->spec, NULL, m->sides, m->nsides, &e)) {
                 fprintf(stderr, "gguffs: %s\n", e.msg);
                 rc = GG_EXIT_INTERNAL;
             }
@@ -216,7 +221,7 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single)
         }
         if (gg_spec_kind_of(p) == GG_SPEC_PATH) {
             char *abs = absolute(p);
-            rc = abs ? add_file(c, s, abs, &opened, &nopened) : GG_EXIT_INTERNAL;
+            rc = abs ? add_file(c, s, abs, NULL, NULL, 0, &opened, &nopened) : GG_EXIT_INTERNAL;
             free(abs);
             continue;
         }
@@ -264,6 +269,8 @@ int gg_mountset_one(gg_cli *c, gg_net **net, char **spec)
     for (int i = 0; i < r.count; i++)
         if (!r.models[i].refused && !mounted++)
             one = i;
+    if (r.named && mounted > 1)
+        mounted = 1; /* (an Ollama model and its projector: the model) */
     if (mounted != 1) {
         fprintf(stderr, "gguffs: %s names %d models; name one of them:\n", p, mounted);
         for (int i = 0; i < r.count; i++)

@@ -227,6 +227,7 @@ typedef enum opt_kind {
     OPT_FILE,   /* a file that exists, made absolute: char * */
     OPT_DIR,    /* a folder, made absolute; it may not exist yet: char * */
     OPT_PATH,   /* a path as given: char * */
+    OPT_TEXT,   /* text as given, not empty: char * */
     OPT_CALL,   /* checked and stored by call() */
 } opt_kind;
 
@@ -306,6 +307,12 @@ static const option options[] = {
      .group = OPT_REMOTE, .lo = 16 << 20, .hi = 1ll << 50, .help = "bound of cache_dir (default 10G)"},
     {.name = "unvalidated", .kind = OPT_FLAG, .at = INT(net.unvalidated), .group = OPT_REMOTE,
      .help = "mount URLs whose server sends no ETag and no Last-Modified"},
+    {.name = "s3_region", .value = "REGION", .kind = OPT_TEXT, .at = STR(s3_region), .group = OPT_REMOTE,
+     .help = "the region of s3:// names (else $AWS_REGION, the profile's,\nus-east-1)"},
+    {.name = "s3_endpoint", .value = "URL", .kind = OPT_TEXT, .at = STR(s3_endpoint), .group = OPT_REMOTE,
+     .help = "an S3 store's endpoint, path-style (MinIO, R2;\nelse $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, AWS)"},
+    {.name = "ollama_registry", .value = "URL", .kind = OPT_TEXT, .at = STR(ollama_registry), .group = OPT_REMOTE,
+     .help = "the registry of ollama:// names (default\nhttps://registry.ollama.ai; http on loopback only)"},
 };
 #define N_OPTIONS (sizeof options / sizeof *options)
 
@@ -364,7 +371,8 @@ void gg_cli_usage(FILE *out)
           "  --ollama                Ollama's models ($OLLAMA_MODELS, ~/.ollama/models)\n"
           "  --hf-cache              the Hugging Face hub cache ($HF_HUB_CACHE, $HF_HOME/hub)\n"
           "  --lmstudio              LM Studio's models (~/.lmstudio/models)\n"
-          "remote models (https://..., hf://ORG/REPO[@REV][/FILE.gguf]):\n", out);
+          "remote models (https://..., hf://ORG/REPO[@REV][/FILE.gguf], s3://BUCKET/KEY,\n"
+          "ollama://[HOST/][NS/]MODEL[:TAG]):\n", out);
     usage_rows(out, OPT_REMOTE);
     fputs("  -o OPT                  any other option is passed to libfuse (e.g. allow_other)\n"
           "\n"
@@ -380,11 +388,11 @@ static int path_opt(const option *o, const char *val, char **out)
 {
     if (!*val) {
         fprintf(stderr, "gguffs: -o %s= needs a %s\n", o->name,
-                o->kind == OPT_FILE ? "file" : o->kind == OPT_DIR ? "folder" : "path");
+                o->kind == OPT_FILE ? "file" : o->kind == OPT_DIR ? "folder" : o->kind == OPT_TEXT ? "value" : "path");
         return -1;
     }
     char *s = NULL;
-    if (o->kind == OPT_PATH) {
+    if (o->kind == OPT_PATH || o->kind == OPT_TEXT) {
         s = strdup(val);
     } else if (!(s = realpath(val, NULL))) {
         /* Kept absolute: the daemon changes to / once in the background. */
@@ -437,7 +445,7 @@ static int one_option(gg_cli *c, const char *item)
         return 0;
     case OPT_CHOICE:
         return choice_opt(o->name, val, o->choices, (int *)field);
-    case OPT_FILE: case OPT_DIR: case OPT_PATH:
+    case OPT_FILE: case OPT_DIR: case OPT_PATH: case OPT_TEXT:
         return path_opt(o, val, (char **)field);
     case OPT_CALL:
         return o->call(c, val);
@@ -605,6 +613,9 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
     }
     c->net.cafile = c->cafile;
     c->net.cache_dir = c->cache_dir;
+    c->net.s3_region = c->s3_region;
+    c->net.s3_endpoint = c->s3_endpoint;
+    c->net.ollama_registry = c->ollama_registry;
     free(fo.s);
     return rc;
 }
@@ -623,6 +634,9 @@ void gg_cli_free(gg_cli *c)
     free(c->logfile);
     free(c->cafile);
     free(c->cache_dir);
+    free(c->s3_region);
+    free(c->s3_endpoint);
+    free(c->ollama_registry);
     free(c->imatrix);
     for (int i = 0; i < GG_NET_MAX_HEADERS; i++)
         free(c->headers[i]);

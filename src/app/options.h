@@ -39,6 +39,7 @@ typedef struct gg_cli {
     char *logfile;         /* -o logfile=PATH */
     char *cafile;          /* -o cafile=PATH, absolute (net.cafile points at it) */
     char *cache_dir;       /* -o cache_dir=DIR, absolute (net.cache_dir points at it) */
+    char *s3_region, *s3_endpoint, *ollama_registry; /* -o s3_region= ... (net's point at them) */
     char *imatrix;         /* -o imatrix=FILE, absolute: weighs the comparisons (vs/, --compare) */
     gg_reader_opts reader;
     gg_open_opts open;

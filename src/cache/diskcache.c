@@ -34,7 +34,7 @@ struct gg_diskcache {
     uint64_t max;
     _Atomic uint64_t bytes;   /* in block files, as counted by this process */
     _Atomic unsigned tmp_seq;
-    pthread_mutex_t evict_lock; /* one eviction scan at a time */
+    pthread_mutex_t evict_lock; /* puts and their evictions, one at a time */
 };
 
 /* A checksum of the bytes: four lanes of 8 bytes at a time (independent
@@ -287,11 +287,10 @@ static int older(const void *a, const void *b)
     return x->when < y->when ? -1 : x->when > y->when;
 }
 
-/* Over the bound: remove the least recently used files down to 90 %. */
+/* Over the bound: remove the least recently used files down to 90 %
+ * (evict_lock held). */
 static void evict(gg_diskcache *d)
 {
-    if (pthread_mutex_trylock(&d->evict_lock) != 0)
-        return; /* another thread is at it */
     victims vs = {0};
     uint64_t total = scan(d, collect, &vs);
     qsort(vs.v, vs.n, sizeof *vs.v, older);
@@ -304,7 +303,6 @@ static void evict(gg_diskcache *d)
         free(vs.v[i].path);
     free(vs.v);
     atomic_store(&d->bytes, total);
-    pthread_mutex_unlock(&d->evict_lock);
 }
 
 void gg_diskcache_put(gg_diskcache *d, const char *key, uint64_t block, const void *src, size_t len)
@@ -321,9 +319,14 @@ void gg_diskcache_put(gg_diskcache *d, const char *key, uint64_t block, const vo
     put64(h + 24, kh);
     put64(h + 32, checksum(src, len, kh ^ block));
     snprintf(name, sizeof name, "b%" PRIu64, block);
+    /* One writer at a time: with several parts in flight, a block written
+     * while another put's eviction scans would be missed by its count (and
+     * the bound), or counted twice. */
+    pthread_mutex_lock(&d->evict_lock);
     if (write_file(d, dir, name, h, HEAD, src, len) == 0 &&
         atomic_fetch_add(&d->bytes, HEAD + len) + HEAD + len > d->max)
         evict(d);
+    pthread_mutex_unlock(&d->evict_lock);
 }
 
 void gg_diskcache_put_meta(gg_diskcache *d, const char *url, const char *meta)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "base/sha256.h"
 
 /* Order of tensors by data offset, for the space each one has (the
  * tensors being sorted: per thread, models are opened concurrently). */
@@ -423,12 +424,116 @@ void gg_model_close(gg_model *m)
         close_shard(&m->shards[i]);
     free(m->shards);
     free(m->path);
+    for (uint32_t i = 0; i < m->nsides; i++) {
+        free(m->sides[i].name);
+        free(m->sides[i].bytes);
+    }
+    free(m->sides);
     memset(m, 0, sizeof *m);
+}
+
+int gg_side_specs_copy(gg_side_spec **dst, int *ndst, const gg_side_spec *src, int n)
+{
+    *dst = NULL;
+    *ndst = 0;
+    if (n <= 0)
+        return 0;
+    gg_side_spec *d = calloc((size_t)n, sizeof *d);
+    if (!d)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        d[i] = src[i];
+        d[i].name = strdup(src[i].name);
+        d[i].spec = strdup(src[i].spec);
+        if (!d[i].name || !d[i].spec) {
+            gg_side_specs_free(d, i + 1);
+            return -1;
+        }
+    }
+    *dst = d;
+    *ndst = n;
+    return 0;
+}
+
+void gg_side_specs_free(gg_side_spec *s, int n)
+{
+    for (int i = 0; s && i < n; i++) {
+        free(s[i].name);
+        free(s[i].spec);
+    }
+    free(s);
+}
+
+/* One side file, whole, checked. */
+static int load_side(gg_side *out, const gg_side_spec *sp, const gg_open_opts *o, gg_err *e)
+{
+    if (sp->size > GG_SIDE_MAX)
+        return gg_fail(e, GG_E_TOOBIG, "%s: the %s file is %" PRIu64 " bytes (at most %u)", sp->spec, sp->name,
+                       sp->size, GG_SIDE_MAX);
+    gg_source *src = gg_source_open(sp->spec, o->open_url, o->url_arg, e);
+    if (!src) {
+        if (e)
+            gg_err_prefix(e, "the %s file", sp->name);
+        return -1;
+    }
+    int rc = 0;
+    char *b = malloc(sp->size + 1);
+    if (!b)
+        rc = gg_fail(e, GG_E_NOMEM, "out of memory");
+    else if (src->size != sp->size)
+        rc = gg_fail(e, GG_E_MALFORMED, "%s: the %s file is %" PRIu64 " bytes, its manifest says %" PRIu64,
+                     src->name, sp->name, src->size, sp->size);
+    else if (sp->size && gg_source_read(src, b, sp->size, 0, e))
+        rc = -1;
+    char hex[65];
+    if (rc == 0) {
+        gg_sha256_hex(b, sp->size, hex);
+        if (strcmp(hex, sp->sha256))
+            rc = gg_fail(e, GG_E_MALFORMED, "%s: the %s file's sha256 is %s, not %s (its digest): damaged",
+                         src->name, sp->name, hex, sp->sha256);
+    }
+    gg_source_close(src);
+    if (rc) {
+        free(b);
+        return -1;
+    }
+    b[sp->size] = 0;
+    out->bytes = b;
+    out->len = sp->size;
+    if (!(out->name = strdup(sp->name))) {
+        free(b);
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    }
+    return 0;
+}
+
+int gg_model_load_sides(gg_model *m, const gg_side_spec *sides, int n, const gg_open_opts *o, gg_err *e)
+{
+    if (n <= 0)
+        return 0;
+    gg_side *v = calloc((size_t)n, sizeof *v);
+    if (!v)
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
+    for (int i = 0; i < n; i++) {
+        if (load_side(&v[i], &sides[i], o, e)) {
+            for (int k = 0; k < i; k++) {
+                free(v[k].name);
+                free(v[k].bytes);
+            }
+            free(v);
+            return -1;
+        }
+    }
+    m->sides = v;
+    m->nsides = (uint32_t)n;
+    return 0;
 }
 
 uint64_t gg_model_bytes(const gg_model *m)
 {
     uint64_t n = sizeof *m + m->nt * sizeof *m->t + m->nshards * sizeof *m->shards;
+    for (uint32_t i = 0; i < m->nsides; i++)
+        n += m->sides[i].len;
     for (uint32_t i = 0; i < m->nshards; i++) {
         const gg_file *f = &m->shards[i].f;
         n += f->hdr_len + f->n_kv * sizeof *f->kv + f->n_tensors * sizeof *f->tensors;

@@ -54,6 +54,9 @@ struct gg_fetcher {
     char *name;             /* for messages: the URL without credentials */
     char *key;              /* the object for the disk cache and gg_source.id: the URL as given */
     const char *extra_name; /* what v.extra is called in messages ("X-Linked-Etag"), or NULL */
+    int content_addressed;  /* its name is its digest (an Ollama blob): it never changes, so no
+                             * If-Match and no validator is needed or compared (its CDN's
+                             * ETags may differ by edge); its size is still checked */
 };
 
 #endif

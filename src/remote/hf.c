@@ -127,19 +127,6 @@ static const gg_net_policy *hub_policy_for(void *state, const char *url)
     return at_hub(h, url) ? &h->p : NULL;
 }
 
-/* Percent-encode s for a URL path (keep unreserved characters and, if
- * keep_slash, '/'). */
-static void url_escape(gg_buf *out, const char *s, int keep_slash)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
-            *p == '_' || *p == '.' || *p == '~' || (keep_slash && *p == '/'))
-            gg_buf_put(out, p, 1);
-        else
-            gg_buf_printf(out, "%%%02X", *p);
-    }
-}
-
 typedef struct hf_name {
     char org[256], repo[256], rev[256]; /* rev decoded: "refs/pr/1" */
     char path[4096];                    /* decoded; "" for a whole repo */
@@ -166,31 +153,6 @@ static int decode(const char *s, size_t n, char *out, size_t cap)
     }
     out[k] = 0;
     return 0;
-}
-
-/* A file's path in a repository, from the command line or a listing: plain
- * segments (no empty one, no "." or "..", no control character) ending in
- * .gguf. NULL, or what is wrong with it. */
-static const char *bad_path(const char *path)
-{
-    size_t n = strlen(path);
-    if (!n)
-        return "an empty path";
-    for (const char *p = path; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '\\')
-            return "a control character or a backslash in the path";
-    for (const char *seg = path; seg;) {
-        const char *end = strchr(seg, '/');
-        size_t k = end ? (size_t)(end - seg) : strlen(seg);
-        if (k == 0)
-            return "an empty segment in the path ('//')";
-        if ((k == 1 && seg[0] == '.') || (k == 2 && seg[0] == '.' && seg[1] == '.'))
-            return "a '.' or '..' segment in the path";
-        seg = end ? end + 1 : NULL;
-    }
-    if (n <= 5 || strcmp(path + n - 5, ".gguf"))
-        return "not a .gguf file";
-    return NULL;
 }
 
 #define SYNTAX "expected hf://ORG/REPO[@REVISION][/FILE.gguf] (a revision with slashes: @refs/pr/N, or %%2F for each '/')"
@@ -232,7 +194,7 @@ static int parse(const char *spec, hf_name *h, gg_err *e)
     if (n > 1) {
         if (decode(rest + 1, n - 1, h->path, sizeof h->path))
             return gg_fail(e, GG_E_INVAL, "%s: the path is too long", spec);
-        const char *why = bad_path(h->path);
+        const char *why = gg_bad_listed_path(h->path);
         if (why)
             return gg_fail(e, GG_E_INVAL, "%s: %s (" SYNTAX ")", spec, why);
     }
@@ -243,31 +205,18 @@ static char *resolve_url(const hub *hb, const hf_name *h, const char *path)
 {
     gg_buf b = {0};
     gg_buf_printf(&b, "%s/", hb->endpoint);
-    url_escape(&b, h->org, 0);
+    gg_url_escape(&b, h->org, 0);
     gg_buf_puts(&b, "/");
-    url_escape(&b, h->repo, 0);
+    gg_url_escape(&b, h->repo, 0);
     gg_buf_puts(&b, "/resolve/");
-    url_escape(&b, h->rev, 0); /* (refs/pr/1 as refs%2Fpr%2F1, as the hub's own client sends it) */
+    gg_url_escape(&b, h->rev, 0); /* (refs/pr/1 as refs%2Fpr%2F1, as the hub's own client sends it) */
     gg_buf_puts(&b, "/");
-    url_escape(&b, path, 1); /* (each segment once: bad_path() allows no "." or "..") */
+    gg_url_escape(&b, path, 1); /* (each segment once: gg_bad_listed_path() allows no "." or "..") */
     if (b.oom) {
         gg_buf_free(&b);
         return NULL;
     }
     return b.p;
-}
-
-static int is_gguf(const char *path)
-{
-    size_t n = strlen(path);
-    return n > 5 && !strcmp(path + n - 5, ".gguf");
-}
-
-/* A shard other than the first of a gguf-split set (NAME-0000K-of-0000N.gguf, K > 1). */
-static int later_shard(const char *path)
-{
-    int part;
-    return gg_shard_suffix(path, strlen(path), &part) >= 0 && part > 1;
 }
 
 /* One more model: path in the repo, or (refused != NULL) a listed path that is not mounted, and why. */
@@ -317,10 +266,10 @@ static int fetch_listing(gg_net *n, const hub *hb, const char *spec, const hf_na
             const cJSON *type = cJSON_GetObjectItemCaseSensitive(it, "type");
             const cJSON *path = cJSON_GetObjectItemCaseSensitive(it, "path");
             if (!cJSON_IsString(type) || strcmp(type->valuestring, "file") || !cJSON_IsString(path) ||
-                !is_gguf(path->valuestring) || later_shard(path->valuestring))
+                !gg_is_gguf_name(path->valuestring) || gg_later_shard(path->valuestring))
                 continue;
             /* A hostile listing must not send us elsewhere ("../../other/repo/x.gguf"). */
-            const char *why = bad_path(path->valuestring);
+            const char *why = gg_bad_listed_path(path->valuestring);
             if (why ? add_model(hb, h, path->valuestring, why, r, e) != 0
                     : (gg_buf_printf(paths, "%s\n", path->valuestring), paths->oom)) {
                 rc = gg_fail(e, GG_E_NOMEM, "out of memory");
@@ -340,11 +289,11 @@ static char *tree_url(const hub *hb, const hf_name *h)
 {
     gg_buf url = {0};
     gg_buf_printf(&url, "%s/api/models/", hb->endpoint);
-    url_escape(&url, h->org, 0);
+    gg_url_escape(&url, h->org, 0);
     gg_buf_puts(&url, "/");
-    url_escape(&url, h->repo, 0);
+    gg_url_escape(&url, h->repo, 0);
     gg_buf_puts(&url, "/tree/");
-    url_escape(&url, h->rev, 0);
+    gg_url_escape(&url, h->rev, 0);
     gg_buf_puts(&url, "?recursive=true&expand=false");
     if (url.oom) {
         gg_buf_free(&url);

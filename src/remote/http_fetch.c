@@ -128,6 +128,7 @@ gg_fetcher *gg_http_fetcher_new(gg_net *net, const char *url, const gg_net_polic
     }
     h->f.ops = &http_ops;
     h->f.extra_name = policy ? policy->extra_name : NULL;
+    h->f.content_addressed = policy && policy->content_addressed && policy->content_addressed(policy, url);
     h->net = net;
     h->policy = policy;
     pthread_mutex_init(&h->lock, NULL);

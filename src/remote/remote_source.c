@@ -19,10 +19,15 @@
  *
  * A sequential reader gets read-ahead: once a stream has read a block's
  * worth, the blocks of a window ahead of it are fetched by the net's
- * workers, a quarter of the window per GET, so several range GETs are in
- * flight; each time it has read a window's worth, the window doubles (8 MiB
- * up to 128 MiB). Random reads fetch only their blocks, and so does the
- * header parser (reads from byte 0 in doubling ranges). */
+ * workers in parts (a GET each: a quarter of the window, 8 MiB at most), so
+ * several range GETs are in flight (as many as the net has workers, 8),
+ * and the reader takes each block as soon as its part is in. The window
+ * starts at 8 MiB and doubles, up to 64 MiB, only while the reader has to
+ * wait for its blocks (at most once per window's worth read): a network
+ * that keeps up is followed with a few warm buffers, while fresh memory is
+ * slow to touch (on a virtual machine, slower than this loopback network).
+ * Random reads fetch only their blocks, and so does the header parser
+ * (reads from byte 0 in doubling ranges). */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -42,8 +47,8 @@
 #include "gguffs/source.h"
 
 #define WINDOW_MIN (8ull << 20)
-#define WINDOW_MAX (128ull << 20)
-#define CHUNK_MAX (8ull << 20) /* bytes per read-ahead GET */
+#define WINDOW_MAX (64ull << 20)
+#define CHUNK_MAX (8ull << 20) /* bytes per read-ahead GET: a part */
 #define STREAMS 4 /* sequential readers followed at once per source */
 #define FAILED_KEEP_MS 1000 /* a range that failed fails at once for this long */
 #define FAILED_RUNS 4       /* failed ranges remembered per source */
@@ -52,6 +57,7 @@ typedef struct stream {
     gg_ahead a;           /* in bytes (ahead.h) */
     uint64_t used;        /* for replacing the least recently used */
     int header;           /* from byte 0, each read where the last ended: the header parser */
+    int starved;          /* a read since the last advance waited for a block of the window */
 } stream;
 
 typedef struct failed_run {
@@ -113,6 +119,8 @@ static int same_object(remote_source *h, const gg_range *r, gg_err *e)
         snprintf(why, sizeof why, "size %" PRIu64 " -> %" PRIu64, h->s.size, r->total);
         return stale(h, e, why);
     }
+    if (h->f->content_addressed)
+        return 0; /* (named by its digest: nothing else can differ) */
     const gg_validator *a = &h->v, *b = &r->v;
     if (a->etag[0] && b->etag[0] && strcmp(a->etag, b->etag))
         return stale(h, e, "new ETag");
@@ -319,7 +327,7 @@ static void prefetch_job(void *net, void *obj, uint64_t b0, uint64_t b1)
 
 /* Follow sequential readers; ask for the blocks ahead of them. Returns the
  * stream this read continues (NULL: the header parser, or not yet a stream). */
-static const void *read_ahead(remote_source *h, uint64_t off, uint64_t n)
+static stream *read_ahead(remote_source *h, uint64_t off, uint64_t n)
 {
     /* Within a block past where it ended, or anywhere from where it
      * started; read-ahead once it read a block's worth; the window grows to
@@ -363,8 +371,9 @@ static const void *read_ahead(remote_source *h, uint64_t off, uint64_t n)
      * into more requests. */
     if (s->header)
         ap.earn_bytes = UINT64_MAX;
-    int earned = gg_ahead_advance(&s->a, &ap, off, n, h->s.size,
-                                  !atomic_load_explicit(&h->disk_fed, memory_order_relaxed), &first, &end);
+    int grow = s->starved && !atomic_load_explicit(&h->disk_fed, memory_order_relaxed);
+    s->starved = 0;
+    int earned = gg_ahead_advance(&s->a, &ap, off, n, h->s.size, grow, &first, &end);
     uint64_t chunk = s->a.window / 4 < CHUNK_MAX ? s->a.window / 4 : CHUNK_MAX;
     pthread_mutex_unlock(&h->lock);
     if (!earned)
@@ -394,8 +403,8 @@ static int remote_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *
      * reuses their buffers for the blocks ahead instead of touching fresh
      * memory, slow on a VM (a stream from a warm disk cache spent a third of
      * its time there). A block another reader comes back for stays. */
-    const void *reader = read_ahead(h, off, n);
-    int rc = 0;
+    stream *reader = read_ahead(h, off, n);
+    int rc = 0, waited = 0;
     for (uint64_t b = b0; b < b1 && rc == 0;) {
         /* Pin a run: ready blocks are copied as they come; blocks to fill
          * are gathered so that consecutive ones share one GET. */
@@ -403,12 +412,25 @@ static int remote_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *
         uint64_t c0 = 0, nclaimed = 0;
         for (; b < b1 && nclaimed < 64; b++) {
             int st;
-            gg_page *p = gg_cache_pin(h->cache, block_key(h, b), block_len(h, b), nclaimed ? GG_PIN_NOWAIT : 0, &st);
+            gg_page *p = gg_cache_pin(h->cache, block_key(h, b), block_len(h, b), GG_PIN_NOWAIT, &st);
             if (!p) {
                 rc = gg_fail(e, GG_E_NOMEM, "out of memory for a block");
                 break;
             }
+            if (st == GG_PIN_BUSY && !nclaimed) {
+                /* Its part is on its way: wait for it (a reader that waits
+                 * makes its stream's window grow). A failed part: pin it
+                 * again, to fetch it ourselves (or fail as it did). */
+                waited = 1;
+                if (gg_cache_wait(h->cache, p)) {
+                    gg_cache_unpin(h->cache, p);
+                    b--;
+                    continue;
+                }
+                st = GG_PIN_READY;
+            }
             if (st == GG_PIN_FILL) {
+                waited = 1;
                 if (!nclaimed)
                     c0 = b;
                 claimed[nclaimed++] = p;
@@ -438,6 +460,11 @@ static int remote_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *
                 memcpy((char *)buf + (a - off), (char *)gg_page_data(keep[k]) + (a - lo), z - a);
             gg_cache_release(h->cache, keep[k], reader);
         }
+    }
+    if (waited && reader) {
+        pthread_mutex_lock(&h->lock);
+        reader->starved = 1;
+        pthread_mutex_unlock(&h->lock);
     }
     return rc;
 }
@@ -482,7 +509,9 @@ static int set_identity(remote_source *h, const gg_validator *v)
 {
     h->v = *v;
     h->weak_etag[0] = 0;
-    if (!strncmp(v->etag, "W/", 2)) {
+    if (h->f->content_addressed) /* (its key names the bytes: no ETag to keep or send) */
+        h->v.etag[0] = h->v.last_modified[0] = h->v.extra[0] = 0;
+    if (!strncmp(h->v.etag, "W/", 2)) {
         snprintf(h->weak_etag, sizeof h->weak_etag, "%s", v->etag);
         h->v.etag[0] = 0;
     }
@@ -493,10 +522,10 @@ static int set_identity(remote_source *h, const gg_validator *v)
     return h->okey ? 0 : -1;
 }
 
-/* Can a change of the object on the server be seen? */
+/* Can a change of the object on the server be seen (or can it not change)? */
 static int has_validator(const remote_source *h)
 {
-    return h->v.etag[0] || h->weak_etag[0] || h->v.last_modified[0] || h->v.extra[0];
+    return h->f->content_addressed || h->v.etag[0] || h->weak_etag[0] || h->v.last_modified[0] || h->v.extra[0];
 }
 
 /* The meta line kept in the disk cache for offline opens. */

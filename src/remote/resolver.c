@@ -2,15 +2,21 @@
  * spec stands for (see resolver.h; a row's shape: scheme.h). */
 #include "scheme.h"
 
+#include <curl/curl.h>
+#include <strings.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gguffs/model.h"
 #include "gguffs/source.h"
 #include "hf.h"
+#include "ollama.h"
+#include "s3.h"
 
 /* One row per scheme. */
-static const gg_resolver *const table[] = {&gg_hf_resolver};
+static const gg_resolver *const table[] = {&gg_hf_resolver, &gg_s3_resolver, &gg_ollama_resolver};
 #define ROWS (sizeof table / sizeof *table)
 
 struct gg_schemes {
@@ -76,6 +82,8 @@ int gg_resolved_add(gg_resolved *r, const char *spec, const char *path, const ch
     m->spec = spec ? strdup(spec) : NULL;
     m->path = strdup(path);
     m->refused = refused ? strdup(refused) : NULL;
+    m->sides = NULL;
+    m->nsides = 0;
     if ((spec && !m->spec) || !m->path || (refused && !m->refused)) {
         free(m->spec);
         free(m->path);
@@ -112,12 +120,78 @@ int gg_resolve_spec(gg_net *n, const char *spec, gg_resolved *r, gg_err *e)
     return rc;
 }
 
+/* ---- shared by the rows (scheme.h) ---- */
+
+void gg_url_escape(gg_buf *out, const char *s, int keep_slash)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+            *p == '_' || *p == '.' || *p == '~' || (keep_slash && *p == '/'))
+            gg_buf_put(out, p, 1);
+        else
+            gg_buf_printf(out, "%%%02X", *p);
+    }
+}
+
+const char *gg_bad_listed_path(const char *path)
+{
+    size_t n = strlen(path);
+    if (!n)
+        return "an empty path";
+    for (const char *p = path; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '\\')
+            return "a control character or a backslash in the path";
+    for (const char *seg = path; seg;) {
+        const char *end = strchr(seg, '/');
+        size_t k = end ? (size_t)(end - seg) : strlen(seg);
+        if (k == 0)
+            return "an empty segment in the path ('//')";
+        if ((k == 1 && seg[0] == '.') || (k == 2 && seg[0] == '.' && seg[1] == '.'))
+            return "a '.' or '..' segment in the path";
+        seg = end ? end + 1 : NULL;
+    }
+    if (n <= 5 || strcmp(path + n - 5, ".gguf"))
+        return "not a .gguf file";
+    return NULL;
+}
+
+int gg_is_gguf_name(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 5 && !strcmp(path + n - 5, ".gguf");
+}
+
+int gg_later_shard(const char *path)
+{
+    int part;
+    return gg_shard_suffix(path, strlen(path), &part) >= 0 && part > 1;
+}
+
+
+const char *gg_endpoint_refused(const char *url)
+{
+    if (gg_spec_kind_of(url) != GG_SPEC_URL)
+        return "not an http:// or https:// URL";
+    if (!strncmp(url, "https://", 8))
+        return NULL;
+    CURLU *u = curl_url();
+    char *host = NULL;
+    int local = 0;
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host)
+        local = !strncmp(host, "127.", 4) || !strcasecmp(host, "localhost") || !strcmp(host, "[::1]");
+    curl_free(host);
+    curl_url_cleanup(u);
+    return local ? NULL : "http:// only to this machine (127.0.0.1, localhost, [::1]); https:// elsewhere";
+}
+
 void gg_resolved_free(gg_resolved *r)
 {
     for (int i = 0; i < r->count; i++) {
         free(r->models[i].spec);
         free(r->models[i].path);
         free(r->models[i].refused);
+        gg_side_specs_free(r->models[i].sides, r->models[i].nsides);
     }
     free(r->models);
     memset(r, 0, sizeof *r);

@@ -8,6 +8,7 @@
 #ifndef GGUFFS_REMOTE_SCHEME_H
 #define GGUFFS_REMOTE_SCHEME_H
 
+#include "gguffs/buf.h"
 #include "gguffs/error.h"
 #include "gguffs/net.h"
 #include "gguffs/resolver.h"
@@ -28,6 +29,24 @@ typedef struct gg_resolver {
 /* One more model for r: spec to open, or (refused != NULL) a listed entry
  * not mounted, and why. 0, or -1 (out of memory) with *e set. */
 int gg_resolved_add(gg_resolved *r, const char *spec, const char *path, const char *refused, gg_err *e);
+
+/* What the rows share for names and listings (resolver.c):
+ * s percent-encoded for a URL (unreserved characters kept, and '/' if
+ * keep_slash), as S3's SigV4 and the hub want it; */
+void gg_url_escape(gg_buf *out, const char *s, int keep_slash);
+/* a path of a model in a collection (a repository, a bucket's prefix), given
+ * or listed: plain segments (no empty one, no "." or "..", no control
+ * character or backslash) ending in .gguf; NULL, or what is wrong with it;
+ * a listing mounts a split set once, by its first shard: */
+const char *gg_bad_listed_path(const char *path);
+int gg_is_gguf_name(const char *path);
+int gg_later_shard(const char *path); /* NAME-0000K-of-0000N.gguf, K > 1 */
+
+/* An endpoint a row is told to use (-o s3_endpoint=, -o ollama_registry=):
+ * NULL if fine, else why not: not an http(s) URL, or http to a host that is
+ * not this machine (loopback: 127.0.0.0/8, ::1, localhost), where a
+ * signature, a session token or a model would cross a network in clear. */
+const char *gg_endpoint_refused(const char *url);
 
 /* The rows' states for one net (gg_net_new makes them: gg_net_schemes()). */
 typedef struct gg_schemes gg_schemes;

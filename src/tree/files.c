@@ -113,6 +113,15 @@ static int info_json(gg_mtree *t, uint64_t tensor, gg_buf *out, gg_err *e)
     return 0;
 }
 
+/* A side file (an Ollama layer: template, params, ...): its bytes. */
+static int side_text(gg_mtree *t, uint64_t side, gg_buf *out, gg_err *e)
+{
+    gg_buf_put(out, t->m->sides[side].bytes, t->m->sides[side].len);
+    return 0;
+}
+
+static uint64_t side_bound(const gg_mtree *t, uint64_t side) { return t->m->sides[side].len; }
+
 static int as_why(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
 {
     gg_as_why(t->m, out);
@@ -376,6 +385,7 @@ const gg_file_kind gg_files[] = {
     {TENSOR("stats"), TEXT(stats, NULL), .fixed_size = GG_STATS_BYTES, .flags = GG_FF_CHECK, .present = decodable},
 
     {.scope = GG_FK_KV, TEXT(kv_text, kv_bound)},
+    {.scope = GG_FK_SIDE, TEXT(side_text, side_bound)},
 
     /* vs/<ref>/: this model against ref; its files read this model's
      * tensors (and ref's) through a comparison (compare.h), whose "view"

@@ -126,11 +126,11 @@ int gg_mtree_build_blocks(gg_mtree *t, uint32_t blocks_dir)
     return rc;
 }
 
-/* The row of a scope's KV files. */
-static size_t kv_row(void)
+/* The row of a scope's files named by their data (KV files, side files). */
+static size_t scope_row(gg_fscope scope)
 {
     for (size_t k = 0; k < gg_n_files; k++)
-        if (gg_files[k].scope == GG_FK_KV)
+        if (gg_files[k].scope == scope)
             return k;
     return 0;
 }
@@ -140,7 +140,7 @@ int gg_mtree_build_kvs(gg_mtree *t, uint32_t meta_dir)
 {
     const gg_model *m = t->m;
     uint32_t kv0 = t->n;
-    size_t row = kv_row();
+    size_t row = scope_row(GG_FK_KV);
     for (uint64_t i = 0; i < m->f->n_kv; i++) {
         const gg_kv *kv = &m->f->kv[i];
         if (add_node(t, gg_name_escape(gg_str_ptr(m->f, kv->key), kv->key.len), meta_dir, GG_C_FILE, row, i))
@@ -167,7 +167,14 @@ static int add_rows(gg_mtree *t, uint32_t dir, gg_fscope scope, uint64_t arg)
         if (row_here(t, k, scope, arg) &&
             add_node(t, strdup(gg_files[k].name), dir, gg_files[k].shape == GG_FS_DIR ? GG_C_DIR : GG_C_FILE, k, arg))
             return -1;
+    /* a model's root: then its side files (an Ollama model's template, params, ...) */
+    for (uint32_t i = 0; scope == GG_FK_MODEL && i < t->m->nsides; i++)
+        if (add_node(t, gg_name_escape(t->m->sides[i].name, strlen(t->m->sides[i].name)), dir, GG_C_FILE,
+                     scope_row(GG_FK_SIDE), i))
+            return -1;
     set_children(t, dir, first);
+    if (scope == GG_FK_MODEL && t->m->nsides && unique_children(t, dir))
+        return -1;
     uint32_t end = t->n;
     for (uint32_t i = first; i < end; i++) {
         const gg_file_kind *k = &gg_files[t->nodes[i].file];

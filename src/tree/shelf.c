@@ -350,6 +350,12 @@ gg_shelf *gg_shelf_new(const gg_open_opts *o, gg_err *e)
 
 int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *opened, gg_err *e)
 {
+    return gg_shelf_add_sides(s, name, spec, opened, NULL, 0, e);
+}
+
+int gg_shelf_add_sides(gg_shelf *s, const char *name, const char *spec, gg_model *opened, const gg_side_spec *sides,
+                       int nsides, gg_err *e)
+{
     char *copy = strdup(name);
     char *comps[64];
     int nc = 0;
@@ -358,8 +364,8 @@ int gg_shelf_add(gg_shelf *s, const char *name, const char *spec, gg_model *open
             comps[nc++] = c;
     pthread_rwlock_wrlock(&s->lock);
     gg_entry *en = copy ? shelf_new_entry(s, -1, NULL, comps, nc, spec) : NULL;
-    int rc = en ? 0 : -1;
-    if (en) {
+    int rc = en ? gg_side_specs_copy(&en->sides, &en->nsides, sides, nsides) : -1;
+    if (en && rc == 0) {
         en->model = opened;
         en->checked = opened != NULL;
         en->size = opened ? opened->size : 0;
@@ -389,6 +395,7 @@ static void free_entry(gg_entry *en)
     free(en->comps);
     free(en->key);
     free(en->spec);
+    gg_side_specs_free(en->sides, en->nsides);
     free(en->error);
     free(en->first_id);
     pthread_mutex_destroy(&en->mu);

@@ -86,7 +86,7 @@ static int open_model(gg_shelf *s, gg_entry *en, gg_err *e)
     gg_model *m = calloc(1, sizeof *m);
     if (!m)
         return gg_fail(e, GG_E_NOMEM, "out of memory");
-    if (gg_model_open(m, en->spec, &s->oo, e)) {
+    if (gg_model_open(m, en->spec, &s->oo, e) || gg_model_load_sides(m, en->sides, en->nsides, &s->oo, e)) {
         gg_model_close(m);
         free(m);
         return -1;

@@ -51,6 +51,8 @@ struct gg_entry {
     char **comps;     /* its name */
     int ncomps;
     char *spec;
+    gg_side_spec *sides; /* files shown beside the model, loaded when it is opened */
+    int nsides;
     int state;        /* E_* (lock) */
     uint32_t node;    /* its folder node while visible (lock) */
     dev_t dev;        /* the file when last seen */

@@ -218,6 +218,7 @@ static void add_found(rescan_pass *p, gg_entry *old, gg_found *f)
         p->seen[ne->id - 1] = 1;
     }
     remember(ne, f);
+    gg_side_specs_copy(&ne->sides, &ne->nsides, f->sides, f->nsides); /* (none, out of memory) */
     ne->changed = p->initial ? (struct timespec){0} : p->now;
     if (f->error) {
         found_error(s, ne, f);

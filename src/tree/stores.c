@@ -32,6 +32,7 @@ static void found_clear(gg_found *f)
     free(f->comps);
     free(f->spec);
     free(f->error);
+    gg_side_specs_free(f->sides, f->nsides);
 }
 
 void gg_found_free(gg_found *f, size_t n)
@@ -286,6 +287,49 @@ static void ollama_layer(list *l, cJSON *m, const char *path, const char *blobs,
         add(l, key, blob, ncomps, comps);
 }
 
+/* The small layers of an Ollama model, shown beside it as files named
+ * after them (the same for an ollama:// name: src/remote/ollama.c). */
+static const char *const side_layers[] = {"template", "system", "params", "license"};
+
+/* Each small layer of the manifest as a side file of f (its blob, size and
+ * digest; a layer of another digest form is left out). */
+static void ollama_sides(list *l, gg_found *f, cJSON *m, const char *blobs)
+{
+    cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(m, "layers"))
+    {
+        const cJSON *mt = cJSON_GetObjectItemCaseSensitive(it, "mediaType");
+        const cJSON *dg = cJSON_GetObjectItemCaseSensitive(it, "digest");
+        const cJSON *sz = cJSON_GetObjectItemCaseSensitive(it, "size");
+        const char *d = cJSON_IsString(dg) ? dg->valuestring : "";
+        if (!cJSON_IsString(mt) || strncmp(mt->valuestring, "application/vnd.ollama.image.", 29) ||
+            !cJSON_IsNumber(sz) || sz->valuedouble < 0 || strncmp(d, "sha256:", 7) || strlen(d + 7) != 64 ||
+            strspn(d + 7, "0123456789abcdef") != 64)
+            continue;
+        size_t k = 0;
+        while (k < sizeof side_layers / sizeof *side_layers && strcmp(mt->valuestring + 29, side_layers[k]))
+            k++;
+        gg_side_spec *v = k < sizeof side_layers / sizeof *side_layers
+                              ? realloc(f->sides, (size_t)(f->nsides + 1) * sizeof *v)
+                              : NULL;
+        if (!v) {
+            l->oom |= k < sizeof side_layers / sizeof *side_layers;
+            continue;
+        }
+        f->sides = v;
+        gg_side_spec *sp = &v[f->nsides];
+        memset(sp, 0, sizeof *sp);
+        sp->name = strdup(side_layers[k]);
+        if (asprintf(&sp->spec, "%s/sha256-%s", blobs, d + 7) < 0)
+            sp->spec = NULL;
+        sp->size = (uint64_t)sz->valuedouble;
+        memcpy(sp->sha256, d + 7, 65);
+        f->nsides++;
+        if (!sp->name || !sp->spec)
+            l->oom = 1;
+    }
+}
+
 static void ollama_manifest(list *l, const char *dir, const char *mroot, const char *rel)
 {
     /* rel is HOST/NS/MODEL/TAG */
@@ -326,7 +370,10 @@ static void ollama_manifest(list *l, const char *dir, const char *mroot, const c
     if (nc || strcmp(c[1], "library"))
         comps[nc++] = c[1];
     comps[nc++] = tagged;
+    size_t at = l->n;
     ollama_layer(l, m, path, blobs, "application/vnd.ollama.image.model", "model", key, nc, comps);
+    if (l->n > at && !l->v[at].error)
+        ollama_sides(l, &l->v[at], m, blobs);
     snprintf(ptagged, sizeof ptagged, "%s.projector", tagged);
     comps[nc - 1] = ptagged;
     char pkey[8400];

@@ -10,7 +10,9 @@
  *           registry.ollama.ai), NS/MODEL:TAG (another namespace) or
  *           HOST/NS/MODEL:TAG (another registry), nested like the HF
  *           cache's names; a projector layer is shown beside it as
- *           MODEL:TAG.projector. A manifest that is not JSON, names a digest
+ *           MODEL:TAG.projector; its template, system, params and license
+ *           layers are side files of the model, named so (model.h). A
+ *           manifest that is not JSON, names a digest
  *           that is not sha256 hex, or a blob that is missing is found as
  *           an error (its path is the manifest's)
  *   hf      models--ORG--NAME/snapshots/REV/PATH.gguf (symbolic links into
@@ -25,6 +27,7 @@
 #include <time.h>
 
 #include "gguffs/error.h"
+#include "gguffs/model.h"
 #include "gguffs/store.h"
 
 typedef struct gg_found {
@@ -39,6 +42,8 @@ typedef struct gg_found {
     int incomplete; /* a split set with a shard missing: it cannot open */
     char *error;    /* not a model but why this place holds none (spec: the
                      * file at fault, e.g. an Ollama manifest), or NULL */
+    gg_side_spec *sides; /* files to show beside it: an Ollama model's template, system, params, license */
+    int nsides;
 } gg_found;
 
 /* Every model of the folder. Returns 0 with *found (free with

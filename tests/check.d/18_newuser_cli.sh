@@ -316,12 +316,13 @@ PY
 unmount "$M"
 
 # --- a name of a scheme nobody resolves (issue 19's one "is it a URL" test):
-# refused naming the scheme, not looked for as a local file "s3:/...".
-"$GGUFFS" s3://bucket/m.gguf "$M" 2> "$TMP/err"
+# refused naming the scheme, not looked for as a local file "gs:/...".
+"$GGUFFS" gs://bucket/m.gguf "$M" 2> "$TMP/err"
 rc=$?
-check "s3://...: usage error (2), got $rc" test "$rc" = 2
-check "s3://...: the scheme named" grep -q "^gguffs: s3: no source for this scheme" "$TMP/err"
-"$GGUFFS" --dump ollama://library/m 2> "$TMP/err" > /dev/null
-check "--dump ollama://...: the scheme named" grep -q "^gguffs: ollama: no source for this scheme" "$TMP/err"
+check "gs://...: usage error (2), got $rc" test "$rc" = 2
+check "gs://...: the scheme named, and those there are" \
+    grep -q "^gguffs: gs: no source for this scheme (http:// and https:// URLs, hf://, s3:// and ollama:// names)" "$TMP/err"
+"$GGUFFS" --dump az://library/m 2> "$TMP/err" > /dev/null
+check "--dump az://...: the scheme named" grep -q "^gguffs: az: no source for this scheme" "$TMP/err"
 
 finish 18_newuser_cli

@@ -172,7 +172,12 @@ fi
 touch -d '2003-03-03' "$W/data-v1.gguf"
 if mount_model "$M" "$U/data-v1.gguf" "${OPTS[@]}"; then
     check "new version on the server: the new bytes, not the cached old ones" test "$(all "$M" "$W/data-v1.gguf")" = "ok=8 "
-    check "new version: nothing from the disk cache" test "$(stat_of "$M" net_disk_cache_hits)" = 0
+    # (a block of the new version that the mount wrote itself and the
+    # memory cache let go may come back from the disk: the old version's
+    # blocks, all there, would have made the bytes above wrong)
+    hits=$(stat_of "$M" net_disk_cache_hits) writes=$(stat_of "$M" net_disk_cache_writes)
+    check "new version: from the disk cache only blocks of its own ($hits hits, $writes written)" \
+        test "$hits" -le "$writes"
     unmount "$M"
 fi
 

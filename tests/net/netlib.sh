@@ -45,7 +45,7 @@ net_cleanup() {
 }
 trap 'net_cleanup; cleanup' EXIT
 
-# net_start start|start-hf ROOTDIR STATEDIR [--cdn-url URL]: starts nginx
+# net_start start|start-hf|start-ollama ROOTDIR STATEDIR [--cdn-url URL]: starts nginx
 # (see servers.sh), registered for stop at exit. Read STATEDIR/env after it.
 net_start() {
     NET_STATES="$NET_STATES $3"
@@ -141,4 +141,67 @@ net_hdr() {
         /^HTTP\// { v = "" }
         { i = index($0, ":"); if (i && tolower(substr($0, 1, i - 1)) == n) { v = substr($0, i + 1); sub(/^[ \t]+/, "", v) } }
         END { print v }'
+}
+
+# net_moto_python: a Python that has moto and boto3 (the machine image's:
+# `python3` on PATH, else pyenv's), printed; or a message and failure.
+# Debian has no python3-moto; tests/deps.sh checks for it too.
+net_moto_python() {
+    local p
+    for p in "${MOTO_PYTHON:-}" "$(command -v python3)" /root/.pyenv/shims/python3 "$HOME"/.pyenv/shims/python3 \
+        /root/.pyenv/versions/*/bin/python3; do
+        [ -n "$p" ] && [ -x "$p" ] && "$p" -c 'import moto, boto3, botocore' 2>/dev/null && { echo "$p"; return 0; }
+    done
+    echo "no Python with moto and boto3 (the machine image's python3 has them; set MOTO_PYTHON)" >&2
+    return 1
+}
+
+# net_moto VAR [COUNT]: starts moto_server (an S3 in memory) on a free port
+# of 127.0.0.1; sets $VAR (port) and ${VAR}_PID. Without COUNT its own
+# signature checks are off (tests/net/s3gate.py says why); with COUNT it
+# runs with INITIAL_NO_AUTH_ACTION_COUNT=COUNT: the first COUNT actions go
+# unchecked, and every later one must be signed by a key of one of its IAM
+# users (or sessions) and allowed by their policies (s3store.py checked).
+# Its request log is $TMP/moto-VAR.out. Needs $MOTO_PY (net_moto_python).
+net_moto() {
+    local var=$1 count=${2:-inf} port pid
+    for _ in 1 2 3; do
+        port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+        INITIAL_NO_AUTH_ACTION_COUNT=$count "$MOTO_PY" -m moto.server -H 127.0.0.1 -p "$port" </dev/null \
+            >>"$TMP/moto-$var.out" 2>&1 &
+        pid=$!
+        NET_PIDS="$NET_PIDS $pid"
+        for _ in $(seq 1 300); do
+            curl -s --noproxy '*' -m 1 -o /dev/null "http://127.0.0.1:$port/moto-api/" && break
+            net_alive "$pid" || break
+            sleep 0.1
+        done
+        if net_alive "$pid" && curl -s --noproxy '*' -m 1 -o /dev/null "http://127.0.0.1:$port/moto-api/"; then
+            eval "$var=$port; ${var}_PID=$pid"
+            return 0
+        fi
+        net_proxy_stop "$pid"
+    done
+    echo "moto_server did not start:" >&2
+    cat "$TMP/moto-$var.out" >&2
+    return 1
+}
+
+# net_s3gate VAR UPSTREAM_PORT CREDS: starts tests/net/s3gate.py (checks every
+# request's SigV4 signature, then forwards to the S3 server); sets $VAR (port)
+# and ${VAR}_PID; its JSON-lines log is $TMP/s3gate-VAR.log.
+net_s3gate() {
+    local var=$1 pf=$TMP/s3gate-$1.port pid
+    rm -f "$pf"
+    "$MOTO_PY" "$NET/s3gate.py" --upstream "127.0.0.1:$2" --creds "$3" --port-file "$pf" \
+        --log "$TMP/s3gate-$var.log" </dev/null >>"$TMP/s3gate-$var.out" 2>&1 &
+    pid=$!
+    NET_PIDS="$NET_PIDS $pid"
+    for _ in $(seq 1 200); do
+        [ -s "$pf" ] && break
+        net_alive "$pid" || break
+        sleep 0.05
+    done
+    [ -s "$pf" ] || { echo "s3gate did not start:" >&2; cat "$TMP/s3gate-$var.out" >&2; return 1; }
+    eval "$var=\$(cat \"\$pf\"); ${var}_PID=$pid"
 }

@@ -3,6 +3,7 @@
 
     servers.py start    ROOTDIR STATEDIR
     servers.py start-hf ROOTDIR STATEDIR [--cdn-url URL]
+    servers.py start-ollama ROOTDIR STATEDIR [--cdn-url URL]
     servers.py stop     STATEDIR
 
 Everything listens on 127.0.0.1 only, at free ports picked at run time.
@@ -468,6 +469,66 @@ def start_hf(root, state, cdn_url=None):
     return full
 
 
+# ------------------------------------------------------------ Ollama registry
+
+def ollama_conf(root, cdn_http):
+    """(http-level, server-level) nginx config of the registry emulation: ROOTDIR
+    is an Ollama store (ollama_store.py) whose registry.ollama.ai manifests it
+    serves; blobs redirect (307) to the CDN, which serves ROOTDIR/blobs/."""
+    man = os.path.join(root, "manifests", "registry.ollama.ai")
+    http = """
+    map $http_user_agent $ollama_old { ~^ollama/ 0; default 1; }
+"""
+    server = f"""
+        default_type application/json;
+        # The registry answers 412 to a client that is not Ollama (or too old).
+        if ($ollama_old) {{
+            return 412 '{{"errors":[{{"code":"PRECONDITION_FAILED","message":"this model requires a newer version of Ollama"}}]}}\n';
+        }}
+        location ~ ^/v2/(?<o_ns>[^/]+)/(?<o_model>[^/]+)/manifests/(?<o_tag>[^/]+)$ {{
+            root {nq(man)};
+            default_type application/vnd.docker.distribution.manifest.v2+json;
+            try_files /$o_ns/$o_model/$o_tag @o_unknown;
+        }}
+        location @o_unknown {{
+            default_type application/json;
+            return 404 '{{"errors":[{{"code":"MANIFEST_UNKNOWN","message":"manifest unknown"}}]}}\n';
+        }}
+        location ~ "^/v2/[^/]+/[^/]+/blobs/sha256:(?<o_hex>[0-9a-f]{{64}})$" {{
+            if (!-f "{nq(os.path.join(root, "blobs"))[1:-1]}/sha256-$o_hex") {{
+                return 404 '{{"errors":[{{"code":"BLOB_UNKNOWN","message":"blob unknown to registry"}}]}}\n';
+            }}
+            return 307 {cdn_http}/blobs/sha256-$o_hex;
+        }}
+        location / {{ return 404 '{{"errors":[{{"code":"NOT_FOUND","message":"not found"}}]}}\n'; }}
+"""
+    return http, server
+
+
+def start_ollama(root, state, cdn_url=None):
+    tls = os.path.join(state, "tls")
+    make_certs(tls)
+    env = {}
+    if cdn_url is None:
+        cdn_state = os.path.join(state, "cdn")
+        cpid, chp, csp = start_nginx(cdn_state, root, tls, server_extra_fn=lambda h, s: "        location / { }\n")
+        env.update(plain_env(root, cdn_state, tls, cpid, chp, csp, prefix="CDN_"))
+        env["CDN_PORT"] = chp
+        cdn_url = "http://127.0.0.1:%d" % chp
+    env["CDN_URL"] = cdn_url.rstrip("/")
+    http, server = ollama_conf(root, env["CDN_URL"])
+    try:
+        pid, hp, sp = start_nginx(state, root, tls, http_extra=http, server_extra_fn=lambda h, s: server)
+    except SystemExit:
+        if "CDN_PID" in env:
+            stop_nginx(os.path.join(state, "cdn"))
+        raise
+    full = plain_env(root, state, tls, pid, hp, sp)
+    full.update(env)
+    write_env(state, full)
+    return full
+
+
 def main(argv):
     if len(argv) >= 3 and argv[0] == "start" and len(argv) == 3:
         start_plain(os.path.abspath(argv[1]), os.path.abspath(argv[2]))
@@ -479,6 +540,11 @@ def main(argv):
         elif rest:
             die("usage: start-hf ROOTDIR STATEDIR [--cdn-url URL]")
         start_hf(os.path.abspath(argv[1]), os.path.abspath(argv[2]), cdn)
+    elif len(argv) >= 3 and argv[0] == "start-ollama":
+        rest = argv[3:]
+        if rest and not (rest[:1] == ["--cdn-url"] and len(rest) == 2):
+            die("usage: start-ollama ROOTDIR STATEDIR [--cdn-url URL]")
+        start_ollama(os.path.abspath(argv[1]), os.path.abspath(argv[2]), rest[1] if rest else None)
     elif len(argv) == 2 and argv[0] == "stop":
         state = os.path.abspath(argv[1])
         ok = stop_nginx(state)

@@ -3,5 +3,6 @@
 # tests (see README.md beside this file).
 #   servers.sh start    ROOTDIR STATEDIR                  -> STATEDIR/env
 #   servers.sh start-hf ROOTDIR STATEDIR [--cdn-url URL]  -> STATEDIR/env
+#   servers.sh start-ollama ROOTDIR STATEDIR [--cdn-url URL]  -> STATEDIR/env
 #   servers.sh stop     STATEDIR
 exec "${PYTHON:-/usr/bin/python3}" "$(dirname "$0")/servers.py" "$@"
