@@ -49,6 +49,9 @@ bench_cleanup() {
 }
 
 now() { date +%s%N; }
+# CPU time used by every process on the machine so far (ms): the proxy,
+# nginx and the reader share the CPUs with the daemon.
+busy() { awk '/^cpu / { print ($2 + $3 + $4 + $7 + $8) * 10 }' /proc/stat; }
 ms() { echo $(( ($2 - $1) / 1000000 )); }
 stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$M/.stats"; }
 R=$D/results
@@ -130,16 +133,20 @@ for run in $(seq "$RUNS"); do
         bin=$GGUFFS
         [ $tag = base ] && bin=$GGUFFS_BASE
         "$bin" "$PU/q4k.gguf" "$M"
+        c0=$(busy)
         t0=$(now)
         dd if="$M/tensors/q4k/raw" of=/dev/null bs=1M 2>/dev/null
         t1=$(now)
         put "s_raw_$tag" "$(ms "$t0" "$t1")"
+        put "cpu_raw_$tag" $(($(busy) - c0))
         umnt
         "$bin" "$PU/q4k.gguf" "$M"
+        c0=$(busy)
         t0=$(now)
         dd if="$M/tensors/q4k/f32" of=/dev/null bs=1M 2>/dev/null
         t1=$(now)
         put "s_f32_$tag" "$(ms "$t0" "$t1")"
+        put "cpu_f32_$tag" $(($(busy) - c0))
         umnt
         rm -rf "$D/cache"
         "$bin" "$PU/q4k.gguf" "$M" -o cache_dir="$D/cache" && dd if="$M/tensors/q4k/raw" of=/dev/null bs=1M 2>/dev/null
@@ -151,12 +158,16 @@ for run in $(seq "$RUNS"); do
         put "s_warm_$tag" "$(ms "$t0" "$t1")"
         umnt
     done
+    c0=$(busy)
     put s_curl "$(curl_ms "$QOFF-$((QOFF + QLEN - 1))" q4k.gguf)"
+    put cpu_curl $(($(busy) - c0))
     "$GGUFFS" "$D/www/q4k.gguf" "$M"
+    c0=$(busy)
     t0=$(now)
     dd if="$M/tensors/q4k/f32" of=/dev/null bs=1M 2>/dev/null
     t1=$(now)
     put s_local "$(ms "$t0" "$t1")"
+    put cpu_local $(($(busy) - c0))
     umnt
     # warm disk cache (20 ms) against the local file
     latency 20
@@ -225,3 +236,9 @@ row() { # row NAME KEY BASELINE_KEY AIM [inverse]
 row "raw 151 MB: time / curl of the bytes ($(medv s_curl) ms)" raw s_curl "<= 1.15"
 row "f32 1 GiB: time / local mount's ($(medv s_local) ms)" f32 s_local "<= 1.25"
 row "f32, warm cache_dir: local mount's speed / it" warm s_local ">= 0.90" inverse
+# What the CPUs did meanwhile (all processes: on a small machine the proxy
+# and nginx compete with the daemon; busy / CPUs bounds a stream's time).
+printf "%-44s %8s %8s   (%s CPUs: a stream takes at least busy / %s)\n" "CPU busy, all processes (ms)" \
+    "" "" "$(nproc)" "$(nproc)"
+printf "%-44s %8s\n" "   curl of the raw bytes" "$(medv cpu_curl)" "   raw stream" "$(medv cpu_raw_new)" \
+    "   f32 stream, local mount" "$(medv cpu_local)" "   f32 stream, +20 ms" "$(medv cpu_f32_new)"
