@@ -465,7 +465,9 @@ static int generate(gg_mtree *t, uint32_t i, gg_buf *out, gg_err *e)
     if ((k->bound ? k->bound(t, n->arg) : 4096) > MAX_TEXT)
         return gg_fail(e, GG_E_TOOBIG, "%s: %s would be more than %llu MiB of text", t->m->path, n->name,
                        MAX_TEXT >> 20);
-    if (k->text(t, n->arg, out, e)) {
+    if (k->render)
+        k->render(t->m, out);
+    else if (k->text(t, n->arg, out, e)) {
         /* (a text made from tensor data: stats) */
         if (e && e->code == GG_E_STALE)
             forget_model(t);
