@@ -488,18 +488,31 @@ int tree_vs_listxattr(gg_tree *t, gg_ino ino, char *list, size_t cap, gg_err *e)
 
 /* ---- the shelf changed ---- */
 
+/* The records there are now, and a copy of one: the lock is taken for each
+ * alone, so the kernel is told of changes with it released. */
+static uint32_t recs_now(tree_vs *v)
+{
+    pthread_mutex_lock(&v->lock);
+    uint32_t n = v->n;
+    pthread_mutex_unlock(&v->lock);
+    return n;
+}
+
+static vs_rec rec_copy(tree_vs *v, uint32_t i)
+{
+    pthread_mutex_lock(&v->lock);
+    vs_rec r = *v->rec[i];
+    pthread_mutex_unlock(&v->lock);
+    return r;
+}
+
 void tree_vs_note(gg_tree *t, uint32_t dir, const char *name)
 {
     if (!t->inval_entry || !t->vs)
         return;
-    tree_vs *v = t->vs;
-    pthread_mutex_lock(&v->lock);
-    uint32_t n = v->n;
-    pthread_mutex_unlock(&v->lock);
+    uint32_t n = recs_now(t->vs);
     for (uint32_t i = 0; i < n; i++) {
-        pthread_mutex_lock(&v->lock);
-        vs_rec r = *v->rec[i];
-        pthread_mutex_unlock(&v->lock);
+        vs_rec r = rec_copy(t->vs, i);
         if (!r.b && r.snode == dir)
             t->inval_entry(t->inval_arg, r.self, name);
     }
@@ -509,14 +522,9 @@ void tree_vs_changed(gg_tree *t, uint32_t id)
 {
     if (!t->inval_inode || !t->vs)
         return;
-    tree_vs *v = t->vs;
-    pthread_mutex_lock(&v->lock);
-    uint32_t n = v->n;
-    pthread_mutex_unlock(&v->lock);
+    uint32_t n = recs_now(t->vs);
     for (uint32_t i = 0; i < n; i++) {
-        pthread_mutex_lock(&v->lock);
-        vs_rec r = *v->rec[i];
-        pthread_mutex_unlock(&v->lock);
+        vs_rec r = rec_copy(t->vs, i);
         if (r.b && (r.a == id || r.b == id))
             for (uint32_t k = 1; k < r.nodes; k++)
                 t->inval_inode(t->inval_arg, ino_of(VS_BASE + i, k));
