@@ -158,24 +158,11 @@ static void why(builder *b, const char *fmt, ...)
     free(s);
 }
 
-static int grow(void **a, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 64;
-    void *q = realloc(*a, nc * size);
-    if (!q)
-        return -1;
-    *a = q;
-    *cap = nc;
-    return 0;
-}
-
 /* A new HF tensor of shape dims (HF order); its pieces follow. */
 static gg_hf_tensor *add_tensor(builder *b, char *name, uint32_t n_dims, uint64_t d0, uint64_t d1)
 {
     gg_hf_plan *p = b->p;
-    if (!name || grow((void **)&p->t, &b->cap_t, p->nt, sizeof *p->t)) {
+    if (!name || gg_grow((void **)&p->t, &b->cap_t, p->nt, sizeof *p->t, 64)) {
         free(name);
         b->oom = 1;
         return NULL;
@@ -195,7 +182,7 @@ static void add_piece(builder *b, gg_hf_tensor *t, uint64_t tensor, uint64_t fro
                       uint64_t stride, gg_hf_xform x)
 {
     gg_hf_plan *p = b->p;
-    if (!t || grow((void **)&p->p, &b->cap_p, p->np, sizeof *p->p)) {
+    if (!t || gg_grow((void **)&p->p, &b->cap_p, p->np, sizeof *p->p, 64)) {
         b->oom = 1;
         return;
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "gguffs/buf.h"
 #include "gguffs/names.h"
 #include "gguffs/render.h"
 
@@ -17,15 +18,9 @@ static int add_node(gg_mtree *t, char *name, uint32_t parent, gg_content c, size
 {
     if (!name)
         return -1;
-    if (t->n == t->cap) {
-        uint32_t nc = t->cap ? t->cap * 2 : 256;
-        gg_node *p = realloc(t->nodes, nc * sizeof *p);
-        if (!p) {
-            free(name);
-            return -1;
-        }
-        t->nodes = p;
-        t->cap = nc;
+    if (gg_grow((void **)&t->nodes, &t->cap, t->n, sizeof *t->nodes, 256)) {
+        free(name);
+        return -1;
     }
     gg_node *n = &t->nodes[t->n];
     memset(n, 0, sizeof *n);

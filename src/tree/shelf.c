@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gguffs/buf.h"
 #include "gguffs/names.h"
 #include "shelf_int.h"
 
@@ -15,14 +16,8 @@
 
 static int new_node(gg_shelf *s, const char *name, uint32_t parent, gg_snode kind, uint32_t *out)
 {
-    if (s->n == s->cap) {
-        uint32_t nc = s->cap ? s->cap * 2 : 64;
-        snode *p = realloc(s->nodes, nc * sizeof *p);
-        if (!p)
-            return -1;
-        s->nodes = p;
-        s->cap = nc;
-    }
+    if (gg_grow((void **)&s->nodes, &s->cap, s->n, sizeof *s->nodes, 64))
+        return -1;
     snode *nd = &s->nodes[s->n];
     memset(nd, 0, sizeof *nd);
     nd->name = strdup(name);
@@ -292,14 +287,8 @@ int shelf_take_place(gg_shelf *s, gg_entry *en)
 
 gg_entry *shelf_new_entry(gg_shelf *s, int src, const char *key, char **comps, int ncomps, const char *spec)
 {
-    if (s->nent == s->capent) {
-        uint32_t nc = s->capent ? s->capent * 2 : 64;
-        gg_entry **p = realloc(s->ent, nc * sizeof *p);
-        if (!p)
-            return NULL;
-        s->ent = p;
-        s->capent = nc;
-    }
+    if (gg_grow((void **)&s->ent, &s->capent, s->nent, sizeof *s->ent, 64))
+        return NULL;
     gg_entry *en = calloc(1, sizeof *en);
     if (!en)
         return NULL;

@@ -101,9 +101,11 @@ typedef struct src_dir {
 struct gg_shelf {
     pthread_rwlock_t lock;
     snode *nodes;
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
     gg_entry **ent;   /* by id - 1 */
-    uint32_t nent, capent;
+    uint32_t nent;
+    size_t capent;
     src_dir *dirs;
     int ndirs;
     gg_open_opts oo;

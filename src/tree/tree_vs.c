@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "gguffs/buf.h"
 #include "tree_int.h"
 
 typedef struct vs_rec {
@@ -33,7 +34,8 @@ typedef struct vs_rec {
 struct tree_vs {
     pthread_mutex_t lock;
     vs_rec **rec;
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
     uint32_t *hash; /* (a, b, snode) -> record + 1 */
     uint32_t hcap;
 };
@@ -108,14 +110,8 @@ static vs_rec *rec_get(gg_tree *t, uint32_t a, uint32_t b, uint32_t snode, gg_in
     vs_rec *r = NULL;
     if (v->n >= UINT32_MAX - VS_BASE - 1)
         goto out; /* (slots would run out) */
-    if (v->n == v->cap) {
-        uint32_t nc = v->cap ? v->cap * 2 : 64;
-        vs_rec **p = realloc(v->rec, nc * sizeof *p);
-        if (!p)
-            goto out;
-        v->rec = p;
-        v->cap = nc;
-    }
+    if (gg_grow((void **)&v->rec, &v->cap, v->n, sizeof *v->rec, 64))
+        goto out;
     if (2 * (v->n + 1) > v->hcap && rehash(v, v->hcap ? v->hcap * 2 : 128))
         goto out;
     if (!(r = calloc(1, sizeof *r)))
@@ -229,15 +225,9 @@ typedef struct kids {
 static int collect(void *arg, const char *name, uint32_t node, gg_snode kind)
 {
     kids *l = arg;
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 32;
-        kid *p = realloc(l->k, nc * sizeof *p);
-        if (!p) {
-            l->oom = 1;
-            return 1;
-        }
-        l->k = p;
-        l->cap = nc;
+    if (gg_grow((void **)&l->k, &l->cap, l->n, sizeof *l->k, 32)) {
+        l->oom = 1;
+        return 1;
     }
     if (!(l->k[l->n].name = strdup(name))) {
         l->oom = 1;
