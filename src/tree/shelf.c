@@ -242,16 +242,6 @@ void shelf_hide(gg_shelf *s, gg_entry *en, int state)
     shelf_queue_note(s, UINT32_MAX, NULL);
 }
 
-static int same_comps(const gg_entry *a, const gg_entry *b)
-{
-    if (a->ncomps != b->ncomps)
-        return 0;
-    for (int i = 0; i < a->ncomps; i++)
-        if (strcmp(a->comps[i], b->comps[i]))
-            return 0;
-    return 1;
-}
-
 /* Show en, checked, in the place of the model it replaces (lock held for
  * writing): the name switches from the old model to the new one at once,
  * never missing (a new node under the same name, so that the kernel asks
@@ -264,7 +254,7 @@ int shelf_take_place(gg_shelf *s, gg_entry *en)
         return shelf_show(s, en);
     old->replaced_by = 0;
     uint32_t k = old->node, dir = s->nodes[k].parent, pos, nk;
-    if (old->state != E_VISIBLE || !same_comps(old, en) || find_kid(s, dir, s->nodes[k].name, &pos) != k ||
+    if (old->state != E_VISIBLE || !same_comps(old->comps, old->ncomps, en->comps, en->ncomps) || find_kid(s, dir, s->nodes[k].name, &pos) != k ||
         new_node(s, s->nodes[k].name, dir, GG_SN_MODEL, &nk)) {
         if (old->state != E_REMOVED)
             shelf_hide(s, old, E_REMOVED);
