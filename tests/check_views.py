@@ -26,18 +26,10 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "peer"))
 import ggml  # noqa: E402
 import gguf_tool as gt  # noqa: E402
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 
-passed = failed = 0
 FILE_TYPE = {"f32": 0, "f16": 1, "bf16": 32, "q8_0": 7}
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what, flush=True)
 
 
 def header(path):
@@ -168,8 +160,8 @@ def main(argv):
     else:
         print(__doc__, file=sys.stderr)
         return 2
-    print("check_views.py %s: %d passed, %d failed" % (mode, passed, failed))
-    return 1 if failed else 0
+    print("check_views.py %s: %d passed, %d failed" % (mode, checks.passed, checks.failed))
+    return 1 if checks.failed else 0
 
 
 if __name__ == "__main__":
