@@ -34,13 +34,6 @@
 #include "testlib.h"
 #include "rng.h"
 
-static long checks;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        EXPECT(cond, __VA_ARGS__);                                                                 \
-    } while (0)
-
 static float f_of(uint32_t b)
 {
     float f;

@@ -27,13 +27,6 @@
 #include "rng.h"
 #include "testlib.h"
 
-static long checks;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        EXPECT(cond, __VA_ARGS__);                                                                 \
-    } while (0)
-
 static uint16_t scale_of(const uint8_t *b) { return (uint16_t)(b[0] | b[1] << 8); }
 
 /* One block of x on every path: all must give d and q (q NULL: not checked). */

@@ -1,4 +1,5 @@
-/* testlib.h - the one assertion the C unit tests use: report and count;
+/* testlib.h - the one assertion the C unit tests use: report and count (and
+ * CHECK, which counts the passes too);
  * and the stdin-to-stdout filter of those that also convert for a checker
  * (test_quantize --q8_0, test_halfconv --convert). */
 #ifndef GGUFFS_TESTLIB_H
@@ -17,6 +18,14 @@ static int fails;
             fputc('\n', stderr);                                                                   \
             fails++;                                                                               \
         }                                                                                          \
+    } while (0)
+
+/* EXPECT, counted: the tests that report "N passed, N failed" (checks - fails). */
+static long checks __attribute__((unused));
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        EXPECT(cond, __VA_ARGS__);                                                                 \
     } while (0)
 
 
