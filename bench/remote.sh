@@ -48,14 +48,8 @@ bench_cleanup() {
     tests/net/servers.sh stop "$D/web" >/dev/null 2>&1
 }
 
-now() { date +%s%N; }
 ms() { echo $(( ($2 - $1) / 1000000 )); }
 stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$M/.stats"; }
-R=$D/results
-mkdir -p "$R"
-put() { echo "$2" >>"$R/$1"; }
-medv() { sort -g "$R/$1" 2>/dev/null | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print 0 }'; }
-ratio() { awk -v a="$(medv "$1")" -v b="$(medv "$2")" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
 echo "== remote models (bench/remote.sh) in $D"
 "$FSB" gen "$D/www/q4k.gguf" q4k:q4_k:4096:65536 >/dev/null || exit 1
