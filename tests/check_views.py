@@ -64,12 +64,18 @@ def want_type(kind, tid, ne):
     return ggml.TYPES[kind]
 
 
-def mode_parse(src, view, kind):
-    g = ggml.Ggml()
+def info_of(view):
+    """ggml's reading of view's header, or None (a failed check)."""
     try:
-        info = g.gguf_info(view)
+        return ggml.Ggml().gguf_info(view)
     except ggml.GgufError as e:
         check(False, "%s: %s" % (view, e))
+        return None
+
+
+def mode_parse(src, view, kind):
+    info = info_of(view)
+    if info is None:
         return
     check(True, "parsed")
     hs = shards(src)
@@ -109,11 +115,8 @@ def mode_parse(src, view, kind):
 
 
 def mode_refs(view, manifest, file=None):
-    g = ggml.Ggml()
-    try:
-        info = g.gguf_info(view)
-    except ggml.GgufError as e:
-        check(False, "%s: %s" % (view, e))
+    info = info_of(view)
+    if info is None:
         return
     by_name = {t["name"]: t for t in info["tensors"]}
     base = os.path.dirname(manifest)
