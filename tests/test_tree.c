@@ -425,10 +425,7 @@ int main(void)
     int rc = mm_open(&mm, m, &e);
     EXPECT(rc == 0, "open: %s", e.msg);
     gg_reader_opts ro;
-    gg_reader_default_opts(&ro);
-    ro.cache_bytes = 1u << 20;
-    ro.page_bytes = 4096;
-    ro.threads = 2;
+    mm_reader_opts(&ro, 4096);
     gg_reader *r = gg_reader_new(&ro);
     gg_tree_opts to = {0};
     tree = rc ? NULL : gg_tree_new(&m, 1, r, &to, &e);
