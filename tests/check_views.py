@@ -26,6 +26,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "peer"))
 import ggml  # noqa: E402
 import gguf_tool as gt  # noqa: E402
+from mkllama import n_dims  # noqa: E402
 import checks  # noqa: E402
 from checks import check  # noqa: E402
 
@@ -45,13 +46,6 @@ def shards(path):
         return [h]
     base = path[:-len("-00001-of-%05d.gguf" % count)]
     return [header("%s-%05d-of-%05d.gguf" % (base, i + 1, count)) for i in range(count)]
-
-
-def n_dims(ne):
-    n = len(ne)
-    while n > 1 and ne[n - 1] == 1:
-        n -= 1
-    return max(n, 1)
 
 
 def want_type(kind, tid, ne):
