@@ -107,13 +107,14 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FILE_FLAGS) -MMD -MP -c -o $@ $<
 
+# (-MF: a program compiled and linked in one step; its .d names its headers)
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -MF $@.d -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
 $(BUILD)/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -MF $@.d -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
 tests: $(TEST_PROGS)
 
@@ -122,7 +123,7 @@ tests: $(TEST_PROGS)
 DECODE_TESTS := $(BUILD)/libtests/decode_ref $(BUILD)/libtests/simd_prop
 $(BUILD)/libtests/%: tests/%.c $(BUILD)/libgguffs.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libgguffs.a -lm -fopenmp -pthread
+	$(CC) $(ALL_CFLAGS) -MMD -MP -MF $@.d -o $@ $< $(BUILD)/libgguffs.a -lm -fopenmp -pthread
 decode-tests: $(DECODE_TESTS)
 
 # `make check-arm`: the aarch64 build (NEON kernels) in build-arm/, its

@@ -29,18 +29,8 @@ RUNS=${RUNS:-3}
 . bench/lib.sh
 bench_need_fuse as_gguf.sh
 bench_setup as-gguf
-R=$D/results
-mkdir -p "$R"
-put() { echo "$2" >> "$R/$1"; }
-med() {
-    sort -g "$R/$1" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-        printf "%6.0f [%g..%g]", m, v[1], v[NR] }'
-}
-medv() { sort -g "$R/$1" | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-ratio() { awk -v a="$(medv "$1")" -v b="$(medv "$2")" 'BEGIN { printf "%.2f", a / b }'; }
-now() { date +%s%N; }
+MED_FORMAT=%6.0f
 mnt() { "$GGUFFS" "$@" "$M" || { echo "as_gguf.sh: mount failed" >&2; exit 1; }; ls "$M" > /dev/null; }
-pid_of_mount() { pgrep -f "^$GGUFFS .*$M\$" | head -1; }
 stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$M/.stats"; }
 
 # --- 1. streams

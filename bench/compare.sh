@@ -22,10 +22,6 @@ RUNS=${RUNS:-3}
 
 . bench/lib.sh
 bench_setup compare
-R=$D/results
-mkdir -p "$R"
-put() { echo "$2" >> "$R/$1"; }
-med() { sort -g "$R/$1" | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 range() { sort -g "$R/$1" | awk '{ v[NR] = $1 } END { printf "[%.3f..%.3f]", v[1], v[NR] }'; }
 # seconds a command takes
 secs() {
@@ -63,13 +59,13 @@ for run in $(seq "$RUNS"); do
 done
 echo >&2
 line() { # line LABEL BASELINE-KEY KEY
-    printf "  %-46s %7.3f s %s  (%5.0f M elements/s)  against %7.3f s %s: %.2fx\n" "$1" "$(med "$3")" "$(range "$3")" \
-        "$(awk -v s="$(med "$3")" -v n=$ELEMS 'BEGIN { print n / s / 1e6 }')" "$(med "$2")" "$(range "$2")" \
-        "$(awk -v a="$(med "$2")" -v b="$(med "$3")" 'BEGIN { print a / b }')"
+    printf "  %-46s %7.3f s %s  (%5.0f M elements/s)  against %7.3f s %s: %.2fx\n" "$1" "$(medv "$3")" "$(range "$3")" \
+        "$(awk -v s="$(medv "$3")" -v n=$ELEMS 'BEGIN { print n / s / 1e6 }')" "$(medv "$2")" "$(range "$2")" \
+        "$(awk -v a="$(medv "$2")" -v b="$(medv "$3")" 'BEGIN { print a / b }')"
 }
 echo "-- two models of 2 x 4096 x 32768 elements (Q4_K against Q8_0), cold, medians of $RUNS"
 if [ $fuse = 1 ]; then
     line "mount: vs/b/tensors.tsv vs dd of both f32" decode mount
-    printf "  %-46s %7.3f s (kept figures)\n" "mount: tensors.tsv read again" "$(med again)"
+    printf "  %-46s %7.3f s (kept figures)\n" "mount: tensors.tsv read again" "$(medv again)"
 fi
 line "gguffs --compare vs --verify of both" verify tool

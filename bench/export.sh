@@ -25,14 +25,7 @@ echo "-- conversion alone (bench/halfconv_bench)"
 bench_need_fuse "export.sh (mount figures)"
 bench_setup export
 ddr() { dd if="$1" of=/dev/null bs=1M 2>&1 | awk '/copied/ { printf "%.0f", $1 / $(NF-3) / 1e6 }'; }
-R=$D/results
-mkdir -p "$R"
-put() { echo "$2" >> "$R/$1"; }
-med() {
-    sort -g "$R/$1" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-        printf "%5.0f [%g..%g]", m, v[1], v[NR] }'
-}
-medv() { sort -g "$R/$1" | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+MED_FORMAT=%5.0f
 
 "$FSB" gen "$D/dense.gguf" q4k:q4_k:4096:65536 f32t:f32:4096:65536 > /dev/null || exit 1
 cat "$D/dense.gguf" > /dev/null

@@ -36,23 +36,12 @@ mnt() { # mnt MODEL [options]: mount, wait until it answers
     "$GGUFFS" $OPTS "$@" "$model" "$M" || { echo "fs.sh: mount failed" >&2; exit 1; }
     ls "$M" >/dev/null
 }
-pid_of_mount() { pgrep -f "^$GGUFFS .*$M\$" | head -1; }
 ddr() { # MB/s of dd bs=1M of a file
     dd if="$1" of=/dev/null bs=1M 2>&1 | awk '/copied/ { printf "%.0f", $1 / $(NF-3) / 1e6 }'
 }
 stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 
-# Results: one file per key, one value per line; med KEY -> "median [min..max]".
-R=$D/results
-mkdir -p "$R"
-put() { echo "$2" >> "$R/$1"; }
-med() {
-    [ -s "$R/$1" ] || { echo "-"; return; }
-    sort -g "$R/$1" | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-        printf "%g [%g..%g]", m, v[1], v[NR] }'
-}
-medv() { sort -g "$R/$1" 2>/dev/null | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print 0 }'; }
-ratio() { awk -v a="$(medv "$1")" -v b="$(medv "$2")" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+# (results: put, med, medv, ratio of bench/lib.sh)
 
 echo "== synthetic models in $D"
 "$FSB" gen "$D/dense.gguf" q4k:q4_k:4096:65536 q80:q8_0:4096:65536 iq4xs:iq4_xs:4096:65536 \

@@ -1,9 +1,17 @@
 # lib.sh - what the bench scripts share (sourced): a scratch folder $D with a
 # mount point $M that is unmounted and removed on exit whatever happens, and
 # an unmount that waits for readers that just exited.
-#   bench_setup NAME      make $D (/tmp/gguffs-bench-NAME.XXXXXX) and $M
+#   bench_setup NAME      make $D (/tmp/gguffs-bench-NAME.XXXXXX), $M and $R
 #   bench_need_fuse NAME  no FUSE here: say so and exit 0 (a skipped bench)
 #   umnt                  unmount $M
+#   now                   the time in nanoseconds
+#   pid_of_mount          the daemon serving $M (started as $GGUFFS ... $M)
+# Results, in $R: one file per key, one value per line.
+#   put KEY VALUE         one more value
+#   medv KEY              the median (0 when there is none)
+#   med KEY [FORMAT]      "median [min..max]", the median printed by FORMAT
+#                         (default $MED_FORMAT, else %g); "-" when there is none
+#   ratio KEY1 KEY2       the medians' ratio, 2 decimals ("-" when KEY2's is 0)
 # A script with more to stop defines bench_cleanup (called on exit, after
 # the unmount).
 
@@ -23,7 +31,8 @@ bench_exit() {
 bench_setup() {
     D=$(mktemp -d "/tmp/gguffs-bench-$1.XXXXXX")
     M=$D/mnt
-    mkdir -p "$M"
+    R=$D/results
+    mkdir -p "$M" "$R"
     trap bench_exit EXIT
     trap 'exit 130' INT TERM
 }
@@ -37,3 +46,15 @@ umnt() {
     echo "$M stays busy; lazy unmount" >&2
     fusermount3 -uz "$M"
 }
+
+now() { date +%s%N; }
+pid_of_mount() { pgrep -f "^$GGUFFS .*$M\$" | head -1; }
+
+put() { echo "$2" >> "$R/$1"; }
+medv() { sort -g "$R/$1" 2>/dev/null | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print 0 }'; }
+med() {
+    [ -s "$R/$1" ] || { echo "-"; return; }
+    sort -g "$R/$1" | awk -v f="${2:-${MED_FORMAT:-%g}}" '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+        printf f " [%g..%g]", m, v[1], v[NR] }'
+}
+ratio() { awk -v a="$(medv "$1")" -v b="$(medv "$2")" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }

@@ -48,17 +48,25 @@ bench_cleanup() {
     tests/net/servers.sh stop "$D/web" >/dev/null 2>&1
 }
 
-now() { date +%s%N; }
 # CPU time used by every process on the machine so far (ms): the proxy,
 # nginx and the reader share the CPUs with the daemon.
 busy() { awk '/^cpu / { print ($2 + $3 + $4 + $7 + $8) * 10 }' /proc/stat; }
 ms() { echo $(( ($2 - $1) / 1000000 )); }
+# put_ms KEY COMMAND...: the milliseconds COMMAND takes, one more value of
+# KEY, and the CPU time of all processes meanwhile, of cpu_KEY
+put_ms() {
+    local key=$1 t0 t1 c0
+    shift
+    c0=$(busy)
+    t0=$(now)
+    "$@"
+    t1=$(now)
+    put "$key" "$(ms "$t0" "$t1")"
+    put "cpu_$key" $(($(busy) - c0))
+}
+read_q4k() { dd if="$M/tensors/q4k/$1" of=/dev/null bs=1M 2>/dev/null; } # read_q4k raw|f32
+mount_ls() { "$GGUFFS" "$1" "$M" && ls "$M/tensors" >/dev/null; }        # mount_ls MODEL
 stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$M/.stats"; }
-R=$D/results
-mkdir -p "$R"
-put() { echo "$2" >>"$R/$1"; }
-medv() { sort -g "$R/$1" 2>/dev/null | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print 0 }'; }
-ratio() { awk -v a="$(medv "$1")" -v b="$(medv "$2")" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
 echo "== remote models (bench/remote.sh) in $D"
 "$FSB" gen "$D/www/q4k.gguf" q4k:q4_k:4096:65536 >/dev/null || exit 1
@@ -96,20 +104,14 @@ curl_ms() { # curl_ms RANGE: one GET through the proxy
 for run in $(seq "$RUNS"); do
     printf "\rrun %d/%d " "$run" "$RUNS" >&2
     for m in ref v150k; do
-        t0=$(now)
-        "$GGUFFS" "$D/www/$m.gguf" "$M" && ls "$M/tensors" >/dev/null
-        t1=$(now)
-        put "mount_local_$m" "$(ms "$t0" "$t1")"
+        put_ms "mount_local_$m" mount_ls "$D/www/$m.gguf"
         umnt
     done
     for lat in 20 0; do
         latency "$lat"
         # mount + ls
         for m in ref v150k; do
-            t0=$(now)
-            "$GGUFFS" "$PU/$m.gguf" "$M" && ls "$M/tensors" >/dev/null
-            t1=$(now)
-            put "mount_${m}_$lat" "$(ms "$t0" "$t1")"
+            put_ms "mount_${m}_$lat" mount_ls "$PU/$m.gguf"
             put "mount_req_${m}_$lat" "$(stat_of http_requests)"
             umnt
             h=$HREF
@@ -118,10 +120,7 @@ for run in $(seq "$RUNS"); do
         done
         # stream f32 vs curl of the raw bytes
         "$GGUFFS" "$PU/q4k.gguf" "$M"
-        t0=$(now)
-        dd if="$M/tensors/q4k/f32" of=/dev/null bs=1M 2>/dev/null
-        t1=$(now)
-        put "f32_$lat" "$(ms "$t0" "$t1")"
+        put_ms "f32_$lat" read_q4k f32
         put "f32_req_$lat" "$(stat_of http_requests)"
         put "f32_prefetched_$lat" "$(stat_of net_blocks_prefetched)"
         umnt
@@ -133,41 +132,23 @@ for run in $(seq "$RUNS"); do
         bin=$GGUFFS
         [ $tag = base ] && bin=$GGUFFS_BASE
         "$bin" "$PU/q4k.gguf" "$M"
-        c0=$(busy)
-        t0=$(now)
-        dd if="$M/tensors/q4k/raw" of=/dev/null bs=1M 2>/dev/null
-        t1=$(now)
-        put "s_raw_$tag" "$(ms "$t0" "$t1")"
-        put "cpu_raw_$tag" $(($(busy) - c0))
+        put_ms "s_raw_$tag" read_q4k raw
         umnt
         "$bin" "$PU/q4k.gguf" "$M"
-        c0=$(busy)
-        t0=$(now)
-        dd if="$M/tensors/q4k/f32" of=/dev/null bs=1M 2>/dev/null
-        t1=$(now)
-        put "s_f32_$tag" "$(ms "$t0" "$t1")"
-        put "cpu_f32_$tag" $(($(busy) - c0))
+        put_ms "s_f32_$tag" read_q4k f32
         umnt
         rm -rf "$D/cache"
         "$bin" "$PU/q4k.gguf" "$M" -o cache_dir="$D/cache" && dd if="$M/tensors/q4k/raw" of=/dev/null bs=1M 2>/dev/null
         umnt
         "$bin" "$PU/q4k.gguf" "$M" -o cache_dir="$D/cache"
-        t0=$(now)
-        dd if="$M/tensors/q4k/f32" of=/dev/null bs=1M 2>/dev/null
-        t1=$(now)
-        put "s_warm_$tag" "$(ms "$t0" "$t1")"
+        put_ms "s_warm_$tag" read_q4k f32
         umnt
     done
     c0=$(busy)
     put s_curl "$(curl_ms "$QOFF-$((QOFF + QLEN - 1))" q4k.gguf)"
     put cpu_curl $(($(busy) - c0))
     "$GGUFFS" "$D/www/q4k.gguf" "$M"
-    c0=$(busy)
-    t0=$(now)
-    dd if="$M/tensors/q4k/f32" of=/dev/null bs=1M 2>/dev/null
-    t1=$(now)
-    put s_local "$(ms "$t0" "$t1")"
-    put cpu_local $(($(busy) - c0))
+    put_ms s_local read_q4k f32
     umnt
     # warm disk cache (20 ms) against the local file
     latency 20
@@ -175,18 +156,12 @@ for run in $(seq "$RUNS"); do
     "$GGUFFS" "$PU/q4k.gguf" "$M" -o cache_dir="$D/cache" && dd if="$M/tensors/q4k/raw" of=/dev/null bs=1M 2>/dev/null
     umnt
     "$GGUFFS" "$PU/q4k.gguf" "$M" -o cache_dir="$D/cache"
-    t0=$(now)
-    dd if="$M/tensors/q4k/f32" of=/dev/null bs=1M 2>/dev/null
-    t1=$(now)
-    put f32_warmdisk "$(ms "$t0" "$t1")"
+    put_ms f32_warmdisk read_q4k f32
     put warmdisk_hits "$(stat_of net_disk_cache_hits)"
     put warmdisk_req "$(stat_of http_requests)"
     umnt
     "$GGUFFS" "$D/www/q4k.gguf" "$M"
-    t0=$(now)
-    dd if="$M/tensors/q4k/f32" of=/dev/null bs=1M 2>/dev/null
-    t1=$(now)
-    put f32_local "$(ms "$t0" "$t1")"
+    put_ms f32_local read_q4k f32
     umnt
 done
 echo >&2
@@ -240,5 +215,5 @@ row "f32, warm cache_dir: local mount's speed / it" warm s_local ">= 0.90" inver
 # and nginx compete with the daemon; busy / CPUs bounds a stream's time).
 printf "%-44s %8s %8s   (%s CPUs: a stream takes at least busy / %s)\n" "CPU busy, all processes (ms)" \
     "" "" "$(nproc)" "$(nproc)"
-printf "%-44s %8s\n" "   curl of the raw bytes" "$(medv cpu_curl)" "   raw stream" "$(medv cpu_raw_new)" \
-    "   f32 stream, local mount" "$(medv cpu_local)" "   f32 stream, +20 ms" "$(medv cpu_f32_new)"
+printf "%-44s %8s\n" "   curl of the raw bytes" "$(medv cpu_curl)" "   raw stream" "$(medv cpu_s_raw_new)" \
+    "   f32 stream, local mount" "$(medv cpu_s_local)" "   f32 stream, +20 ms" "$(medv cpu_s_f32_new)"

@@ -44,24 +44,15 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gguf_tool as g  # noqa: E402
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 
-PASS = 0
-FAIL = 0
-
-
-def check(cond, what):
-    global PASS, FAIL
-    if cond:
-        PASS += 1
-    else:
-        FAIL += 1
-        print(f"FAIL: {what}", file=sys.stderr)
-    return cond
+checks.to_stderr = True
 
 
 def finish(mode):
-    print(f"check_export {mode}: {PASS} passed, {FAIL} failed")
-    sys.exit(1 if FAIL else 0)
+    print(f"check_export {mode}: {checks.passed} passed, {checks.failed} failed")
+    sys.exit(1 if checks.failed else 0)
 
 
 # ---------------------------------------------------------------- references

@@ -36,18 +36,8 @@ sys.path.insert(0, HERE)
 import gguf_tool  # noqa: E402
 import mkhf  # noqa: E402
 from mkllama import BOOL, F32, STR, U32, Tensor, read_gguf, set_kv, write_gguf  # noqa: E402
-
-FAILS = PASSES = 0
-
-
-def expect(cond, what):
-    global FAILS, PASSES
-    if cond:
-        PASSES += 1
-    else:
-        FAILS += 1
-        print("FAIL: %s" % what)
-    return cond
+import checks  # noqa: E402
+from checks import check as expect  # noqa: E402
 
 
 # ---------------------------------------------------------------- models
@@ -453,8 +443,8 @@ def main(argv):
     else:
         print(__doc__)
         return 2
-    print("check_hf.py %s: %d passed, %d failed" % (mode, PASSES, FAILS))
-    return 1 if FAILS else 0
+    print("check_hf.py %s: %d passed, %d failed" % (mode, checks.passed, checks.failed))
+    return 1 if checks.failed else 0
 
 
 if __name__ == "__main__":

@@ -30,18 +30,10 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peer"))
 import ggml  # noqa: E402
 import mkllama as mk  # noqa: E402
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 
 SEED = 0x0A4C1E
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what, flush=True)
 
 
 def rows_for(t, rng):
@@ -177,8 +169,8 @@ def main(argv):
     print("%d tensors, %d blocks (%.1f s)" % (len(tensors), blocks, time.time() - t0))
     decode_checks(gguffs, work, tensors, isas)
     q8_0_checks(test_quantize, isas)
-    print("check_oracle.py: %d passed, %d failed (%.1f s)" % (passed, failed, time.time() - t0))
-    return 1 if failed else 0
+    print("check_oracle.py: %d passed, %d failed (%.1f s)" % (checks.passed, checks.failed, time.time() - t0))
+    return 1 if checks.failed else 0
 
 
 if __name__ == "__main__":

@@ -26,18 +26,11 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "peer"))
 import ggml  # noqa: E402
 import gguf_tool as gt  # noqa: E402
+from mkllama import n_dims  # noqa: E402
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 
-passed = failed = 0
 FILE_TYPE = {"f32": 0, "f16": 1, "bf16": 32, "q8_0": 7}
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what, flush=True)
 
 
 def header(path):
@@ -55,13 +48,6 @@ def shards(path):
     return [header("%s-%05d-of-%05d.gguf" % (base, i + 1, count)) for i in range(count)]
 
 
-def n_dims(ne):
-    n = len(ne)
-    while n > 1 and ne[n - 1] == 1:
-        n -= 1
-    return max(n, 1)
-
-
 def want_type(kind, tid, ne):
     if kind == "raw":
         return tid
@@ -72,12 +58,18 @@ def want_type(kind, tid, ne):
     return ggml.TYPES[kind]
 
 
-def mode_parse(src, view, kind):
-    g = ggml.Ggml()
+def info_of(view):
+    """ggml's reading of view's header, or None (a failed check)."""
     try:
-        info = g.gguf_info(view)
+        return ggml.Ggml().gguf_info(view)
     except ggml.GgufError as e:
         check(False, "%s: %s" % (view, e))
+        return None
+
+
+def mode_parse(src, view, kind):
+    info = info_of(view)
+    if info is None:
         return
     check(True, "parsed")
     hs = shards(src)
@@ -117,11 +109,8 @@ def mode_parse(src, view, kind):
 
 
 def mode_refs(view, manifest, file=None):
-    g = ggml.Ggml()
-    try:
-        info = g.gguf_info(view)
-    except ggml.GgufError as e:
-        check(False, "%s: %s" % (view, e))
+    info = info_of(view)
+    if info is None:
         return
     by_name = {t["name"]: t for t in info["tensors"]}
     base = os.path.dirname(manifest)
@@ -168,8 +157,8 @@ def main(argv):
     else:
         print(__doc__, file=sys.stderr)
         return 2
-    print("check_views.py %s: %d passed, %d failed" % (mode, passed, failed))
-    return 1 if failed else 0
+    print("check_views.py %s: %d passed, %d failed" % (mode, checks.passed, checks.failed))
+    return 1 if checks.failed else 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 /* mem_model.h - the small model the view and tree unit tests read through a
  * memory source (memsrc.h): an F32, an F16 and a Q8_0 tensor of a few pages
  * each, a tensor of a type nothing decodes, two KVs, and the values every
- * view must give, computed here from the stored bytes. Header-only. */
+ * view must give, computed here from the stored bytes; and the reader those
+ * tests read it with. Header-only. */
 #ifndef GGUFFS_MEM_MODEL_H
 #define GGUFFS_MEM_MODEL_H
 
@@ -10,6 +11,7 @@
 #include "gguf_build.h"
 #include "gguffs/halfconv.h"
 #include "gguffs/model.h"
+#include "gguffs/view.h"
 #include "memsrc.h"
 
 enum { MM_A, MM_H, MM_Q, MM_X, MM_NT }; /* blk.0.a F32, blk.0.h F16, q Q8_0, x undecodable */
@@ -124,6 +126,16 @@ static inline void mm_free(mem_model *mm)
     for (int i = 0; i < MM_NT; i++)
         free(mm->f32[i]);
     free(mm->file.p);
+}
+
+/* The reader options of these tests: 1 MiB of cache, 2 threads, pages of
+ * page_bytes (4096: 1024 floats, so the tensors have 2 to 4 pages). */
+static inline void mm_reader_opts(gg_reader_opts *o, uint64_t page_bytes)
+{
+    gg_reader_default_opts(o);
+    o->cache_bytes = 1u << 20;
+    o->page_bytes = page_bytes;
+    o->threads = 2;
 }
 
 #endif

@@ -34,13 +34,6 @@
 #include "testlib.h"
 #include "rng.h"
 
-static long checks;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        EXPECT(cond, __VA_ARGS__);                                                                 \
-    } while (0)
-
 static float f_of(uint32_t b)
 {
     float f;
@@ -345,15 +338,18 @@ static void tails_and_mixes(gg_isa best)
     printf("mixed NaN/ordinary lanes, every start and length: %ld calls\n", runs);
 }
 
-static int write_all(const void *p, size_t n)
+/* A conversion of --convert: the function and its path. */
+typedef struct half_conv {
+    void (*conv)(const float *, uint16_t *, size_t, gg_isa);
+    gg_isa isa;
+} half_conv;
+
+/* n floats into halves (2 bytes each) */
+static size_t halves(const void *in, size_t n, void *out, void *arg)
 {
-    for (size_t w = 0; w < n;) {
-        ssize_t k = write(1, (const char *)p + w, n - w);
-        if (k <= 0)
-            return perror("write"), -1;
-        w += (size_t)k;
-    }
-    return 0;
+    const half_conv *c = arg;
+    c->conv(in, out, n, c->isa);
+    return n * 2;
 }
 
 static int convert(int argc, char **argv)
@@ -384,23 +380,8 @@ static int convert(int argc, char **argv)
         }
         return 0;
     }
-    size_t have = 0;
-    for (;;) {
-        ssize_t r = read(0, (char *)in + have, sizeof in - have);
-        if (r < 0)
-            return perror("read"), 1;
-        have += (size_t)r;
-        if (r == 0 || have == sizeof in) {
-            size_t n = have / 4;
-            conv((const float *)in, out, n, isa);
-            if (write_all(out, n * 2))
-                return 1;
-            memmove(in, (char *)in + n * 4, have - n * 4);
-            have -= n * 4;
-            if (r == 0)
-                return have ? (fprintf(stderr, "input not a multiple of 4 bytes\n"), 1) : 0;
-        }
-    }
+    half_conv c = {conv, isa};
+    return filter_stdin(in, sizeof in, 4, out, halves, &c, "4 bytes");
 }
 
 int main(int argc, char **argv)

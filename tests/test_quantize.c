@@ -27,13 +27,6 @@
 #include "rng.h"
 #include "testlib.h"
 
-static long checks;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        EXPECT(cond, __VA_ARGS__);                                                                 \
-    } while (0)
-
 static uint16_t scale_of(const uint8_t *b) { return (uint16_t)(b[0] | b[1] << 8); }
 
 /* One block of x on every path: all must give d and q (q NULL: not checked). */
@@ -160,15 +153,11 @@ static void simd_equals_scalar(void)
     }
 }
 
-static int write_all(const void *p, size_t n)
+/* n blocks of 32 floats into Q8_0 (34 bytes each) */
+static size_t q8_0_blocks(const void *in, size_t n, void *out, void *isa)
 {
-    for (size_t at = 0; at < n;) {
-        ssize_t w = write(1, (const char *)p + at, n - at);
-        if (w <= 0)
-            return perror("write"), 1;
-        at += (size_t)w;
-    }
-    return 0;
+    gg_quantize_q8_0_isa(in, out, n, *(gg_isa *)isa);
+    return n * 34;
 }
 
 static int quantize_stdin(int argc, char **argv)
@@ -182,23 +171,7 @@ static int quantize_stdin(int argc, char **argv)
     enum { BATCH = 1 << 12 };
     static float in[BATCH * 32];
     static uint8_t out[BATCH * 34];
-    size_t have = 0;
-    for (;;) {
-        ssize_t r = read(0, (char *)in + have, sizeof in - have);
-        if (r < 0)
-            return perror("read"), 1;
-        have += (size_t)r;
-        if (r == 0 || have == sizeof in) {
-            size_t nb = have / 128;
-            gg_quantize_q8_0_isa(in, out, nb, isa);
-            if (write_all(out, nb * 34))
-                return 1;
-            memmove(in, (char *)in + nb * 128, have - nb * 128);
-            have -= nb * 128;
-            if (r == 0)
-                return have ? (fprintf(stderr, "input not a multiple of 32 floats\n"), 1) : 0;
-        }
-    }
+    return filter_stdin(in, sizeof in, 128, out, q8_0_blocks, &isa, "32 floats");
 }
 
 int main(int argc, char **argv)

@@ -308,10 +308,10 @@ static void table(void)
     char want_root[1024] = ".stats", want_tensor[1024] = "";
     for (size_t i = 0; i < gg_n_files; i++) {
         const gg_file_kind *k = &gg_files[i];
-        int makers = !!k->text + !!k->segments + !!k->build;
+        int makers = !!k->text + !!k->render + !!k->segments + !!k->build;
         EXPECT(k->shape == GG_FS_VIEW ? makers == 0 : makers == 1, "row %zu (%s): %d ways to make it", i,
                k->name ? k->name : "(kv)", makers);
-        EXPECT((k->shape == GG_FS_TEXT) == !!k->text && (k->shape == GG_FS_DIR) == !!k->build &&
+        EXPECT((k->shape == GG_FS_TEXT) == (k->text || k->render) && (k->shape == GG_FS_DIR) == !!k->build &&
                    (k->shape == GG_FS_COMPOSITE) == !!k->segments,
                "row %zu: its maker is not its shape's", i);
         EXPECT(k->shape != GG_FS_VIEW || k->scope == GG_FK_TENSOR || k->scope == GG_FK_VS_TENSOR,
@@ -425,10 +425,7 @@ int main(void)
     int rc = mm_open(&mm, m, &e);
     EXPECT(rc == 0, "open: %s", e.msg);
     gg_reader_opts ro;
-    gg_reader_default_opts(&ro);
-    ro.cache_bytes = 1u << 20;
-    ro.page_bytes = 4096;
-    ro.threads = 2;
+    mm_reader_opts(&ro, 4096);
     gg_reader *r = gg_reader_new(&ro);
     gg_tree_opts to = {0};
     tree = rc ? NULL : gg_tree_new(&m, 1, r, &to, &e);

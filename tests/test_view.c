@@ -36,10 +36,7 @@ static uint64_t stat_of(gg_reader *r, const char *name)
 static gg_reader *new_reader(int readahead)
 {
     gg_reader_opts o;
-    gg_reader_default_opts(&o);
-    o.cache_bytes = 1u << 20;
-    o.page_bytes = 4096; /* 1024 floats: the tensors have 2 to 4 pages */
-    o.threads = 2;
+    mm_reader_opts(&o, 4096);
     o.readahead_pages = readahead;
     return gg_reader_new(&o);
 }
@@ -277,10 +274,7 @@ int main(void)
         {
             /* pages of 1025 floats: blocks straddle them (the values are gathered first) */
             gg_reader_opts o;
-            gg_reader_default_opts(&o);
-            o.cache_bytes = 1u << 20;
-            o.page_bytes = 4100;
-            o.threads = 2;
+            mm_reader_opts(&o, 4100);
             gg_reader *odd = gg_reader_new(&o);
             q8_0_view(&mm, &m, odd);
             gg_reader_free(odd);

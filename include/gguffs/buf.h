@@ -1,6 +1,6 @@
-/* buf.h - the growable byte buffer every text is built in, and the few
- * writers into it that know no model: JSON string literals, UTF-8 checks,
- * hex. The lowest layer (base/): anything may include it. */
+/* buf.h - the growable byte buffer every text is built in, growing arrays,
+ * and the few writers into a buffer that know no model: JSON string
+ * literals, UTF-8 checks, hex. The lowest layer (base/): anything may include it. */
 #ifndef GGUFFS_BUF_H
 #define GGUFFS_BUF_H
 
@@ -21,6 +21,11 @@ void gg_buf_put(gg_buf *b, const void *s, size_t n);
 void gg_buf_puts(gg_buf *b, const char *s);
 void gg_buf_printf(gg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gg_buf_free(gg_buf *b);
+
+/* Room for item n of the array *arr of elem-byte items, *cap of them: the
+ * capacity doubles (from first) while n is past it. 0, or -1 out of memory
+ * (*arr and *cap unchanged). */
+int gg_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first);
 
 /* asprintf that returns the string (NULL when out of memory); the va_list
  * form for functions that take a format of their own. */

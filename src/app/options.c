@@ -493,6 +493,139 @@ static int options_arg(gg_cli *c, const char *arg, fuse_o *fo)
     return rc;
 }
 
+/* A flag of its own: a mode, a model store, --json, --full, -f, -d, -s
+ * (0: not one of them). */
+static int lone_flag(gg_cli *c, const char *a, int *debug)
+{
+    if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+        c->mode = GG_MODE_HELP;
+    else if (!strcmp(a, "--version") || !strcmp(a, "-V"))
+        c->mode = GG_MODE_VERSION;
+    else if (!strcmp(a, "--dump"))
+        c->mode = GG_MODE_DUMP;
+    else if (!strcmp(a, "--verify"))
+        c->mode = GG_MODE_VERIFY;
+    else if (!strcmp(a, "--cat"))
+        c->mode = GG_MODE_CAT;
+    else if (!strcmp(a, "--compare"))
+        c->mode = GG_MODE_COMPARE;
+    else if (!strcmp(a, "--ollama"))
+        c->stores |= 1;
+    else if (!strcmp(a, "--hf-cache"))
+        c->stores |= 2;
+    else if (!strcmp(a, "--lmstudio"))
+        c->stores |= 4;
+    else if (!strcmp(a, "--json"))
+        c->json = 1;
+    else if (!strcmp(a, "--full"))
+        c->full = 1;
+    else if (!strcmp(a, "-f"))
+        c->fuse.foreground = 1;
+    else if (!strcmp(a, "-d"))
+        *debug = c->fuse.foreground = 1;
+    else if (!strcmp(a, "-s"))
+        c->fuse.single_thread = 1;
+    else
+        return 0;
+    return 1;
+}
+
+static int wrong(const char *msg)
+{
+    fprintf(stderr, "gguffs: %s\n", msg);
+    return 2;
+}
+
+/* argv[*i], and its value when that is the next argument (*i moves on to
+ * it): 0, 1 out of memory, 2 a wrong argument (said on stderr). */
+static int one_arg(gg_cli *c, int argc, char **argv, int *i, fuse_o *fo, int *debug, int *dashdash)
+{
+    const char *a = argv[*i];
+    if (*dashdash || a[0] != '-' || !a[1])
+        return push(&c->pos, &c->npos, a) ? 1 : 0;
+    if (!strcmp(a, "--")) {
+        *dashdash = 1;
+        return 0;
+    }
+    if (lone_flag(c, a, debug))
+        return 0;
+    if (!strcmp(a, "--tensor") || !strncmp(a, "--tensor=", 9)) {
+        const char *g = a[8] == '=' ? a + 9 : *i + 1 < argc ? argv[++*i] : NULL;
+        if (!g)
+            return wrong("--tensor needs a name or a glob pattern");
+        return push(&c->only, &c->n_only, g) ? 1 : 0;
+    }
+    if (!strncmp(a, "-o", 2)) {
+        const char *o = a[2] ? a + 2 : *i + 1 < argc ? argv[++*i] : NULL;
+        if (!o)
+            return wrong("-o needs options");
+        return options_arg(c, o, fo) ? 2 : 0;
+    }
+    fprintf(stderr, "gguffs: unknown option %s (see gguffs --help)\n", a);
+    return 2;
+}
+
+/* The tools (--dump, --verify, --cat, --compare): their number of models
+ * (and paths), no -o for libfuse. */
+static int tool_args(const gg_cli *c, const fuse_o *fo)
+{
+    const char *cmd = c->mode == GG_MODE_DUMP     ? "--dump"
+                      : c->mode == GG_MODE_VERIFY ? "--verify"
+                      : c->mode == GG_MODE_CAT    ? "--cat"
+                                                  : "--compare";
+    int want = c->mode == GG_MODE_CAT || c->mode == GG_MODE_COMPARE ? 2 : 1;
+    if (c->npos != want) {
+        if (c->mode == GG_MODE_CAT)
+            fprintf(stderr, "gguffs --cat: %s (gguffs --cat MODEL PATH, e.g. gguffs --cat m.gguf as/q8_0.gguf)\n",
+                    c->npos < 2 ? "which model and which file of its tree?" : "one model and one file");
+        else if (c->mode == GG_MODE_COMPARE)
+            fprintf(stderr, "gguffs --compare: two models: MODEL and the REFerence it is compared with\n");
+        else
+            fprintf(stderr, "gguffs %s: %s\n", cmd, c->npos ? "one model at a time" : "which model?");
+        return 2;
+    }
+    if (fo->len) {
+        fprintf(stderr, "gguffs %s: -o %s only applies to mounting\n", cmd, fo->s);
+        return 2;
+    }
+    return 0;
+}
+
+/* Options that belong to another mode, and the mode's arguments: 0, or 2
+ * (said on stderr). */
+static int check_mode(const gg_cli *c, const fuse_o *fo)
+{
+    int dump_or_help = c->mode == GG_MODE_DUMP || c->mode == GG_MODE_HELP || c->mode == GG_MODE_VERSION;
+    if ((c->full && !dump_or_help) || (c->json && !dump_or_help && c->mode != GG_MODE_COMPARE))
+        return wrong("--json and --full belong to --dump (gguffs --dump --json MODEL.gguf); "
+                     "--json also to --compare");
+    if (c->mode == GG_MODE_MOUNT) {
+        if (c->npos < (c->stores ? 1 : 2)) {
+            gg_cli_usage(stderr);
+            return 2;
+        }
+    } else if (c->mode != GG_MODE_HELP && c->mode != GG_MODE_VERSION && tool_args(c, fo)) {
+        return 2;
+    }
+    if (c->stores && c->mode != GG_MODE_MOUNT)
+        return wrong("--ollama, --hf-cache and --lmstudio are for mounting");
+    if (c->n_only && c->mode != GG_MODE_VERIFY)
+        return wrong("--tensor belongs to --verify");
+    return 0;
+}
+
+/* libfuse's own arguments: debug, our fixed options, the user's. */
+static int fuse_args(gg_cli *c, fuse_o *fo, const char *argv0, int debug)
+{
+    if (fuse_o_add(fo, "ro") || fuse_o_add(fo, "default_permissions") || fuse_o_add(fo, "subtype=gguffs") ||
+        push(&c->fuse_argv, &c->fuse_argc, argv0) || (debug && push(&c->fuse_argv, &c->fuse_argc, "-d")) ||
+        push(&c->fuse_argv, &c->fuse_argc, "-o") || push(&c->fuse_argv, &c->fuse_argc, fo->s)) {
+        fprintf(stderr, "gguffs: out of memory\n");
+        return 1;
+    }
+    return 0;
+}
+
 int gg_cli_parse(gg_cli *c, int argc, char **argv)
 {
     memset(c, 0, sizeof *c);
@@ -502,115 +635,14 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
     c->models_bytes = 256ull << 20;
     fuse_o fo = {0};
     int debug = 0, rc = 0, dashdash = 0;
-    const char *bad = NULL;
-    for (int i = 1; i < argc && !rc && !bad; i++) {
-        const char *a = argv[i];
-        if (dashdash || a[0] != '-' || !a[1]) {
-            if (push(&c->pos, &c->npos, a))
-                rc = 1;
-        } else if (!strcmp(a, "--")) {
-            dashdash = 1;
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            c->mode = GG_MODE_HELP;
-        } else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
-            c->mode = GG_MODE_VERSION;
-        } else if (!strcmp(a, "--dump")) {
-            c->mode = GG_MODE_DUMP;
-        } else if (!strcmp(a, "--verify")) {
-            c->mode = GG_MODE_VERIFY;
-        } else if (!strcmp(a, "--cat")) {
-            c->mode = GG_MODE_CAT;
-        } else if (!strcmp(a, "--compare")) {
-            c->mode = GG_MODE_COMPARE;
-        } else if (!strcmp(a, "--ollama")) {
-            c->stores |= 1;
-        } else if (!strcmp(a, "--hf-cache")) {
-            c->stores |= 2;
-        } else if (!strcmp(a, "--lmstudio")) {
-            c->stores |= 4;
-        } else if (!strcmp(a, "--json")) {
-            c->json = 1;
-        } else if (!strcmp(a, "--full")) {
-            c->full = 1;
-        } else if (!strcmp(a, "--tensor") || !strncmp(a, "--tensor=", 9)) {
-            const char *g = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
-            if (!g)
-                bad = "--tensor needs a name or a glob pattern";
-            else if (push(&c->only, &c->n_only, g))
-                rc = 1;
-        } else if (!strcmp(a, "-f")) {
-            c->fuse.foreground = 1;
-        } else if (!strcmp(a, "-d")) {
-            debug = c->fuse.foreground = 1;
-        } else if (!strcmp(a, "-s")) {
-            c->fuse.single_thread = 1;
-        } else if (!strncmp(a, "-o", 2)) {
-            const char *o = a[2] ? a + 2 : i + 1 < argc ? argv[++i] : NULL;
-            if (!o)
-                bad = "-o needs options";
-            else if (options_arg(c, o, &fo))
-                rc = 2;
-        } else {
-            fprintf(stderr, "gguffs: unknown option %s (see gguffs --help)\n", a);
-            rc = 2;
-        }
-    }
-    if (bad) {
-        fprintf(stderr, "gguffs: %s\n", bad);
-        rc = 2;
-    }
+    for (int i = 1; i < argc && !rc; i++)
+        rc = one_arg(c, argc, argv, &i, &fo, &debug, &dashdash);
     if (rc == 1)
         fprintf(stderr, "gguffs: out of memory\n");
-    int dump_or_help = c->mode == GG_MODE_DUMP || c->mode == GG_MODE_HELP || c->mode == GG_MODE_VERSION;
-    if (!rc && ((c->full && !dump_or_help) || (c->json && !dump_or_help && c->mode != GG_MODE_COMPARE))) {
-        fprintf(stderr, "gguffs: --json and --full belong to --dump (gguffs --dump --json MODEL.gguf); "
-                        "--json also to --compare\n");
-        rc = 2;
-    }
-    if (!rc && c->mode == GG_MODE_MOUNT) {
-        if (c->npos < (c->stores ? 1 : 2)) {
-            gg_cli_usage(stderr);
-            rc = 2;
-        }
-    } else if (!rc && c->mode != GG_MODE_HELP && c->mode != GG_MODE_VERSION) {
-        /* the tools: --dump, --verify, --cat, --compare */
-        const char *cmd = c->mode == GG_MODE_DUMP     ? "--dump"
-                          : c->mode == GG_MODE_VERIFY ? "--verify"
-                          : c->mode == GG_MODE_CAT    ? "--cat"
-                                                      : "--compare";
-        int want = c->mode == GG_MODE_CAT || c->mode == GG_MODE_COMPARE ? 2 : 1;
-        if (c->npos != want) {
-            if (c->mode == GG_MODE_CAT)
-                fprintf(stderr, "gguffs --cat: %s (gguffs --cat MODEL PATH, e.g. gguffs --cat m.gguf as/q8_0.gguf)\n",
-                        c->npos < 2 ? "which model and which file of its tree?" : "one model and one file");
-            else if (c->mode == GG_MODE_COMPARE)
-                fprintf(stderr, "gguffs --compare: two models: MODEL and the REFerence it is compared with\n");
-            else
-                fprintf(stderr, "gguffs %s: %s\n", cmd, c->npos ? "one model at a time" : "which model?");
-            rc = 2;
-        } else if (fo.len) {
-            fprintf(stderr, "gguffs %s: -o %s only applies to mounting\n", cmd, fo.s);
-            rc = 2;
-        }
-    }
-    if (!rc && c->stores && c->mode != GG_MODE_MOUNT) {
-        fprintf(stderr, "gguffs: --ollama, --hf-cache and --lmstudio are for mounting\n");
-        rc = 2;
-    }
-    if (!rc && c->n_only && c->mode != GG_MODE_VERIFY) {
-        fprintf(stderr, "gguffs: --tensor belongs to --verify\n");
-        rc = 2;
-    }
-    if (!rc && c->mode == GG_MODE_MOUNT) {
-        /* libfuse's own arguments: debug, our fixed options, the user's. */
-        if (fuse_o_add(&fo, "ro") || fuse_o_add(&fo, "default_permissions") ||
-            fuse_o_add(&fo, "subtype=gguffs") || push(&c->fuse_argv, &c->fuse_argc, argv[0]) ||
-            (debug && push(&c->fuse_argv, &c->fuse_argc, "-d")) || push(&c->fuse_argv, &c->fuse_argc, "-o") ||
-            push(&c->fuse_argv, &c->fuse_argc, fo.s)) {
-            fprintf(stderr, "gguffs: out of memory\n");
-            rc = 1;
-        }
-    }
+    if (!rc)
+        rc = check_mode(c, &fo);
+    if (!rc && c->mode == GG_MODE_MOUNT)
+        rc = fuse_args(c, &fo, argv[0], debug);
     c->net.cafile = c->cafile;
     c->net.cache_dir = c->cache_dir;
     c->net.s3_region = c->s3_region;

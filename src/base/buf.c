@@ -1,4 +1,4 @@
-/* buf.c - the growable byte buffer, and asprintf that returns (see buf.h). */
+/* buf.c - the growable byte buffer, growing arrays, and asprintf that returns (see buf.h). */
 #include "gguffs/buf.h"
 
 #include <stdarg.h>
@@ -23,6 +23,19 @@ char *gg_buf_room(gg_buf *b, size_t n)
         b->cap = nc;
     }
     return b->p + b->len;
+}
+
+int gg_grow(void **arr, size_t *cap, size_t n, size_t elem, size_t first)
+{
+    if (n < *cap)
+        return 0;
+    size_t nc = *cap ? *cap * 2 : first;
+    void *p = realloc(*arr, nc * elem);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = nc;
+    return 0;
 }
 
 void gg_buf_put(gg_buf *b, const void *s, size_t n)

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "gguffs/buf.h"
 
 #define MAGIC "GGUFFSB2" /* (B1 files, another checksum, read as damaged) */
 #define HEAD 40
@@ -268,14 +269,8 @@ typedef struct victims {
 static int collect(void *arg, const char *path, const struct stat *st)
 {
     victims *vs = arg;
-    if (vs->n == vs->cap) {
-        size_t nc = vs->cap ? vs->cap * 2 : 256;
-        victim *p = realloc(vs->v, nc * sizeof *p);
-        if (!p)
-            return 1;
-        vs->v = p;
-        vs->cap = nc;
-    }
+    if (gg_grow((void **)&vs->v, &vs->cap, vs->n, sizeof *vs->v, 256))
+        return 1;
     vs->v[vs->n++] = (victim){strdup(path), (uint64_t)st->st_mtim.tv_sec * 1000000000u + (uint64_t)st->st_mtim.tv_nsec,
                               (uint64_t)st->st_size};
     return 0;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "gguffs/buf.h"
 
 typedef struct reader {
     const uint8_t *p;
@@ -158,20 +159,6 @@ static int skip_value(reader *r, uint32_t type, int depth, const char *what)
     return 0;
 }
 
-/* Grow *arr (of elem-sized items) to hold at least n+1 items. */
-static int grow(void **arr, uint64_t *cap, uint64_t n, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    uint64_t nc = *cap ? *cap * 2 : 64;
-    void *p = realloc(*arr, nc * elem);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = nc;
-    return 0;
-}
-
 static int bytes_eq(const reader *r, gg_bytes a, gg_bytes b)
 {
     return a.len == b.len && memcmp(r->p + a.off, r->p + b.off, a.len) == 0;
@@ -227,10 +214,10 @@ static const char *shown(const reader *r, gg_bytes b, char *out, size_t outsz)
 
 static int parse_kvs(reader *r, gg_file *f)
 {
-    uint64_t cap = 0;
+    size_t cap = 0;
     char what[160], nm[96];
     for (uint64_t i = 0; i < f->n_kv; i++) {
-        if (grow((void **)&f->kv, &cap, i, sizeof *f->kv))
+        if (gg_grow((void **)&f->kv, &cap, i, sizeof *f->kv, 64))
             return fail(r, r->pos, "out of memory");
         gg_kv *kv = &f->kv[i];
         memset(kv, 0, sizeof *kv);
@@ -271,10 +258,10 @@ static int parse_kvs(reader *r, gg_file *f)
 
 static int parse_tensor_infos(reader *r, gg_file *f)
 {
-    uint64_t cap = 0;
+    size_t cap = 0;
     char what[160], nm[96];
     for (uint64_t i = 0; i < f->n_tensors; i++) {
-        if (grow((void **)&f->tensors, &cap, i, sizeof *f->tensors))
+        if (gg_grow((void **)&f->tensors, &cap, i, sizeof *f->tensors, 64))
             return fail(r, r->pos, "out of memory");
         gg_tinfo *t = &f->tensors[i];
         memset(t, 0, sizeof *t);

@@ -158,24 +158,11 @@ static void why(builder *b, const char *fmt, ...)
     free(s);
 }
 
-static int grow(void **a, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 64;
-    void *q = realloc(*a, nc * size);
-    if (!q)
-        return -1;
-    *a = q;
-    *cap = nc;
-    return 0;
-}
-
 /* A new HF tensor of shape dims (HF order); its pieces follow. */
 static gg_hf_tensor *add_tensor(builder *b, char *name, uint32_t n_dims, uint64_t d0, uint64_t d1)
 {
     gg_hf_plan *p = b->p;
-    if (!name || grow((void **)&p->t, &b->cap_t, p->nt, sizeof *p->t)) {
+    if (!name || gg_grow((void **)&p->t, &b->cap_t, p->nt, sizeof *p->t, 64)) {
         free(name);
         b->oom = 1;
         return NULL;
@@ -195,7 +182,7 @@ static void add_piece(builder *b, gg_hf_tensor *t, uint64_t tensor, uint64_t fro
                       uint64_t stride, gg_hf_xform x)
 {
     gg_hf_plan *p = b->p;
-    if (!t || grow((void **)&p->p, &b->cap_p, p->np, sizeof *p->p)) {
+    if (!t || gg_grow((void **)&p->p, &b->cap_p, p->np, sizeof *p->p, 64)) {
         b->oom = 1;
         return;
     }
@@ -549,90 +536,102 @@ static int has_bias(const gg_model *m)
     return 0;
 }
 
-static void plan_tensors(builder *b)
+/* What the walk over the tensors has seen: per layer, the rows found (bits
+ * of layer_rows), weights and biases apart; the embeddings and final norm. */
+typedef struct seen {
+    uint32_t *w, *b;
+    int embd, norm;
+} seen;
+
+/* blk.N.<name>: a row of layer_rows for the class, biases all or none */
+static void plan_layer_tensor(builder *b, uint64_t i, uint64_t layer, const char *base, size_t blen, int bias,
+                              seen *s)
 {
-    const gg_model *m = b->m;
     gg_hf_plan *p = b->p;
     uint32_t v = 1u << p->variant;
-    uint64_t n_layer = p->n_layer;
-    _Static_assert(N_ROWS <= 32, "rows seen per layer are bits of a u32");
-    uint32_t *seen_w = calloc(n_layer ? n_layer : 1, sizeof *seen_w);
-    uint32_t *seen_b = calloc(n_layer ? n_layer : 1, sizeof *seen_b);
-    if (!seen_w || !seen_b) {
-        b->oom = 1;
-        goto done;
-    }
-    int have_embd = 0, have_norm = 0;
     char nm[SHOWN];
-    for (uint64_t i = 0; i < m->nt && !b->oom; i++) {
-        const gg_tensor *t = &m->t[i];
-        const gg_tinfo *ti = t->info;
-        if (!gg_tensor_decodable(t)) {
-            why(b, "%s cannot be decoded (%s)", shown(t, nm),
-                t->err ? t->err->msg : "unknown type");
-            continue;
-        }
-        uint64_t layer;
-        const char *base;
-        size_t blen;
-        int bias;
-        if (parse_layer_name(t, &layer, &base, &blen, &bias) == 0) {
-            const layer_row *r = find_row(base, blen, v);
-            if (!r || (bias && !(r->bias & v)) || layer >= n_layer) {
-                why(b, "%s has no Hugging Face name in %s", shown(t, nm), p->hf_class);
-                continue;
-            }
-            if (bias && !(r->bias_req & v) && !p->attention_bias) {
-                why(b, "%s: %s has attention biases on q, k, v and o or on none", shown(t, nm), p->hf_class);
-                continue;
-            }
-            uint32_t *seen = bias ? seen_b : seen_w;
-            seen[layer] |= 1u << (r - layer_rows);
-            layer_tensor(b, i, layer, r, bias);
-        } else if (name_is(t, "token_embd.weight")) {
-            if (ti->n_dims != 2) {
-                bad_shape(b, t, "2 dimensions");
-                continue;
-            }
-            have_embd = 1;
-            plain(b, i, strdup("model.embed_tokens.weight"), 2, ti->ne[1], ti->ne[0], GG_HF_PLAIN);
-        } else if (name_is(t, "output_norm.weight")) {
-            if (ti->n_dims != 1) {
-                bad_shape(b, t, "1 dimension");
-                continue;
-            }
-            have_norm = 1;
-            plain(b, i, strdup("model.norm.weight"), 1, ti->ne[0], 1, (v & SHIFTED) ? GG_HF_MINUS_ONE : GG_HF_PLAIN);
-        } else if (name_is(t, "output.weight")) {
-            if (ti->n_dims != 2) {
-                bad_shape(b, t, "2 dimensions");
-                continue;
-            }
-            p->tied = 0;
-            plain(b, i, strdup("lm_head.weight"), 2, ti->ne[1], ti->ne[0], GG_HF_PLAIN);
-        } else if (name_is(t, "rope_freqs.weight") && (v & PERMUTED)) {
-            /* llama 3's rope scaling, as F32 factors: config.json, not a weight */
-            if (ti->n_dims != 1 || ti->ne[0] != p->n_rot / 2 || ti->type_id != 0) {
-                bad_shape(b, t, "F32 [rope.dimension_count / 2]");
-                continue;
-            }
-            p->rope_freqs = (int64_t)i;
-        } else if ((name_is(t, "rope_factors_long.weight") || name_is(t, "rope_factors_short.weight")) &&
-                   p->variant == GG_HF_PHI3) {
-            /* phi-3's longrope lists: config.json, not weights */
-            if (ti->n_dims != 1 || ti->ne[0] != p->n_rot / 2 || ti->type_id != 0) {
-                bad_shape(b, t, "F32 [rope.dimension_count / 2]");
-                continue;
-            }
-            *(t->name[13] == 'l' ? &p->rope_long : &p->rope_short) = (int64_t)i;
-        } else if (name_is(t, "rope_freqs.weight") || name_is(t, "rope_factors_long.weight") ||
-                   name_is(t, "rope_factors_short.weight")) {
-            why(b, "%s: rope frequency factors are carried into config.json as llama 3's rope scaling only",
-                shown(t, nm));
-        } else {
-            why(b, "%s has no Hugging Face name in %s", shown(t, nm), p->hf_class);
-        }
+    const layer_row *r = find_row(base, blen, v);
+    if (!r || (bias && !(r->bias & v)) || layer >= p->n_layer) {
+        why(b, "%s has no Hugging Face name in %s", shown(&b->m->t[i], nm), p->hf_class);
+        return;
     }
+    if (bias && !(r->bias_req & v) && !p->attention_bias) {
+        why(b, "%s: %s has attention biases on q, k, v and o or on none", shown(&b->m->t[i], nm), p->hf_class);
+        return;
+    }
+    uint32_t *rows = bias ? s->b : s->w;
+    rows[layer] |= 1u << (r - layer_rows);
+    layer_tensor(b, i, layer, r, bias);
+}
+
+/* rope_freqs.weight and rope_factors_{long,short}.weight: F32 factors, one
+ * per rotated pair, that go into config.json (llama 3's, phi-3's), not weights. */
+static void plan_rope_factors(builder *b, uint64_t i)
+{
+    gg_hf_plan *p = b->p;
+    uint32_t v = 1u << p->variant;
+    const gg_tensor *t = &b->m->t[i];
+    const gg_tinfo *ti = t->info;
+    char nm[SHOWN];
+    int freqs = name_is(t, "rope_freqs.weight");
+    if ((freqs && (v & PERMUTED)) || (!freqs && p->variant == GG_HF_PHI3)) {
+        if (ti->n_dims != 1 || ti->ne[0] != p->n_rot / 2 || ti->type_id != 0) {
+            bad_shape(b, t, "F32 [rope.dimension_count / 2]");
+            return;
+        }
+        if (freqs)
+            p->rope_freqs = (int64_t)i;
+        else
+            *(t->name[13] == 'l' ? &p->rope_long : &p->rope_short) = (int64_t)i;
+    } else {
+        why(b, "%s: rope frequency factors are carried into config.json as llama 3's rope scaling only",
+            shown(t, nm));
+    }
+}
+
+/* A tensor outside the layers: the embeddings, the final norm, the output
+ * (untied), rope factors. */
+static void plan_model_tensor(builder *b, uint64_t i, seen *s)
+{
+    gg_hf_plan *p = b->p;
+    uint32_t v = 1u << p->variant;
+    const gg_tensor *t = &b->m->t[i];
+    const gg_tinfo *ti = t->info;
+    char nm[SHOWN];
+    if (name_is(t, "token_embd.weight")) {
+        if (ti->n_dims != 2) {
+            bad_shape(b, t, "2 dimensions");
+            return;
+        }
+        s->embd = 1;
+        plain(b, i, strdup("model.embed_tokens.weight"), 2, ti->ne[1], ti->ne[0], GG_HF_PLAIN);
+    } else if (name_is(t, "output_norm.weight")) {
+        if (ti->n_dims != 1) {
+            bad_shape(b, t, "1 dimension");
+            return;
+        }
+        s->norm = 1;
+        plain(b, i, strdup("model.norm.weight"), 1, ti->ne[0], 1, (v & SHIFTED) ? GG_HF_MINUS_ONE : GG_HF_PLAIN);
+    } else if (name_is(t, "output.weight")) {
+        if (ti->n_dims != 2) {
+            bad_shape(b, t, "2 dimensions");
+            return;
+        }
+        p->tied = 0;
+        plain(b, i, strdup("lm_head.weight"), 2, ti->ne[1], ti->ne[0], GG_HF_PLAIN);
+    } else if (name_is(t, "rope_freqs.weight") || name_is(t, "rope_factors_long.weight") ||
+               name_is(t, "rope_factors_short.weight")) {
+        plan_rope_factors(b, i);
+    } else {
+        why(b, "%s has no Hugging Face name in %s", shown(t, nm), p->hf_class);
+    }
+}
+
+/* The rope keys the plan cannot carry: longrope needs both lists; an
+ * attention factor other than 1 has no place in the HF classes. */
+static void check_rope(builder *b)
+{
+    gg_hf_plan *p = b->p;
     if ((p->rope_long < 0) != (p->rope_short < 0))
         why(b, "rope_factors_long.weight and rope_factors_short.weight come in pairs");
     double attn;
@@ -640,16 +639,43 @@ static void plan_tensors(builder *b)
         check_longrope(b);
     else if (b->longrope)
         why(b, "%s.rope.scaling.type is longrope without rope_factors_long.weight", p->arch);
-    else if (gg_kv_double(m->f, akv(b, "rope.scaling.attn_factor"), &attn) == 0 && attn != 1.0)
+    else if (gg_kv_double(b->m->f, akv(b, "rope.scaling.attn_factor"), &attn) == 0 && attn != 1.0)
         why(b, "%s.rope.scaling.attn_factor is not 1: the Hugging Face classes have no such factor", p->arch);
-    if (!have_embd)
+}
+
+static void plan_tensors(builder *b)
+{
+    const gg_model *m = b->m;
+    uint64_t n_layer = b->p->n_layer;
+    _Static_assert(N_ROWS <= 32, "rows seen per layer are bits of a u32");
+    seen s = {calloc(n_layer ? n_layer : 1, sizeof *s.w), calloc(n_layer ? n_layer : 1, sizeof *s.b), 0, 0};
+    if (!s.w || !s.b) {
+        b->oom = 1;
+        goto done;
+    }
+    for (uint64_t i = 0; i < m->nt && !b->oom; i++) {
+        const gg_tensor *t = &m->t[i];
+        uint64_t layer;
+        const char *base;
+        size_t blen;
+        int bias;
+        char nm[SHOWN];
+        if (!gg_tensor_decodable(t))
+            why(b, "%s cannot be decoded (%s)", shown(t, nm), t->err ? t->err->msg : "unknown type");
+        else if (parse_layer_name(t, &layer, &base, &blen, &bias) == 0)
+            plan_layer_tensor(b, i, layer, base, blen, bias, &s);
+        else
+            plan_model_tensor(b, i, &s);
+    }
+    check_rope(b);
+    if (!s.embd)
         why(b, "token_embd.weight is missing");
-    if (!have_norm)
+    if (!s.norm)
         why(b, "output_norm.weight is missing");
-    check_layers(b, seen_w, seen_b, n_layer);
+    check_layers(b, s.w, s.b, n_layer);
 done:
-    free(seen_w);
-    free(seen_b);
+    free(s.w);
+    free(s.b);
 }
 
 /* The figures of the config, from the keys as llama.cpp reads them. */

@@ -38,29 +38,17 @@ static void shown_name(const gg_tensor *t, char *out, size_t n)
     strcpy(out + k, k < t->name_len ? "..." : "");
 }
 
-/* Place the tensors of one shard: data ranges, space, resolved types.
- * ts points at this shard's first entry of the model's tensor array. */
-static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_opts *o, gg_err *err)
+/* order: the tensors by data offset; next_end[k]: where the data of the
+ * tensor after order[k] begins (the next strictly larger offset), or the end
+ * of the file. One backward pass keeps this linear even when many tensors
+ * share an offset. */
+static void data_order(const gg_file *f, uint64_t size, uint64_t *order, uint64_t *next_end)
 {
-    gg_shard *sh = &m->shards[si];
-    gg_file *f = &sh->f;
-    const char *path = sh->src->name;
-    const uint64_t size = sh->src->size;
     uint64_t nt = f->n_tensors;
-    uint64_t *order = malloc((nt ? nt : 1) * sizeof *order);
-    uint64_t *next_end = malloc((nt ? nt : 1) * sizeof *next_end);
-    if (!order || !next_end) {
-        free(order);
-        free(next_end);
-        return gg_fail(err, GG_E_NOMEM, "%s: out of memory", path);
-    }
     for (uint64_t i = 0; i < nt; i++)
         order[i] = i;
     sort_base = f->tensors;
     qsort(order, nt, sizeof *order, by_offset);
-    /* next_end[k]: where the data of the tensor after order[k] begins (the
-     * next strictly larger offset), or the end of the file. One backward pass
-     * keeps this linear even when many tensors share an offset. */
     for (uint64_t k = nt; k-- > 0;) {
         uint64_t next = k + 1 < nt ? f->tensors[order[k + 1]].offset : 0;
         if (k + 1 == nt || next > size - f->data_offset) /* (no overflow in the sum below) */
@@ -72,75 +60,118 @@ static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_op
         if (next_end[k] > size)
             next_end[k] = size;
     }
+}
 
-    int rc = 0;
-    char nm[100];
-    for (uint64_t k = 0; k < nt && rc == 0; k++) {
-        uint64_t i = order[k];
-        gg_tensor *t = &ts[i];
-        const gg_tinfo *ti = &f->tensors[i];
-        t->info = ti;
-        t->shard = si;
-        t->name = gg_str_ptr(f, ti->name);
-        t->name_len = ti->name.len;
-        shown_name(t, nm, sizeof nm);
-        if (ti->offset % f->alignment) {
-            rc = gg_fail(err, GG_E_MALFORMED,
-                         "%s: tensor %" PRIu64 " \"%s\": data offset %" PRIu64
-                         " is not a multiple of the alignment %" PRIu32, path, i, nm, ti->offset,
-                         f->alignment);
-            break;
+/* A tensor's data offset: aligned, and within the file. */
+static int check_offset(const gg_file *f, const char *path, uint64_t size, uint64_t i, const char *nm, gg_err *err)
+{
+    const gg_tinfo *ti = &f->tensors[i];
+    if (ti->offset % f->alignment)
+        return gg_fail(err, GG_E_MALFORMED,
+                       "%s: tensor %" PRIu64 " \"%s\": data offset %" PRIu64
+                       " is not a multiple of the alignment %" PRIu32, path, i, nm, ti->offset, f->alignment);
+    if (ti->offset > size - f->data_offset)
+        return gg_fail(err, GG_E_MALFORMED,
+                       "%s: tensor %" PRIu64 " \"%s\": data offset %" PRIu64
+                       " is past the end of the file (data section at %" PRIu64 ", file size %" PRIu64 ")",
+                       path, i, nm, ti->offset, f->data_offset, size);
+    return 0;
+}
+
+/* The tensor's type (resolve.c) and layout; 0 when its id means no type
+ * known for its shape. A type without a decoder is kept, with the reason. */
+static int type_tensor(gg_model *m, gg_tensor *t, const gg_open_opts *o)
+{
+    const gg_tinfo *ti = t->info;
+    t->type = gg_resolve(m, t, o);
+    if (t->type) {
+        gg_err le;
+        if (gg_layout_init(&t->layout, t->type, ti->ne[0], gg_nrows(ti), &le) != 0) {
+            t->err = gg_err_keep(le.code, "%s", le.msg); /* unreachable: resolve checked the shape */
+            t->type = NULL;
         }
-        if (ti->offset > size - f->data_offset) {
-            rc = gg_fail(err, GG_E_MALFORMED,
-                         "%s: tensor %" PRIu64 " \"%s\": data offset %" PRIu64
-                         " is past the end of the file (data section at %" PRIu64 ", file size %" PRIu64 ")",
-                         path, i, nm, ti->offset, f->data_offset, size);
-            break;
-        }
-        t->abs_offset = f->data_offset + ti->offset;
-        /* Space: up to the next larger offset, or to the end of the file. */
-        uint64_t end = next_end[k];
-        t->space = end - t->abs_offset;
-        t->type = gg_resolve(m, t, o);
-        if (t->type) {
-            gg_err le;
-            if (gg_layout_init(&t->layout, t->type, ti->ne[0], gg_nrows(ti), &le) != 0) {
-                t->err = gg_err_keep(le.code, "%s", le.msg); /* unreachable: resolve checked the shape */
-                t->type = NULL;
-            }
-        }
-        if (t->type) {
-            t->nbytes = t->layout.nbytes;
-            if (!gg_type_kernel(t->type, GG_ISA_SCALAR))
-                t->err = gg_err_keep(GG_E_UNSUPPORTED, "no decoder for %s%s%s", t->type->name,
-                                     t->type->note ? ": " : "", t->type->note ? t->type->note : "");
-            continue;
-        }
-        /* Unknown: serve the bytes up to the next tensor. */
-        const gg_type *c[16];
-        size_t n = gg_types_for_id(ti->type_id, c, 16);
-        uint64_t need = UINT64_MAX;
-        for (size_t j = 0; j < n; j++) {
-            if (c[j]->flags & GG_TYPE_VARIANT)
-                continue;
-            uint64_t nb;
-            if (gg_type_nbytes(c[j], ti->ne[0], gg_nrows(ti), &nb, NULL) == 0 && nb > size - t->abs_offset &&
-                nb < need)
-                need = nb;
-        }
-        /* The last tensor: a layout that runs past the end, and none that
-         * fits exactly, means the file was cut short. */
-        if (end == size && need != UINT64_MAX) {
-            rc = gg_fail(err, GG_E_MALFORMED,
-                         "%s: tensor %" PRIu64 " \"%s\": data [%" PRIu64 ", %" PRIu64
-                         ") ends past end of file (%" PRIu64 ")", path, i, nm, t->abs_offset,
-                         need > UINT64_MAX - t->abs_offset ? UINT64_MAX : t->abs_offset + need, size);
-            break;
-        }
-        t->nbytes = t->space;
-        t->size_from_space = 1;
     }
+    if (!t->type)
+        return 0;
+    t->nbytes = t->layout.nbytes;
+    if (!gg_type_kernel(t->type, GG_ISA_SCALAR))
+        t->err = gg_err_keep(GG_E_UNSUPPORTED, "no decoder for %s%s%s", t->type->name, t->type->note ? ": " : "",
+                             t->type->note ? t->type->note : "");
+    return 1;
+}
+
+/* The smallest layout a type of the tensor's id could have that runs past
+ * the end of the file (UINT64_MAX: none). */
+static uint64_t least_past_end(const gg_tensor *t, uint64_t size)
+{
+    const gg_tinfo *ti = t->info;
+    const gg_type *c[16];
+    size_t n = gg_types_for_id(ti->type_id, c, 16);
+    uint64_t need = UINT64_MAX;
+    for (size_t j = 0; j < n; j++) {
+        if (c[j]->flags & GG_TYPE_VARIANT)
+            continue;
+        uint64_t nb;
+        if (gg_type_nbytes(c[j], ti->ne[0], gg_nrows(ti), &nb, NULL) == 0 && nb > size - t->abs_offset && nb < need)
+            need = nb;
+    }
+    return need;
+}
+
+/* Tensor i of shard si: its name, data range and space (up to end), type. */
+static int place_tensor(gg_model *m, uint32_t si, gg_tensor *t, uint64_t i, uint64_t end, const gg_open_opts *o,
+                        gg_err *err)
+{
+    gg_shard *sh = &m->shards[si];
+    const gg_file *f = &sh->f;
+    const char *path = sh->src->name;
+    const uint64_t size = sh->src->size;
+    const gg_tinfo *ti = &f->tensors[i];
+    char nm[100];
+    t->info = ti;
+    t->shard = si;
+    t->name = gg_str_ptr(f, ti->name);
+    t->name_len = ti->name.len;
+    shown_name(t, nm, sizeof nm);
+    if (check_offset(f, path, size, i, nm, err))
+        return -1;
+    t->abs_offset = f->data_offset + ti->offset;
+    /* Space: up to the next larger offset, or to the end of the file. */
+    t->space = end - t->abs_offset;
+    if (type_tensor(m, t, o))
+        return 0;
+    /* Unknown: serve the bytes up to the next tensor. The last tensor: a
+     * layout that runs past the end, and none that fits exactly, means the
+     * file was cut short. */
+    uint64_t need = least_past_end(t, size);
+    if (end == size && need != UINT64_MAX)
+        return gg_fail(err, GG_E_MALFORMED,
+                       "%s: tensor %" PRIu64 " \"%s\": data [%" PRIu64 ", %" PRIu64
+                       ") ends past end of file (%" PRIu64 ")", path, i, nm, t->abs_offset,
+                       need > UINT64_MAX - t->abs_offset ? UINT64_MAX : t->abs_offset + need, size);
+    t->nbytes = t->space;
+    t->size_from_space = 1;
+    return 0;
+}
+
+/* Place the tensors of one shard: data ranges, space, resolved types.
+ * ts points at this shard's first entry of the model's tensor array. */
+static int place_shard(gg_model *m, uint32_t si, gg_tensor *ts, const gg_open_opts *o, gg_err *err)
+{
+    gg_shard *sh = &m->shards[si];
+    const gg_file *f = &sh->f;
+    uint64_t nt = f->n_tensors;
+    uint64_t *order = malloc((nt ? nt : 1) * sizeof *order);
+    uint64_t *next_end = malloc((nt ? nt : 1) * sizeof *next_end);
+    if (!order || !next_end) {
+        free(order);
+        free(next_end);
+        return gg_fail(err, GG_E_NOMEM, "%s: out of memory", sh->src->name);
+    }
+    data_order(f, sh->src->size, order, next_end);
+    int rc = 0;
+    for (uint64_t k = 0; k < nt && rc == 0; k++)
+        rc = place_tensor(m, si, &ts[order[k]], order[k], next_end[k], o, err);
     free(order);
     free(next_end);
     return rc;

@@ -131,102 +131,139 @@ static void note(char **s, const char *fmt, ...)
  * deprecated IQ2_TN and IQ1_TN at 142 and 143): a candidate must fit exactly. */
 static int contested_id(uint32_t id) { return id == 142 || id == 143; }
 
-/* Decide t->type for one tensor. Returns the chosen type or NULL. */
-const gg_type *gg_resolve(gg_model *m, gg_tensor *t, const gg_open_opts *o)
+/* The types an id may mean: the one -o types forces (*forced), else every
+ * type of the id that is not a variant of another. */
+static size_t candidates(const gg_tinfo *ti, const gg_open_opts *o, const gg_type *cand[16], int *forced)
 {
-    const gg_tinfo *ti = t->info;
-    const gg_type *cand[16];
     size_t nc = 0;
-    int forced = 0;
+    *forced = 0;
     for (int i = 0; o && i < o->n_forced; i++) {
         if (o->forced_id[i] == ti->type_id) {
             cand[nc++] = o->forced_type[i];
-            forced = 1;
+            *forced = 1;
             break;
         }
     }
-    if (!forced) {
+    if (!*forced) {
         const gg_type *all[16];
         size_t n = gg_types_for_id(ti->type_id, all, 16);
         for (size_t i = 0; i < n; i++)
             if (!(all[i]->flags & GG_TYPE_VARIANT))
                 cand[nc++] = all[i];
     }
-    if (nc == 0) {
-        t->err = gg_err_keep(GG_E_UNSUPPORTED, "unsupported type %" PRIu32, ti->type_id);
-        return NULL;
-    }
-    /* Keep candidates whose layout fits the shape and the space. */
-    const gg_type *fit[16];
-    uint64_t fit_bytes[16];
-    size_t nf = 0;
-    char *reasons = NULL;
+    return nc;
+}
+
+/* The candidates still in the running, their sizes, and why the others
+ * were rejected (note's "; "-joined text, or NULL). */
+typedef struct fits {
+    const gg_type *type[16];
+    uint64_t bytes[16];
+    size_t n;
+    char *reasons;
+} fits;
+
+/* Keep candidates whose layout fits the shape and the space. */
+static void fit_space(const gg_tensor *t, const gg_type *const *cand, size_t nc, fits *f)
+{
+    const gg_tinfo *ti = t->info;
     for (size_t i = 0; i < nc; i++) {
         gg_err why;
         uint64_t nb;
         if (gg_type_nbytes(cand[i], ti->ne[0], gg_nrows(ti), &nb, &why)) { /* bad shape or overflow */
-            note(&reasons, "%s rejected: %s", cand[i]->name, why.msg);
+            note(&f->reasons, "%s rejected: %s", cand[i]->name, why.msg);
             continue;
         }
         if (nb > t->space) {
-            note(&reasons, "%s rejected: needs %" PRIu64 " bytes, the file gives the tensor %" PRIu64,
+            note(&f->reasons, "%s rejected: needs %" PRIu64 " bytes, the file gives the tensor %" PRIu64,
                  cand[i]->name, nb, t->space);
             continue;
         }
-        fit[nf] = cand[i];
-        fit_bytes[nf++] = nb;
+        f->type[f->n] = cand[i];
+        f->bytes[f->n++] = nb;
     }
-    /* Where an id has several meanings, only a tight fit counts (what is left
-     * over is alignment padding): a layout that leaves bytes unused is as
-     * likely to be a wrong guess as a right one. */
-    if (!forced && (nc > 1 || contested_id(ti->type_id))) {
-        size_t k = 0;
-        for (size_t i = 0; i < nf; i++) {
-            if (t->space - fit_bytes[i] < m->shards[t->shard].f.alignment) {
-                fit[k] = fit[i];
-                fit_bytes[k++] = fit_bytes[i];
-            } else {
-                note(&reasons, "%s rejected: leaves %" PRIu64 " of the %" PRIu64 " bytes unused",
-                     fit[i]->name, t->space - fit_bytes[i], t->space);
-            }
+}
+
+/* Where an id has several meanings, only a tight fit counts (what is left
+ * over is alignment padding): a layout that leaves bytes unused is as
+ * likely to be a wrong guess as a right one. */
+static void keep_tight(const gg_model *m, const gg_tensor *t, fits *f)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        if (t->space - f->bytes[i] < m->shards[t->shard].f.alignment) {
+            f->type[k] = f->type[i];
+            f->bytes[k++] = f->bytes[i];
+        } else {
+            note(&f->reasons, "%s rejected: leaves %" PRIu64 " of the %" PRIu64 " bytes unused", f->type[i]->name,
+                 t->space - f->bytes[i], t->space);
         }
-        nf = k;
     }
-    if (nf > 1 && m->dialect_hint) {
-        size_t k = 0;
-        for (size_t i = 0; i < nf; i++)
-            if (fit[i]->dialects & m->dialect_hint)
-                fit[k] = fit[i], fit_bytes[k++] = fit_bytes[i];
-        if (k > 0 && k < nf)
-            note(&reasons, "chosen by evidence of the %s dialect elsewhere in the file",
-                 gg_dialect_name(m->dialect_hint));
-        if (k > 0)
-            nf = k;
-    }
-    if (nf == 1) {
-        const gg_type *ty = fit[0];
-        if (o && o->stq1_0_consecutive && strcmp(ty->name, "STQ1_0") == 0)
-            ty = by_name_and_id("STQ1_0_CONSECUTIVE", ty->id);
-        if (nc > 1 || forced)
-            t->resolution = gg_xprintf("type id %" PRIu32 " read as %s%s%s%s", ti->type_id, ty->name,
-                                    forced ? " (forced by -o types)" : "", reasons ? "; " : "",
-                                    reasons ? reasons : "");
-        free(reasons);
-        return ty;
-    }
-    if (nf == 0) {
-        t->err = gg_err_keep(GG_E_UNSUPPORTED, "type id %" PRIu32 " fits no known layout: %s", ti->type_id,
-                             reasons ? reasons : "no candidates");
+    f->n = k;
+}
+
+/* Of several fits, those of the dialect seen elsewhere in the file (when any is). */
+static void keep_dialect(const gg_model *m, fits *f)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < f->n; i++)
+        if (f->type[i]->dialects & m->dialect_hint)
+            f->type[k] = f->type[i], f->bytes[k++] = f->bytes[i];
+    if (k > 0 && k < f->n)
+        note(&f->reasons, "chosen by evidence of the %s dialect elsewhere in the file",
+             gg_dialect_name(m->dialect_hint));
+    if (k > 0)
+        f->n = k;
+}
+
+/* No fit or several: t->err says which, t->resolution keeps the reasons. */
+static void unresolved(gg_tensor *t, fits *f)
+{
+    uint32_t id = t->info->type_id;
+    if (f->n == 0) {
+        t->err = gg_err_keep(GG_E_UNSUPPORTED, "type id %" PRIu32 " fits no known layout: %s", id,
+                             f->reasons ? f->reasons : "no candidates");
     } else {
         char *names = NULL;
-        for (size_t i = 0; i < nf; i++)
-            note(&names, "%s", fit[i]->name);
+        for (size_t i = 0; i < f->n; i++)
+            note(&names, "%s", f->type[i]->name);
         t->err = gg_err_keep(GG_E_UNSUPPORTED,
                              "type id %" PRIu32 " is ambiguous: it fits %s; force one with -o types=%" PRIu32
-                             ":NAME", ti->type_id, names ? names : "?", ti->type_id);
+                             ":NAME", id, names ? names : "?", id);
         free(names);
     }
-    t->resolution = reasons;
-    return NULL;
+    t->resolution = f->reasons;
+}
+
+/* Decide t->type for one tensor. Returns the chosen type or NULL. */
+const gg_type *gg_resolve(gg_model *m, gg_tensor *t, const gg_open_opts *o)
+{
+    const gg_tinfo *ti = t->info;
+    const gg_type *cand[16];
+    int forced;
+    size_t nc = candidates(ti, o, cand, &forced);
+    if (nc == 0) {
+        t->err = gg_err_keep(GG_E_UNSUPPORTED, "unsupported type %" PRIu32, ti->type_id);
+        return NULL;
+    }
+    fits f = {.n = 0, .reasons = NULL};
+    fit_space(t, cand, nc, &f);
+    if (!forced && (nc > 1 || contested_id(ti->type_id)))
+        keep_tight(m, t, &f);
+    if (f.n > 1 && m->dialect_hint)
+        keep_dialect(m, &f);
+    if (f.n != 1) {
+        unresolved(t, &f);
+        return NULL;
+    }
+    const gg_type *ty = f.type[0];
+    if (o && o->stq1_0_consecutive && strcmp(ty->name, "STQ1_0") == 0)
+        ty = by_name_and_id("STQ1_0_CONSECUTIVE", ty->id);
+    if (nc > 1 || forced)
+        t->resolution = gg_xprintf("type id %" PRIu32 " read as %s%s%s%s", ti->type_id, ty->name,
+                                   forced ? " (forced by -o types)" : "", f.reasons ? "; " : "",
+                                   f.reasons ? f.reasons : "");
+    free(f.reasons);
+    return ty;
 }
 

@@ -86,6 +86,72 @@ static const float *weights_of(const gg_imatrix *im, const gg_tensor *t)
     return w && n == ti->ne[0] * ne2 ? w : NULL;
 }
 
+/* The first of ref's tensors (rn: by name) named as t that no earlier one
+ * of a took (NONE: none left). */
+static uint64_t first_unused(const named *rn, uint64_t nref, const unsigned char *used, const gg_tensor *t)
+{
+    named key = {t->name, t->name_len, 0};
+    size_t lo = 0, hi = nref;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (by_name(&rn[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    while (lo < nref && rn[lo].len == t->name_len && !memcmp(rn[lo].name, t->name, t->name_len) && used[rn[lo].i])
+        lo++;
+    int found = lo < nref && rn[lo].len == t->name_len && !memcmp(rn[lo].name, t->name, t->name_len);
+    return found ? rn[lo].i : NONE;
+}
+
+/* Tensor i of a and r of ref (NONE: it has none): compared, or why not. */
+static pair pair_of_tensors(const gg_model *a, const gg_model *ref, const gg_imatrix *im, uint64_t i, uint64_t r)
+{
+    const gg_tensor *t = &a->t[i];
+    pair p = {i, r, GG_CMP_ONLY_HERE, NULL};
+    if (r != NONE) {
+        const gg_tensor *u = &ref->t[r];
+        p.kind = !same_shape(t->info, u->info)                          ? GG_CMP_SHAPES
+                 : !gg_tensor_decodable(t) || !gg_tensor_decodable(u) ? GG_CMP_UNDECODABLE
+                                                                        : GG_CMP_COMPARED;
+    }
+    if (p.kind == GG_CMP_COMPARED)
+        p.w = im ? weights_of(im, t) : NULL;
+    return p;
+}
+
+/* c->p: the compared pairs in a's order, then the others of a, then those
+ * only in ref; rn, used and noted are scratch of ref->nt, ref->nt and a->nt. */
+static void pair_up(gg_cmp *c, const gg_model *a, const gg_model *ref, const gg_imatrix *im, named *rn,
+                    unsigned char *used, pair *noted)
+{
+    for (uint64_t i = 0; i < ref->nt; i++)
+        rn[i] = (named){ref->t[i].name, ref->t[i].name_len, i};
+    qsort(rn, ref->nt, sizeof *rn, by_name);
+    /* Each of a's tensors takes the first unused one of its name in ref. */
+    size_t nnoted = 0;
+    for (uint64_t i = 0; i < a->nt; i++) {
+        uint64_t r = first_unused(rn, ref->nt, used, &a->t[i]);
+        if (r != NONE)
+            used[r] = 1;
+        pair p = pair_of_tensors(a, ref, im, i, r);
+        c->pair_of[i] = SIZE_MAX;
+        if (p.kind == GG_CMP_COMPARED) {
+            c->pair_of[i] = c->np;
+            c->p[c->np++] = p;
+        } else {
+            noted[nnoted++] = p;
+        }
+    }
+    /* The noted ones of a in a's order, then ref's own. */
+    memcpy(c->p + c->np, noted, nnoted * sizeof *noted);
+    c->n = c->np + nnoted;
+    for (uint64_t i = 0; i < ref->nt; i++)
+        if (!used[i])
+            c->p[c->n++] = (pair){NONE, i, GG_CMP_ONLY_REF, NULL};
+}
+
 gg_cmp *gg_cmp_new(const gg_model *a, const gg_model *ref, const gg_imatrix *im, gg_cmp_stats *stats, gg_err *e)
 {
     gg_cmp *c = calloc(1, sizeof *c);
@@ -107,49 +173,7 @@ gg_cmp *gg_cmp_new(const gg_model *a, const gg_model *ref, const gg_imatrix *im,
     c->na = a->nt;
     c->weighted = im != NULL;
     c->stats = stats;
-    for (uint64_t i = 0; i < ref->nt; i++)
-        rn[i] = (named){ref->t[i].name, ref->t[i].name_len, i};
-    qsort(rn, ref->nt, sizeof *rn, by_name);
-    /* Each of a's tensors takes the first unused one of its name in ref. */
-    size_t nnoted = 0;
-    for (uint64_t i = 0; i < a->nt; i++) {
-        const gg_tensor *t = &a->t[i];
-        named key = {t->name, t->name_len, 0};
-        size_t lo = 0, hi = ref->nt;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (by_name(&rn[mid], &key) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        while (lo < ref->nt && rn[lo].len == t->name_len && !memcmp(rn[lo].name, t->name, t->name_len) &&
-               used[rn[lo].i])
-            lo++;
-        int found = lo < ref->nt && rn[lo].len == t->name_len && !memcmp(rn[lo].name, t->name, t->name_len);
-        pair p = {i, found ? rn[lo].i : NONE, GG_CMP_ONLY_HERE, NULL};
-        c->pair_of[i] = SIZE_MAX;
-        if (found) {
-            used[p.r] = 1;
-            const gg_tensor *u = &ref->t[p.r];
-            p.kind = !same_shape(t->info, u->info)                          ? GG_CMP_SHAPES
-                     : !gg_tensor_decodable(t) || !gg_tensor_decodable(u) ? GG_CMP_UNDECODABLE
-                                                                            : GG_CMP_COMPARED;
-        }
-        if (p.kind == GG_CMP_COMPARED) {
-            p.w = im ? weights_of(im, t) : NULL;
-            c->pair_of[i] = c->np;
-            c->p[c->np++] = p;
-        } else {
-            noted[nnoted++] = p;
-        }
-    }
-    /* The noted ones of a in a's order, then ref's own. */
-    memcpy(c->p + c->np, noted, nnoted * sizeof *noted);
-    c->n = c->np + nnoted;
-    for (uint64_t i = 0; i < ref->nt; i++)
-        if (!used[i])
-            c->p[c->n++] = (pair){NONE, i, GG_CMP_ONLY_REF, NULL};
+    pair_up(c, a, ref, im, rn, used, noted);
     free(rn);
     free(used);
     free(noted);

@@ -131,25 +131,17 @@ static int by_badness(const void *a, const void *b, void *arg)
     return i < j ? -1 : i > j;
 }
 
-static size_t json_len(const char *s, size_t n)
+/* The length of s as escape (gg_json_string, gg_tsv_field) writes it. */
+static size_t escaped_len(void (*escape)(gg_buf *, const char *, size_t), const char *s, size_t n)
 {
     gg_buf b = {0};
-    gg_json_string(&b, s, n);
+    escape(&b, s, n);
     size_t len = b.len;
     gg_buf_free(&b);
     return len;
 }
 
-static size_t tsv_len(const char *s, size_t n)
-{
-    gg_buf b = {0};
-    gg_tsv_field(&b, s, n);
-    size_t len = b.len;
-    gg_buf_free(&b);
-    return len;
-}
-
-static int tally_up(const gg_cmp_table *t, tally *y)
+static int tally_rows(const gg_cmp_table *t, tally *y)
 {
     memset(y, 0, sizeof *y);
     y->known = 1;
@@ -172,8 +164,9 @@ static int tally_up(const gg_cmp_table *t, tally *y)
             return -1;
         gt->tensors++;
         gl->tensors++;
-        int nw = (int)tsv_len(r->name, r->name_len), tw = (int)strlen(r->type);
-        int jnw = (int)json_len(r->name, r->name_len), jtw = (int)json_len(r->type, strlen(r->type));
+        int nw = (int)escaped_len(gg_tsv_field, r->name, r->name_len), tw = (int)strlen(r->type);
+        int jnw = (int)escaped_len(gg_json_string, r->name, r->name_len);
+        int jtw = (int)escaped_len(gg_json_string, r->type, strlen(r->type));
         y->name_w = nw > y->name_w ? nw : y->name_w;
         y->type_w = tw > y->type_w ? tw : y->type_w;
         y->jname_w = jnw > y->jname_w ? jnw : y->jname_w;
@@ -208,6 +201,17 @@ static void tally_free(tally *y)
     free(y->worst);
 }
 
+/* The tally of a summary's table; out of memory: -1, out marked (oom) and
+ * nothing left to free. */
+static int tally_up(const gg_cmp_table *t, tally *y, gg_buf *out)
+{
+    if (!tally_rows(t, y))
+        return 0;
+    tally_free(y);
+    out->oom = 1;
+    return -1;
+}
+
 /* rel_rmse of a group, or NULL while not known. */
 static const double *group_rel(const tally *y, double d2, double r2, double *v)
 {
@@ -227,11 +231,8 @@ static void bytes_line(gg_buf *out, const char *label, uint64_t bytes, double bp
 void gg_compare_summary(const gg_cmp_table *t, gg_buf *out)
 {
     tally y;
-    if (tally_up(t, &y)) {
-        tally_free(&y);
-        out->oom = 1;
+    if (tally_up(t, &y, out))
         return;
-    }
     double v;
     gg_buf_puts(out, "model           ");
     gg_tsv_field(out, t->model, strlen(t->model));
@@ -304,11 +305,8 @@ static void json_bpw(gg_buf *out, const char *key, double bpw)
 void gg_compare_summary_json(const gg_cmp_table *t, gg_buf *out)
 {
     tally y;
-    if (tally_up(t, &y)) {
-        tally_free(&y);
-        out->oom = 1;
+    if (tally_up(t, &y, out))
         return;
-    }
     double v;
     gg_buf_puts(out, "{\n  \"model\": ");
     gg_json_string(out, t->model, strlen(t->model));

@@ -268,22 +268,10 @@ static void factors(gg_buf *o, const char *k, const float *v, uint64_t n)
     gg_buf_puts(o, "]");
 }
 
-void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch_dtype, const gg_hf_rope *rope,
-                       gg_buf *o)
+/* rope_scaling from the plan's rope (hfplan.h): llama3's factors solved from
+ * rope_freqs, phi-3's longrope lists, else the GGUF keys (rope_scaling). */
+static void rope_scaling_of(gg_buf *o, const gg_model *m, const char *a, const gg_hf_rope *rope)
 {
-    const char *a = p->arch;
-    gg_buf_printf(o, "{\n  \"architectures\": [\"%s\"]", p->hf_class);
-    str(o, "model_type", p->model_type);
-    u64(o, "vocab_size", p->n_vocab);
-    u64(o, "hidden_size", p->n_embd);
-    u64(o, "intermediate_size", p->n_ff ? p->n_ff : p->n_ff_exp);
-    u64(o, "num_hidden_layers", p->n_layer);
-    u64(o, "num_attention_heads", p->n_head);
-    u64(o, "num_key_value_heads", p->n_head_kv);
-    u64(o, "head_dim", p->head_dim);
-    knum(o, "max_position_embeddings", m, a, "context_length", 0);
-    knum(o, "rms_norm_eps", m, a, "attention.layer_norm_rms_epsilon", 1e-6);
-    knum(o, "rope_theta", m, a, "rope.freq_base", 10000.0);
     if (rope && rope->kind == GG_HF_ROPE_LLAMA3) {
         const gg_hf_llama3 *l3 = &rope->llama3;
         key(o, "rope_scaling");
@@ -305,70 +293,109 @@ void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch
     } else {
         rope_scaling(o, m, a);
     }
-    boolean(o, "tie_word_embeddings", p->tied);
-    token_id(o, m, "bos_token_id", "bos_token_id");
-    token_id(o, m, "eos_token_id", "eos_token_id");
-    token_id(o, m, "pad_token_id", "padding_token_id");
-    str(o, "torch_dtype", torch_dtype);
-    boolean(o, "use_cache", 1);
-    key(o, "attention_dropout");
-    gg_buf_puts(o, "0.0");
+}
+
+static void gemma_act(gg_buf *o)
+{
+    str(o, "hidden_act", "gelu_pytorch_tanh");
+    str(o, "hidden_activation", "gelu_pytorch_tanh");
+}
+
+static void gemma2_keys(gg_buf *o, const gg_model *m, const gg_hf_plan *p, const char *a)
+{
+    uint64_t period = (uint64_t)kval(m, a, "attention.sliding_window_pattern", 2);
+    gemma_act(o);
+    u64(o, "query_pre_attn_scalar", query_scalar(p, 46));
+    knum(o, "attn_logit_softcapping", m, a, "attn_logit_softcapping", 50.0);
+    knum(o, "final_logit_softcapping", m, a, "final_logit_softcapping", 30.0);
+    knum(o, "sliding_window", m, a, "attention.sliding_window", 4096);
+    layer_types(o, p->n_layer, period, 1);
+    str(o, "cache_implementation", "hybrid");
+}
+
+static void gemma3_keys(gg_buf *o, const gg_model *m, const gg_hf_plan *p, const char *a)
+{
+    /* without a sliding window every layer is global (llama.cpp) */
+    int swa = kval(m, a, "attention.sliding_window", 0) > 0;
+    uint64_t period = (uint64_t)kval(m, a, "attention.sliding_window_pattern", 6);
+    gemma_act(o);
+    u64(o, "query_pre_attn_scalar", query_scalar(p, 62));
+    if (!has(m, a, "final_logit_softcapping"))
+        null(o, "final_logit_softcapping");
+    else
+        knum(o, "final_logit_softcapping", m, a, "final_logit_softcapping", 0);
+    null(o, "attn_logit_softcapping");
+    if (swa)
+        knum(o, "sliding_window", m, a, "attention.sliding_window", 0);
+    else
+        null(o, "sliding_window");
+    u64(o, "sliding_window_pattern", period);
+    knum(o, "rope_local_base_freq", m, a, "rope.freq_base_swa", 10000.0);
+    layer_types(o, p->n_layer, period, swa);
+}
+
+static void phi3_keys(gg_buf *o, const gg_model *m, const gg_hf_plan *p, const char *a)
+{
+    str(o, "hidden_act", "silu");
+    key(o, "partial_rotary_factor");
+    fnum(o, (double)p->n_rot / (double)p->head_dim, 0);
+    knum(o, "original_max_position_embeddings", m, a,
+         has(m, a, "rope.scaling.original_context_length") ? "rope.scaling.original_context_length"
+                                                            : "context_length",
+         0);
+    /* the converter writes 0 for none (phi-4) */
+    if (kval(m, a, "attention.sliding_window", 0) > 0)
+        knum(o, "sliding_window", m, a, "attention.sliding_window", 0);
+    else
+        null(o, "sliding_window");
+}
+
+/* The activation, then what the gemma and phi-3 families add about attention. */
+static void activation_keys(gg_buf *o, const gg_model *m, const gg_hf_plan *p, const char *a)
+{
     switch (p->variant) {
     case GG_HF_GEMMA:
-        str(o, "hidden_act", "gelu_pytorch_tanh");
-        str(o, "hidden_activation", "gelu_pytorch_tanh");
+        gemma_act(o);
         break;
-    case GG_HF_GEMMA2: {
-        uint64_t period = (uint64_t)kval(m, a, "attention.sliding_window_pattern", 2);
-        str(o, "hidden_act", "gelu_pytorch_tanh");
-        str(o, "hidden_activation", "gelu_pytorch_tanh");
-        u64(o, "query_pre_attn_scalar", query_scalar(p, 46));
-        knum(o, "attn_logit_softcapping", m, a, "attn_logit_softcapping", 50.0);
-        knum(o, "final_logit_softcapping", m, a, "final_logit_softcapping", 30.0);
-        knum(o, "sliding_window", m, a, "attention.sliding_window", 4096);
-        layer_types(o, p->n_layer, period, 1);
-        str(o, "cache_implementation", "hybrid");
+    case GG_HF_GEMMA2:
+        gemma2_keys(o, m, p, a);
         break;
-    }
-    case GG_HF_GEMMA3: {
-        /* without a sliding window every layer is global (llama.cpp) */
-        int swa = kval(m, a, "attention.sliding_window", 0) > 0;
-        uint64_t period = (uint64_t)kval(m, a, "attention.sliding_window_pattern", 6);
-        str(o, "hidden_act", "gelu_pytorch_tanh");
-        str(o, "hidden_activation", "gelu_pytorch_tanh");
-        u64(o, "query_pre_attn_scalar", query_scalar(p, 62));
-        if (!has(m, a, "final_logit_softcapping"))
-            null(o, "final_logit_softcapping");
-        else
-            knum(o, "final_logit_softcapping", m, a, "final_logit_softcapping", 0);
-        null(o, "attn_logit_softcapping");
-        if (swa)
-            knum(o, "sliding_window", m, a, "attention.sliding_window", 0);
-        else
-            null(o, "sliding_window");
-        u64(o, "sliding_window_pattern", period);
-        knum(o, "rope_local_base_freq", m, a, "rope.freq_base_swa", 10000.0);
-        layer_types(o, p->n_layer, period, swa);
+    case GG_HF_GEMMA3:
+        gemma3_keys(o, m, p, a);
         break;
-    }
     case GG_HF_PHI3:
-        str(o, "hidden_act", "silu");
-        key(o, "partial_rotary_factor");
-        fnum(o, (double)p->n_rot / (double)p->head_dim, 0);
-        knum(o, "original_max_position_embeddings", m, a,
-             has(m, a, "rope.scaling.original_context_length") ? "rope.scaling.original_context_length"
-                                                                : "context_length",
-             0);
-        /* the converter writes 0 for none (phi-4) */
-        if (kval(m, a, "attention.sliding_window", 0) > 0)
-            knum(o, "sliding_window", m, a, "attention.sliding_window", 0);
-        else
-            null(o, "sliding_window");
+        phi3_keys(o, m, p, a);
         break;
     default:
         str(o, "hidden_act", "silu");
         break;
     }
+}
+
+static void qwen_keys(gg_buf *o, const gg_hf_plan *p)
+{
+    boolean(o, "use_sliding_window", 0);
+    null(o, "sliding_window");
+    if (p->variant == GG_HF_QWEN3 || p->variant == GG_HF_QWEN3MOE)
+        boolean(o, "attention_bias", p->attention_bias);
+    if (p->variant == GG_HF_QWEN2MOE || p->variant == GG_HF_QWEN3MOE) {
+        u64(o, "num_experts", p->n_expert);
+        u64(o, "num_experts_per_tok", p->n_expert_used);
+        u64(o, "moe_intermediate_size", p->n_ff_exp);
+        if (p->variant == GG_HF_QWEN2MOE)
+            u64(o, "shared_expert_intermediate_size", p->n_ff_shexp);
+        /* llama.cpp renormalises the chosen experts' weights for qwen3moe only */
+        boolean(o, "norm_topk_prob", p->variant == GG_HF_QWEN3MOE);
+        u64(o, "decoder_sparse_step", 1);
+        key(o, "mlp_only_layers");
+        gg_buf_puts(o, "[]");
+    }
+}
+
+/* The last keys, of the llama, mistral and qwen families: biases, the
+ * sliding window they do not use, their experts. */
+static void family_keys(gg_buf *o, const gg_hf_plan *p)
+{
     switch (p->variant) {
     case GG_HF_LLAMA:
         boolean(o, "attention_bias", p->attention_bias);
@@ -386,26 +413,40 @@ void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch
     case GG_HF_QWEN3:
     case GG_HF_QWEN2MOE:
     case GG_HF_QWEN3MOE:
-        boolean(o, "use_sliding_window", 0);
-        null(o, "sliding_window");
-        if (p->variant == GG_HF_QWEN3 || p->variant == GG_HF_QWEN3MOE)
-            boolean(o, "attention_bias", p->attention_bias);
-        if (p->variant == GG_HF_QWEN2MOE || p->variant == GG_HF_QWEN3MOE) {
-            u64(o, "num_experts", p->n_expert);
-            u64(o, "num_experts_per_tok", p->n_expert_used);
-            u64(o, "moe_intermediate_size", p->n_ff_exp);
-            if (p->variant == GG_HF_QWEN2MOE)
-                u64(o, "shared_expert_intermediate_size", p->n_ff_shexp);
-            /* llama.cpp renormalises the chosen experts' weights for qwen3moe only */
-            boolean(o, "norm_topk_prob", p->variant == GG_HF_QWEN3MOE);
-            u64(o, "decoder_sparse_step", 1);
-            key(o, "mlp_only_layers");
-            gg_buf_puts(o, "[]");
-        }
+        qwen_keys(o, p);
         break;
     default:
         break;
     }
+}
+
+void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch_dtype, const gg_hf_rope *rope,
+                       gg_buf *o)
+{
+    const char *a = p->arch;
+    gg_buf_printf(o, "{\n  \"architectures\": [\"%s\"]", p->hf_class);
+    str(o, "model_type", p->model_type);
+    u64(o, "vocab_size", p->n_vocab);
+    u64(o, "hidden_size", p->n_embd);
+    u64(o, "intermediate_size", p->n_ff ? p->n_ff : p->n_ff_exp);
+    u64(o, "num_hidden_layers", p->n_layer);
+    u64(o, "num_attention_heads", p->n_head);
+    u64(o, "num_key_value_heads", p->n_head_kv);
+    u64(o, "head_dim", p->head_dim);
+    knum(o, "max_position_embeddings", m, a, "context_length", 0);
+    knum(o, "rms_norm_eps", m, a, "attention.layer_norm_rms_epsilon", 1e-6);
+    knum(o, "rope_theta", m, a, "rope.freq_base", 10000.0);
+    rope_scaling_of(o, m, a, rope);
+    boolean(o, "tie_word_embeddings", p->tied);
+    token_id(o, m, "bos_token_id", "bos_token_id");
+    token_id(o, m, "eos_token_id", "eos_token_id");
+    token_id(o, m, "pad_token_id", "padding_token_id");
+    str(o, "torch_dtype", torch_dtype);
+    boolean(o, "use_cache", 1);
+    key(o, "attention_dropout");
+    gg_buf_puts(o, "0.0");
+    activation_keys(o, m, p, a);
+    family_keys(o, p);
     gg_buf_puts(o, "\n}\n");
 }
 

@@ -191,11 +191,15 @@ static char *wordpiece_text(const char *s, uint32_t n)
     return t;
 }
 
-int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
+static int out_of_memory(gg_buf *why)
 {
-    memset(v, 0, sizeof *v);
-    v->f = m->f;
-    *none = 0;
+    why->oom = 1;
+    return -1;
+}
+
+/* The tokenizer kind of tokenizer.ggml.model; *none when there is no vocabulary. */
+static int vocab_kind(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
+{
     const gg_kv *model = tk(m->f, "model");
     if (!model || gg_kv_str_is(m->f, model, "no_vocab") || gg_kv_str_is(m->f, model, "none")) {
         *none = 1;
@@ -216,6 +220,13 @@ int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
                       (int)(n > 40 ? 40 : n), s);
         return -1;
     }
+    return 0;
+}
+
+/* The tokens' texts, each valid UTF-8 without a NUL byte; an empty one is
+ * given llama.cpp's name for it. */
+static int token_texts(const gg_model *m, hf_vocab *v, gg_buf *why)
+{
     const gg_kv *tokens = tk(m->f, "tokens");
     if (tokens && tokens->type == GG_VT_ARR && tokens->arr_n > HF_MAX_TOKENS) {
         gg_buf_printf(why, "tokenizer.ggml.tokens has %llu tokens (as/hf/ writes at most %u)\n",
@@ -232,7 +243,7 @@ int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
     v->own = calloc(v->n, 1);
     v->attr = calloc(v->n, 1);
     if (!v->text || !v->tlen || !v->own || !v->attr)
-        goto oom;
+        return out_of_memory(why);
     for (uint64_t i = 0; i < v->n; i++) {
         uint64_t n;
         const char *s = gg_kv_str_at(m->f, v->ix, i, &n);
@@ -246,12 +257,17 @@ int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
             char e[40];
             snprintf(e, sizeof e, "[EMPTY_%llu]", (unsigned long long)i); /* llama.cpp's name for it */
             if (!(v->text[i] = strdup(e)))
-                goto oom;
+                return out_of_memory(why);
             v->own[i] = 1;
             v->tlen[i] = (uint32_t)strlen(e);
         }
     }
-    attributes(v, m);
+    return 0;
+}
+
+/* tokenizer.ggml.scores, when there are (score_type 0 when not). */
+static int token_scores(const gg_model *m, hf_vocab *v, gg_buf *why)
+{
     uint64_t ns = 0;
     if (gg_kv_arr(m->f, tk(m->f, "scores"), &v->score_type, &ns, &v->scores) == 0 &&
         (ns < v->n || (v->score_type != GG_VT_F32 && v->score_type != GG_VT_I32))) {
@@ -260,48 +276,68 @@ int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
     }
     if (!v->scores)
         v->score_type = 0;
-    if (v->kind == HF_BPE) {
-        const gg_kv *pre = tk(m->f, "pre");
-        const char *s = "default";
-        uint64_t n = 7;
-        if (pre && gg_kv_str(m->f, pre, &s, &n)) {
-            why_line(why, "tokenizer.ggml.pre is not a string");
-            return -1;
-        }
-        v->pre = hf_pretok_find(s, n);
-        if (!v->pre) {
-            gg_buf_printf(why, "tokenizer.ggml.pre \"%.*s\": a pre-tokenizer as/hf/ does not write\n",
-                          (int)(n > 40 ? 40 : n), s);
-            return -1;
-        }
-        v->merges = tk(m->f, "merges");
-        if (!v->merges || v->merges->type != GG_VT_ARR || v->merges->arr_type != GG_VT_STR) {
-            why_line(why, "tokenizer.ggml.merges is missing or not a list of strings");
-            return -1;
-        }
+    return 0;
+}
+
+/* BPE: its pre-tokenizer (one as/hf/ writes) and its merges. */
+static int bpe_pre_and_merges(const gg_model *m, hf_vocab *v, gg_buf *why)
+{
+    const gg_kv *pre = tk(m->f, "pre");
+    const char *s = "default";
+    uint64_t n = 7;
+    if (pre && gg_kv_str(m->f, pre, &s, &n)) {
+        why_line(why, "tokenizer.ggml.pre is not a string");
+        return -1;
     }
-    if (v->kind == HF_WPM)
-        for (uint64_t i = 0; i < v->n; i++) {
-            char *t = wordpiece_text(v->text[i], v->tlen[i]);
-            if (!t)
-                goto oom;
-            if (v->own[i])
-                free((char *)v->text[i]);
-            v->text[i] = t;
-            v->own[i] = 1;
-            v->tlen[i] = (uint32_t)strlen(t);
-        }
-    /* llama.cpp refuses a vocabulary with a text twice; so do HF's files */
+    v->pre = hf_pretok_find(s, n);
+    if (!v->pre) {
+        gg_buf_printf(why, "tokenizer.ggml.pre \"%.*s\": a pre-tokenizer as/hf/ does not write\n",
+                      (int)(n > 40 ? 40 : n), s);
+        return -1;
+    }
+    v->merges = tk(m->f, "merges");
+    if (!v->merges || v->merges->type != GG_VT_ARR || v->merges->arr_type != GG_VT_STR) {
+        why_line(why, "tokenizer.ggml.merges is missing or not a list of strings");
+        return -1;
+    }
+    return 0;
+}
+
+/* WordPiece: every text as HF spells it (wordpiece_text). */
+static int wordpiece_texts(hf_vocab *v, gg_buf *why)
+{
+    for (uint64_t i = 0; i < v->n; i++) {
+        char *t = wordpiece_text(v->text[i], v->tlen[i]);
+        if (!t)
+            return out_of_memory(why);
+        if (v->own[i])
+            free((char *)v->text[i]);
+        v->text[i] = t;
+        v->own[i] = 1;
+        v->tlen[i] = (uint32_t)strlen(t);
+    }
+    return 0;
+}
+
+/* llama.cpp refuses a vocabulary with a text twice; so do HF's files */
+static int texts_unique(const hf_vocab *v, gg_buf *why)
+{
     table t;
     uint64_t dup;
     if (table_build(v, &t, &dup))
-        goto oom;
+        return out_of_memory(why);
     free(t.slot);
     if (dup != UINT64_MAX) {
         gg_buf_printf(why, "token %llu repeats the text of an earlier one\n", (unsigned long long)dup);
         return -1;
     }
-    /* special ids: the keys, else llama.cpp's defaults for the kind */
+    return 0;
+}
+
+/* special ids and flags: the keys, else llama.cpp's defaults for the kind;
+ * a token added must be named */
+static int special_tokens(hf_vocab *v, gg_buf *why)
+{
     int spm = v->kind == HF_SPM, wpm = v->kind == HF_WPM;
     v->bos = special_id(v, "bos_token_id", spm ? 1 : wpm ? 101 : 11);
     v->eos = special_id(v, "eos_token_id", spm ? 2 : wpm ? -1 : 11);
@@ -323,9 +359,25 @@ int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
         return -1;
     }
     return 0;
-oom:
-    why->oom = 1;
-    return -1;
+}
+
+int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
+{
+    memset(v, 0, sizeof *v);
+    v->f = m->f;
+    *none = 0;
+    if (vocab_kind(m, v, why, none) || token_texts(m, v, why))
+        return -1;
+    attributes(v, m);
+    if (token_scores(m, v, why))
+        return -1;
+    if (v->kind == HF_BPE && bpe_pre_and_merges(m, v, why))
+        return -1;
+    if (v->kind == HF_WPM && wordpiece_texts(v, why))
+        return -1;
+    if (texts_unique(v, why))
+        return -1;
+    return special_tokens(v, why);
 }
 
 void hf_vocab_free(hf_vocab *v)

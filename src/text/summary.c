@@ -248,6 +248,15 @@ static void bytes_text(uint64_t n, char *out, size_t cap)
         snprintf(out, cap, "%" PRIu64 " B", n);
 }
 
+/* A count, or none when 0 (not known). */
+static void count_or(gg_buf *out, uint64_t v, const char *none)
+{
+    if (v)
+        gg_buf_printf(out, "%" PRIu64, v);
+    else
+        gg_buf_puts(out, none);
+}
+
 void gg_summary_text(const gg_model *m, gg_buf *out)
 {
     gg_summary s;
@@ -268,10 +277,7 @@ void gg_summary_text(const gg_model *m, gg_buf *out)
         gg_buf_puts(out, "type            imatrix\ndatasets        ");
         datasets(m->f, out, 0, ", ");
         gg_buf_puts(out, "\nchunks          ");
-        if (s.im_chunks)
-            gg_buf_printf(out, "%" PRIu64, s.im_chunks);
-        else
-            gg_buf_puts(out, "-");
+        count_or(out, s.im_chunks, "-");
         if (s.im_chunk_size)
             gg_buf_printf(out, " of %" PRIu64 " tokens", s.im_chunk_size);
         gg_buf_printf(out, "\nweighs          %" PRIu64 " tensors\n", s.im_tensors);
@@ -306,14 +312,20 @@ void gg_summary_text(const gg_model *m, gg_buf *out)
     free(v);
 }
 
-/* A text field: a JSON string, or null when empty. */
-static void json_text(gg_buf *out, const char *key, const char *v)
+/* A JSON string, or null when empty. */
+static void json_string_or_null(gg_buf *out, const char *v)
 {
-    gg_buf_printf(out, ",\n  \"%s\": ", key);
     if (v[0])
         gg_json_string(out, v, strlen(v));
     else
         gg_buf_puts(out, "null");
+}
+
+/* A text field (not the first). */
+static void json_text(gg_buf *out, const char *key, const char *v)
+{
+    gg_buf_printf(out, ",\n  \"%s\": ", key);
+    json_string_or_null(out, v);
 }
 
 static void json_num(gg_buf *out, const char *key, uint64_t v, int known)
@@ -331,10 +343,7 @@ void gg_summary_json(const gg_model *m, gg_buf *out)
     char p[32];
     gg_params_text(s.params, p, sizeof p);
     gg_buf_puts(out, "{\n  \"name\": ");
-    if (s.name[0])
-        gg_json_string(out, s.name, strlen(s.name));
-    else
-        gg_buf_puts(out, "null");
+    json_string_or_null(out, s.name);
     json_text(out, "architecture", s.arch);
     gg_buf_printf(out, ",\n  \"parameters\": %" PRIu64 ",\n  \"parameters_text\": \"%s\"", s.params, p);
     gg_buf_printf(out, ",\n  \"file_bytes\": %" PRIu64 ",\n  \"tensor_bytes\": %" PRIu64, s.file_bytes, s.tensor_bytes);
@@ -351,26 +360,16 @@ void gg_summary_json(const gg_model *m, gg_buf *out)
     json_num(out, "experts", s.experts, s.experts);
     json_num(out, "experts_used", s.experts_used, s.experts);
     json_num(out, "vocabulary_size", s.vocab, s.vocab || find(m->f, NULL, "tokenizer.ggml.tokens"));
-    gg_buf_puts(out, ",\n  \"tokenizer_model\": ");
-    if (s.tokenizer[0])
-        gg_json_string(out, s.tokenizer, strlen(s.tokenizer));
-    else
-        gg_buf_puts(out, "null");
+    json_text(out, "tokenizer_model", s.tokenizer);
     gg_buf_printf(out, ",\n  \"chat_template\": %s", s.chat_template ? "true" : "false");
     json_num(out, "kv_cache_bytes_per_1000_tokens_f16", s.kv_bytes_per_1k, s.kv_known);
     if (s.imatrix) {
         gg_buf_puts(out, ",\n  \"imatrix\": {\"datasets\": [");
         datasets(m->f, out, 1, ", ");
         gg_buf_puts(out, "], \"chunk_count\": ");
-        if (s.im_chunks)
-            gg_buf_printf(out, "%" PRIu64, s.im_chunks);
-        else
-            gg_buf_puts(out, "null");
+        count_or(out, s.im_chunks, "null");
         gg_buf_puts(out, ", \"chunk_size\": ");
-        if (s.im_chunk_size)
-            gg_buf_printf(out, "%" PRIu64, s.im_chunk_size);
-        else
-            gg_buf_puts(out, "null");
+        count_or(out, s.im_chunk_size, "null");
         gg_buf_printf(out, ", \"tensors\": %" PRIu64 "}", s.im_tensors);
     } else {
         gg_buf_puts(out, ",\n  \"imatrix\": null");

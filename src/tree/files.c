@@ -2,8 +2,9 @@
  * layer: tree/
  *
  * The rows name what each file is made of; modeltree.c builds, sizes and
- * reads every file by its row's shape, with no case per file. The text
- * functions below only bind a row to the text/ function that renders it. */
+ * reads every file by its row's shape, with no case per file. A text of the
+ * model alone is its text/ function in the row (RENDER); the text functions
+ * below bind the others to theirs. */
 #include "files.h"
 
 #include <stdlib.h>
@@ -89,24 +90,6 @@ static int tensors_tsv(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
     return 0;
 }
 
-static int types_tsv(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
-{
-    gg_types_tsv(t->m, out);
-    return 0;
-}
-
-static int summary(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
-{
-    gg_summary_text(t->m, out);
-    return 0;
-}
-
-static int summary_json(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
-{
-    gg_summary_json(t->m, out);
-    return 0;
-}
-
 static int info_json(gg_mtree *t, uint64_t tensor, gg_buf *out, gg_err *e)
 {
     gg_tensor_info_json(t->m, &t->m->t[tensor], out);
@@ -121,12 +104,6 @@ static int side_text(gg_mtree *t, uint64_t side, gg_buf *out, gg_err *e)
 }
 
 static uint64_t side_bound(const gg_mtree *t, uint64_t side) { return t->m->sides[side].len; }
-
-static int as_why(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
-{
-    gg_as_why(t->m, out);
-    return 0;
-}
 
 /* as/hf/: its texts need the model's Hugging Face plan (hfplan.h) */
 
@@ -147,12 +124,6 @@ static int hf_config(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
     return rc;
 }
 
-static int hf_generation_config(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
-{
-    gg_hf_generation_config_json(t->m, out);
-    return 0;
-}
-
 static int hf_why(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
 {
     gg_hf_plan *p = gg_hf_plan_new(t->m);
@@ -164,24 +135,6 @@ static int hf_why(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
     int rc = gg_hf_rope_read(t->m, p, &rope, &why, &local);
     gg_hf_why(t->m, p, rc ? why : NULL, out);
     gg_hf_plan_free(p);
-    return 0;
-}
-
-static int hf_tokenizer(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
-{
-    gg_hf_tokenizer_json(t->m, out);
-    return 0;
-}
-
-static int hf_tokenizer_config(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
-{
-    gg_hf_tokenizer_config_json(t->m, out);
-    return 0;
-}
-
-static int hf_special_tokens(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
-{
-    gg_hf_special_tokens_map_json(t->m, out);
     return 0;
 }
 
@@ -339,6 +292,7 @@ static int hf_missing(const gg_model *m, uint64_t arg) { return hf_facts_of(m)->
 #define DIR(fn) .shape = GG_FS_DIR, .build = fn
 #define ROWS(scope) .shape = GG_FS_DIR, .build = gg_mtree_build_rows, .holds = scope
 #define TEXT(fn, b) .shape = GG_FS_TEXT, .text = fn, .bound = b
+#define RENDER(fn, b) .shape = GG_FS_TEXT, .render = fn, .bound = b
 #define VIEW(v) .shape = GG_FS_VIEW, .view = v
 #define COMPOSITE(fn) .shape = GG_FS_COMPOSITE, .segments = fn
 
@@ -347,9 +301,9 @@ const gg_file_kind gg_files[] = {
     {MODEL("metadata.json"), TEXT(metadata_json, metadata_json_bound)},
     {MODEL("tensors"), DIR(gg_mtree_build_tensors)},
     {MODEL("tensors.tsv"), TEXT(tensors_tsv, tensors_tsv_bound)},
-    {MODEL("types.tsv"), TEXT(types_tsv, NULL)},
-    {MODEL("summary"), TEXT(summary, summary_bound)},
-    {MODEL("summary.json"), TEXT(summary_json, summary_bound)},
+    {MODEL("types.tsv"), RENDER(gg_types_tsv, NULL)},
+    {MODEL("summary"), RENDER(gg_summary_text, summary_bound)},
+    {MODEL("summary.json"), RENDER(gg_summary_json, summary_bound)},
     /* (its view is -o safetensors_dtype, in t->o) */
     {MODEL("model.safetensors"), COMPOSITE(safetensors), .flags = GG_FF_DATA},
     {MODEL("model.gguf"), COMPOSITE(gguf), .view = GG_VIEW_RAW, .flags = GG_FF_DATA},
@@ -363,16 +317,16 @@ const gg_file_kind gg_files[] = {
     {AS("f16.gguf"), COMPOSITE(gguf), .view = GG_VIEW_F16, .flags = GG_FF_DATA, .present = all_decodable},
     {AS("bf16.gguf"), COMPOSITE(gguf), .view = GG_VIEW_BF16, .flags = GG_FF_DATA, .present = all_decodable},
     {AS("q8_0.gguf"), COMPOSITE(gguf), .view = GG_VIEW_Q8_0, .flags = GG_FF_DATA, .present = all_decodable},
-    {AS("why"), TEXT(as_why, as_why_bound), .present = not_all_decodable},
+    {AS("why"), RENDER(gg_as_why, as_why_bound), .present = not_all_decodable},
     {AS("hf"), ROWS(GG_FK_HF), .present = hf_dir},
 
     {HF("config.json"), TEXT(hf_config, hf_config_bound), .present = hf_weights},
-    {HF("generation_config.json"), TEXT(hf_generation_config, NULL), .present = hf_weights},
+    {HF("generation_config.json"), RENDER(gg_hf_generation_config_json, NULL), .present = hf_weights},
     /* (its view is -o safetensors_dtype, in t->o) */
     {HF("model.safetensors"), COMPOSITE(hf_safetensors), .flags = GG_FF_DATA, .present = hf_weights},
-    {HF("tokenizer.json"), TEXT(hf_tokenizer, hf_tokenizer_bound), .present = hf_vocab},
-    {HF("tokenizer_config.json"), TEXT(hf_tokenizer_config, hf_tokenizer_bound), .present = hf_vocab},
-    {HF("special_tokens_map.json"), TEXT(hf_special_tokens, NULL), .present = hf_vocab},
+    {HF("tokenizer.json"), RENDER(gg_hf_tokenizer_json, hf_tokenizer_bound), .present = hf_vocab},
+    {HF("tokenizer_config.json"), RENDER(gg_hf_tokenizer_config_json, hf_tokenizer_bound), .present = hf_vocab},
+    {HF("special_tokens_map.json"), RENDER(gg_hf_special_tokens_map_json, NULL), .present = hf_vocab},
     {HF("why"), TEXT(hf_why, hf_why_bound), .present = hf_missing},
 
     {TENSOR("raw"), VIEW(GG_VIEW_RAW), .flags = GG_FF_DATA | GG_FF_STORED},

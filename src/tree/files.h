@@ -8,7 +8,8 @@
  *              as/: the rows of a scope of its own, gg_mtree_build_rows; vs/:
  *              none, its folders are the mount's other models, tree_vs.c)
  *   VIEW       a tensor read as `view` (view.h): its size and bytes come from the view layer
- *   TEXT       text made whole on first use by `text` (at most `bound` bytes; a
+ *   TEXT       text made whole on first use by `text`, or `render` for a text of
+ *              the model alone, a text/ function bound as it is (at most `bound` bytes; a
  *              `fixed_size`, or what `sized` says, is its size before it is made)
  *   COMPOSITE  segments laid end to end (export.h), listed by `segments`: bytes
  *              made in memory (a header) and ranges of tensor views read on demand
@@ -56,6 +57,7 @@ struct gg_file_kind {
     gg_view_kind view;   /* VIEW: which view; COMPOSITE: the view of its tensor segments */
     uint64_t fixed_size; /* TEXT: its size, known before it is made; 0: the text's length */
     int (*text)(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e);                         /* TEXT */
+    void (*render)(const gg_model *m, gg_buf *out); /* TEXT, instead of `text`: a text of the model alone */
     uint64_t (*bound)(const gg_mtree *t, uint64_t arg); /* TEXT: bytes at most (NULL: 4096) */
     int (*sized)(gg_mtree *t, uint64_t arg, uint64_t *size, gg_err *e); /* TEXT: its size, before it is made */
     gg_composite *(*segments)(const gg_mtree *t, const gg_file_kind *k, uint64_t arg, gg_err *e); /* COMPOSITE */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "gguffs/buf.h"
 #include "gguffs/names.h"
 #include "gguffs/render.h"
 
@@ -17,15 +18,9 @@ static int add_node(gg_mtree *t, char *name, uint32_t parent, gg_content c, size
 {
     if (!name)
         return -1;
-    if (t->n == t->cap) {
-        uint32_t nc = t->cap ? t->cap * 2 : 256;
-        gg_node *p = realloc(t->nodes, nc * sizeof *p);
-        if (!p) {
-            free(name);
-            return -1;
-        }
-        t->nodes = p;
-        t->cap = nc;
+    if (gg_grow((void **)&t->nodes, &t->cap, t->n, sizeof *t->nodes, 256)) {
+        free(name);
+        return -1;
     }
     gg_node *n = &t->nodes[t->n];
     memset(n, 0, sizeof *n);
@@ -465,7 +460,9 @@ static int generate(gg_mtree *t, uint32_t i, gg_buf *out, gg_err *e)
     if ((k->bound ? k->bound(t, n->arg) : 4096) > MAX_TEXT)
         return gg_fail(e, GG_E_TOOBIG, "%s: %s would be more than %llu MiB of text", t->m->path, n->name,
                        MAX_TEXT >> 20);
-    if (k->text(t, n->arg, out, e)) {
+    if (k->render)
+        k->render(t->m, out);
+    else if (k->text(t, n->arg, out, e)) {
         /* (a text made from tensor data: stats) */
         if (e && e->code == GG_E_STALE)
             forget_model(t);

@@ -61,7 +61,8 @@ typedef struct gg_vs_tree gg_vs_tree;
 
 typedef struct gg_mtree {
     gg_node *nodes;
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
     gg_model *m;
     uint32_t uid_base;     /* cache id of its first tensor (view.h) */
     _Atomic int forgotten; /* its cached pages were dropped (it changed) */

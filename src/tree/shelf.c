@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gguffs/buf.h"
 #include "gguffs/names.h"
 #include "shelf_int.h"
 
@@ -15,14 +16,8 @@
 
 static int new_node(gg_shelf *s, const char *name, uint32_t parent, gg_snode kind, uint32_t *out)
 {
-    if (s->n == s->cap) {
-        uint32_t nc = s->cap ? s->cap * 2 : 64;
-        snode *p = realloc(s->nodes, nc * sizeof *p);
-        if (!p)
-            return -1;
-        s->nodes = p;
-        s->cap = nc;
-    }
+    if (gg_grow((void **)&s->nodes, &s->cap, s->n, sizeof *s->nodes, 64))
+        return -1;
     snode *nd = &s->nodes[s->n];
     memset(nd, 0, sizeof *nd);
     nd->name = strdup(name);
@@ -247,16 +242,6 @@ void shelf_hide(gg_shelf *s, gg_entry *en, int state)
     shelf_queue_note(s, UINT32_MAX, NULL);
 }
 
-static int same_comps(const gg_entry *a, const gg_entry *b)
-{
-    if (a->ncomps != b->ncomps)
-        return 0;
-    for (int i = 0; i < a->ncomps; i++)
-        if (strcmp(a->comps[i], b->comps[i]))
-            return 0;
-    return 1;
-}
-
 /* Show en, checked, in the place of the model it replaces (lock held for
  * writing): the name switches from the old model to the new one at once,
  * never missing (a new node under the same name, so that the kernel asks
@@ -269,7 +254,7 @@ int shelf_take_place(gg_shelf *s, gg_entry *en)
         return shelf_show(s, en);
     old->replaced_by = 0;
     uint32_t k = old->node, dir = s->nodes[k].parent, pos, nk;
-    if (old->state != E_VISIBLE || !same_comps(old, en) || find_kid(s, dir, s->nodes[k].name, &pos) != k ||
+    if (old->state != E_VISIBLE || !same_comps(old->comps, old->ncomps, en->comps, en->ncomps) || find_kid(s, dir, s->nodes[k].name, &pos) != k ||
         new_node(s, s->nodes[k].name, dir, GG_SN_MODEL, &nk)) {
         if (old->state != E_REMOVED)
             shelf_hide(s, old, E_REMOVED);
@@ -292,14 +277,8 @@ int shelf_take_place(gg_shelf *s, gg_entry *en)
 
 gg_entry *shelf_new_entry(gg_shelf *s, int src, const char *key, char **comps, int ncomps, const char *spec)
 {
-    if (s->nent == s->capent) {
-        uint32_t nc = s->capent ? s->capent * 2 : 64;
-        gg_entry **p = realloc(s->ent, nc * sizeof *p);
-        if (!p)
-            return NULL;
-        s->ent = p;
-        s->capent = nc;
-    }
+    if (gg_grow((void **)&s->ent, &s->capent, s->nent, sizeof *s->ent, 64))
+        return NULL;
     gg_entry *en = calloc(1, sizeof *en);
     if (!en)
         return NULL;

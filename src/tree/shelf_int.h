@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -101,9 +102,11 @@ typedef struct src_dir {
 struct gg_shelf {
     pthread_rwlock_t lock;
     snode *nodes;
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
     gg_entry **ent;   /* by id - 1 */
-    uint32_t nent, capent;
+    uint32_t nent;
+    size_t capent;
     src_dir *dirs;
     int ndirs;
     gg_open_opts oo;
@@ -141,6 +144,17 @@ static inline struct timespec now_ts(void)
 static inline int64_t ms_between(struct timespec a, struct timespec b)
 {
     return (int64_t)(b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+}
+
+/* Two names, lists of components, the same? (an entry's, a found file's) */
+static inline int same_comps(char *const *a, int na, char *const *b, int nb)
+{
+    if (na != nb)
+        return 0;
+    for (int i = 0; i < na; i++)
+        if (strcmp(a[i], b[i]))
+            return 0;
+    return 1;
 }
 
 /* shelf.c (lock held for writing) */

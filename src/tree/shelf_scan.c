@@ -28,16 +28,6 @@ static void remember(gg_entry *en, const gg_found *f)
     en->mtime = f->mtime;
 }
 
-static int same_name(const gg_entry *en, const gg_found *f)
-{
-    if (en->ncomps != f->ncomps)
-        return 0;
-    for (int i = 0; i < f->ncomps; i++)
-        if (strcmp(en->comps[i], f->comps[i]))
-            return 0;
-    return 1;
-}
-
 /* The same file under a new name (Hugging Face's refs/main moved to another
  * revision): hidden now, its name changed, shown again by the caller once
  * every such entry is out of the way (lock held for writing). */
@@ -171,7 +161,7 @@ static void seen_again(rescan_pass *p, gg_entry *en, gg_found *f)
     see(p->seen, en);
     if (en->state == E_PENDING)
         en->writing = writing_now(p->s, f);
-    if (!f->error && !same_name(en, f) && p->renamed && take_new_name(p->s, en, f))
+    if (!f->error && !same_comps(en->comps, en->ncomps, f->comps, f->ncomps) && p->renamed && take_new_name(p->s, en, f))
         p->renamed[p->nrenamed++] = en;
 }
 

@@ -47,15 +47,9 @@ static gg_found *grow(list *l)
 {
     if (l->oom)
         return NULL;
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 64;
-        gg_found *p = realloc(l->v, nc * sizeof *p);
-        if (!p) {
-            l->oom = 1;
-            return NULL;
-        }
-        l->v = p;
-        l->cap = nc;
+    if (gg_grow((void **)&l->v, &l->cap, l->n, sizeof *l->v, 64)) {
+        l->oom = 1;
+        return NULL;
     }
     gg_found *f = &l->v[l->n];
     memset(f, 0, sizeof *f);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "gguffs/buf.h"
 #include "tree_int.h"
 
 typedef struct vs_rec {
@@ -33,7 +34,8 @@ typedef struct vs_rec {
 struct tree_vs {
     pthread_mutex_t lock;
     vs_rec **rec;
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
     uint32_t *hash; /* (a, b, snode) -> record + 1 */
     uint32_t hcap;
 };
@@ -108,14 +110,8 @@ static vs_rec *rec_get(gg_tree *t, uint32_t a, uint32_t b, uint32_t snode, gg_in
     vs_rec *r = NULL;
     if (v->n >= UINT32_MAX - VS_BASE - 1)
         goto out; /* (slots would run out) */
-    if (v->n == v->cap) {
-        uint32_t nc = v->cap ? v->cap * 2 : 64;
-        vs_rec **p = realloc(v->rec, nc * sizeof *p);
-        if (!p)
-            goto out;
-        v->rec = p;
-        v->cap = nc;
-    }
+    if (gg_grow((void **)&v->rec, &v->cap, v->n, sizeof *v->rec, 64))
+        goto out;
     if (2 * (v->n + 1) > v->hcap && rehash(v, v->hcap ? v->hcap * 2 : 128))
         goto out;
     if (!(r = calloc(1, sizeof *r)))
@@ -229,15 +225,9 @@ typedef struct kids {
 static int collect(void *arg, const char *name, uint32_t node, gg_snode kind)
 {
     kids *l = arg;
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? l->cap * 2 : 32;
-        kid *p = realloc(l->k, nc * sizeof *p);
-        if (!p) {
-            l->oom = 1;
-            return 1;
-        }
-        l->k = p;
-        l->cap = nc;
+    if (gg_grow((void **)&l->k, &l->cap, l->n, sizeof *l->k, 32)) {
+        l->oom = 1;
+        return 1;
     }
     if (!(l->k[l->n].name = strdup(name))) {
         l->oom = 1;
@@ -488,18 +478,31 @@ int tree_vs_listxattr(gg_tree *t, gg_ino ino, char *list, size_t cap, gg_err *e)
 
 /* ---- the shelf changed ---- */
 
+/* The records there are now, and a copy of one: the lock is taken for each
+ * alone, so the kernel is told of changes with it released. */
+static uint32_t recs_now(tree_vs *v)
+{
+    pthread_mutex_lock(&v->lock);
+    uint32_t n = v->n;
+    pthread_mutex_unlock(&v->lock);
+    return n;
+}
+
+static vs_rec rec_copy(tree_vs *v, uint32_t i)
+{
+    pthread_mutex_lock(&v->lock);
+    vs_rec r = *v->rec[i];
+    pthread_mutex_unlock(&v->lock);
+    return r;
+}
+
 void tree_vs_note(gg_tree *t, uint32_t dir, const char *name)
 {
     if (!t->inval_entry || !t->vs)
         return;
-    tree_vs *v = t->vs;
-    pthread_mutex_lock(&v->lock);
-    uint32_t n = v->n;
-    pthread_mutex_unlock(&v->lock);
+    uint32_t n = recs_now(t->vs);
     for (uint32_t i = 0; i < n; i++) {
-        pthread_mutex_lock(&v->lock);
-        vs_rec r = *v->rec[i];
-        pthread_mutex_unlock(&v->lock);
+        vs_rec r = rec_copy(t->vs, i);
         if (!r.b && r.snode == dir)
             t->inval_entry(t->inval_arg, r.self, name);
     }
@@ -509,14 +512,9 @@ void tree_vs_changed(gg_tree *t, uint32_t id)
 {
     if (!t->inval_inode || !t->vs)
         return;
-    tree_vs *v = t->vs;
-    pthread_mutex_lock(&v->lock);
-    uint32_t n = v->n;
-    pthread_mutex_unlock(&v->lock);
+    uint32_t n = recs_now(t->vs);
     for (uint32_t i = 0; i < n; i++) {
-        pthread_mutex_lock(&v->lock);
-        vs_rec r = *v->rec[i];
-        pthread_mutex_unlock(&v->lock);
+        vs_rec r = rec_copy(t->vs, i);
         if (r.b && (r.a == id || r.b == id))
             for (uint32_t k = 1; k < r.nodes; k++)
                 t->inval_inode(t->inval_arg, ino_of(VS_BASE + i, k));

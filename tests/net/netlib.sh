@@ -21,6 +21,22 @@ net_alive() {
     return 0
 }
 
+# net_wait_port FILE PID STEP WHAT OUT: wait (200 times STEP seconds at most,
+# while PID lives) for the port number PID writes to FILE; when it never does,
+# say "WHAT did not start:" and what it wrote to OUT.
+net_wait_port() {
+    local pf=$1 pid=$2 step=$3
+    for _ in $(seq 1 200); do
+        [ -s "$pf" ] && return 0
+        net_alive "$pid" || break
+        sleep "$step"
+    done
+    [ -s "$pf" ] && return 0
+    echo "$4 did not start:" >&2
+    cat "$5" >&2
+    return 1
+}
+
 # net_kill PID: SIGTERM, wait up to 3 s, then SIGKILL; reaps our children.
 net_kill() {
     local p=$1
@@ -71,16 +87,7 @@ net_proxy() {
         --log "$TMP/proxy-$var.log" "$@" </dev/null >>"$TMP/proxy-$var.out" 2>&1 &
     pid=$!
     NET_PIDS="$NET_PIDS $pid"
-    for _ in $(seq 1 200); do
-        [ -s "$pf" ] && break
-        net_alive "$pid" || break
-        sleep 0.025
-    done
-    if ! [ -s "$pf" ]; then
-        echo "faultproxy $var did not start:" >&2
-        cat "$TMP/proxy-$var.out" >&2
-        return 1
-    fi
+    net_wait_port "$pf" "$pid" 0.025 "faultproxy $var" "$TMP/proxy-$var.out" || return 1
     eval "$var=\$(cat \"\$pf\")"
     eval "${var}_PID=$pid"
 }
@@ -197,11 +204,6 @@ net_s3gate() {
         --log "$TMP/s3gate-$var.log" </dev/null >>"$TMP/s3gate-$var.out" 2>&1 &
     pid=$!
     NET_PIDS="$NET_PIDS $pid"
-    for _ in $(seq 1 200); do
-        [ -s "$pf" ] && break
-        net_alive "$pid" || break
-        sleep 0.05
-    done
-    [ -s "$pf" ] || { echo "s3gate did not start:" >&2; cat "$TMP/s3gate-$var.out" >&2; return 1; }
+    net_wait_port "$pf" "$pid" 0.05 s3gate "$TMP/s3gate-$var.out" || return 1
     eval "$var=\$(cat \"\$pf\"); ${var}_PID=$pid"
 }

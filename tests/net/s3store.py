@@ -38,13 +38,18 @@ def client(service, endpoint, key="test", secret="test", token=None, **kw):
                         aws_session_token=token, region_name="us-east-1", **kw)
 
 
-def keys(endpoint, path):
-    iam = client("iam", endpoint)
-    iam.create_user(UserName="gguffs")
+def allowed_all(iam, user):
+    """A new user allowed every action: its access key."""
+    iam.create_user(UserName=user)
     allow = json.dumps({"Version": "2012-10-17",
                         "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]})
-    iam.put_user_policy(UserName="gguffs", PolicyName="all", PolicyDocument=allow)
-    k = iam.create_access_key(UserName="gguffs")["AccessKey"]
+    iam.put_user_policy(UserName=user, PolicyName="all", PolicyDocument=allow)
+    return iam.create_access_key(UserName=user)["AccessKey"]
+
+
+def keys(endpoint, path):
+    iam = client("iam", endpoint)
+    k = allowed_all(iam, "gguffs")
     trust = json.dumps({"Version": "2012-10-17", "Statement": [
         {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]})
     role = iam.create_role(RoleName="reader", AssumeRolePolicyDocument=trust)["Role"]
@@ -62,11 +67,7 @@ READ_ONLY = json.dumps({"Version": "2012-10-17", "Statement": [
 
 def checked(endpoint, bucket, objects):
     iam = client("iam", endpoint)
-    iam.create_user(UserName="setup")
-    allow = json.dumps({"Version": "2012-10-17",
-                        "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]})
-    iam.put_user_policy(UserName="setup", PolicyName="all", PolicyDocument=allow)
-    a = iam.create_access_key(UserName="setup")["AccessKey"]
+    a = allowed_all(iam, "setup")
     try:
         iam.list_users()
         sys.exit("s3store.py: moto let a fourth action by no key through: it is not checking signatures")

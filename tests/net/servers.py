@@ -436,6 +436,32 @@ def hf_conf(root, metas, cdn_http, cdn_https):
     return http, "".join(s)
 
 
+def start_cdn(root, state, tls, env):
+    """A plain nginx over root as the CDN (state/cdn), its CDN_* variables
+    added to env; its http and https URLs."""
+    cdn_state = os.path.join(state, "cdn")
+    cpid, chp, csp = start_nginx(cdn_state, root, tls, server_extra_fn=lambda h, s: "        location / { }\n")
+    env.update(plain_env(root, cdn_state, tls, cpid, chp, csp, prefix="CDN_"))
+    env["CDN_PORT"] = chp
+    return "http://127.0.0.1:%d" % chp, "https://127.0.0.1:%d" % csp
+
+
+def start_front(root, state, tls, http, server, env, own_cdn):
+    """The nginx a hub or registry answers from (http and server blocks of its
+    own), the CDN started for it stopped if it does not start; writes its env
+    (the plain variables, then env's) and returns it."""
+    try:
+        pid, hp, sp = start_nginx(state, root, tls, http_extra=http, server_extra_fn=lambda h, s: server)
+    except SystemExit:
+        if own_cdn:
+            stop_nginx(os.path.join(state, "cdn"))
+        raise
+    full = plain_env(root, state, tls, pid, hp, sp)
+    full.update(env)
+    write_env(state, full)
+    return full
+
+
 def start_hf(root, state, cdn_url=None):
     metas = load_hf_meta(root)
     if not metas:
@@ -445,28 +471,12 @@ def start_hf(root, state, cdn_url=None):
     make_certs(tls)
     env = {}
     if cdn_url is None:
-        cdn_state = os.path.join(state, "cdn")
-        cpid, chp, csp = start_nginx(cdn_state, root, tls,
-                                     server_extra_fn=lambda h, s: "        location / { }\n")
-        cdn_http, cdn_https = "http://127.0.0.1:%d" % chp, "https://127.0.0.1:%d" % csp
-        env.update(plain_env(root, cdn_state, tls, cpid, chp, csp, prefix="CDN_"))
-        env["CDN_PORT"] = chp
-        env["CDN_URL"] = cdn_http
+        cdn_http, cdn_https = start_cdn(root, state, tls, env)
     else:
         cdn_http = cdn_https = cdn_url.rstrip("/")
-        env["CDN_URL"] = cdn_http
+    env["CDN_URL"] = cdn_http
     http, server = hf_conf(root, metas, cdn_http, cdn_https)
-    try:
-        pid, hp, sp = start_nginx(state, root, tls, http_extra=http,
-                                  server_extra_fn=lambda h, s: server)
-    except SystemExit:
-        if cdn_url is None:
-            stop_nginx(os.path.join(state, "cdn"))
-        raise
-    full = plain_env(root, state, tls, pid, hp, sp)
-    full.update(env)
-    write_env(state, full)
-    return full
+    return start_front(root, state, tls, http, server, env, cdn_url is None)
 
 
 # ------------------------------------------------------------ Ollama registry
@@ -509,24 +519,12 @@ def start_ollama(root, state, cdn_url=None):
     tls = os.path.join(state, "tls")
     make_certs(tls)
     env = {}
-    if cdn_url is None:
-        cdn_state = os.path.join(state, "cdn")
-        cpid, chp, csp = start_nginx(cdn_state, root, tls, server_extra_fn=lambda h, s: "        location / { }\n")
-        env.update(plain_env(root, cdn_state, tls, cpid, chp, csp, prefix="CDN_"))
-        env["CDN_PORT"] = chp
-        cdn_url = "http://127.0.0.1:%d" % chp
+    own_cdn = cdn_url is None
+    if own_cdn:
+        cdn_url, _ = start_cdn(root, state, tls, env)
     env["CDN_URL"] = cdn_url.rstrip("/")
     http, server = ollama_conf(root, env["CDN_URL"])
-    try:
-        pid, hp, sp = start_nginx(state, root, tls, http_extra=http, server_extra_fn=lambda h, s: server)
-    except SystemExit:
-        if "CDN_PID" in env:
-            stop_nginx(os.path.join(state, "cdn"))
-        raise
-    full = plain_env(root, state, tls, pid, hp, sp)
-    full.update(env)
-    write_env(state, full)
-    return full
+    return start_front(root, state, tls, http, server, env, own_cdn)
 
 
 def main(argv):
