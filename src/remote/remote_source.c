@@ -379,7 +379,7 @@ static stream *read_ahead(remote_source *h, uint64_t off, uint64_t n)
      * GETs of a chunk each (half the window, at most CHUNK_MAX), so they
      * stay big instead of one block each. */
     gg_ahead_params ap = {.unit = h->bsize, .slack = h->bsize, .from_start = 1, .earn_bytes = h->bsize,
-                          .min = WINDOW_MIN, .max = WINDOW_MAX, .chunk_max = CHUNK_MAX};
+                          .min = WINDOW_MIN, .max = WINDOW_MAX, .chunk_max = CHUNK_MAX, .chunk_div = 2};
     uint64_t first = 0, end = 0;
     pthread_mutex_lock(&h->lock);
     stream *s = NULL, *lru = &h->streams[0];
@@ -416,7 +416,7 @@ static stream *read_ahead(remote_source *h, uint64_t off, uint64_t n)
     int grow = s->starved && !atomic_load_explicit(&h->disk_fed, memory_order_relaxed);
     s->starved = 0;
     int earned = gg_ahead_advance(&s->a, &ap, off, n, h->s.size, grow, &first, &end);
-    uint64_t chunk = s->a.window / 2 < CHUNK_MAX ? s->a.window / 2 : CHUNK_MAX;
+    uint64_t chunk = gg_ahead_chunk(&s->a, &ap);
     pthread_mutex_unlock(&h->lock);
     if (!earned)
         return NULL;
