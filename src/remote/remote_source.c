@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "remote_source.h"
@@ -225,19 +224,6 @@ static void remember_failing(remote_source *h, uint64_t b0, uint64_t b1, const g
     pthread_mutex_unlock(&h->lock);
 }
 
-/* A fresh block buffer (the block cache maps them) faults in on its first
- * write, page by page; on a virtual machine each fault is a trap that costs
- * more than copying its 4 KiB: populate the buffer in one call instead. */
-static void prefault(void *p, uint64_t n)
-{
-#ifdef MADV_POPULATE_WRITE
-    if (((uintptr_t)p & 4095) == 0 && n >= 65536)
-        madvise(p, n, MADV_POPULATE_WRITE);
-#else
-    (void)p, (void)n;
-#endif
-}
-
 /* A GET's blocks, each settled as soon as it is whole: a reader waiting
  * for one goes on while the rest of the GET comes. */
 typedef struct run_fill {
@@ -276,7 +262,6 @@ static int fill_blocks(remote_source *h, uint64_t b0, uint64_t b1, gg_page **pg,
     uint64_t first_missing = b1, last_missing = b0;
     for (uint64_t b = b0; b < b1; b++) {
         int hit = -1;
-        prefault(gg_page_data(pg[b - b0]), block_len(h, b));
         if (h->disk) {
             hit = gg_diskcache_get(h->disk, h->okey, b, gg_page_data(pg[b - b0]), block_len(h, b));
             gg_net_count(h->net, hit == 0 ? GG_NC_DISK_HITS : GG_NC_DISK_MISSES, 1);
