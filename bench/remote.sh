@@ -48,15 +48,21 @@ bench_cleanup() {
     tests/net/servers.sh stop "$D/web" >/dev/null 2>&1
 }
 
+# CPU time used by every process on the machine so far (ms): the proxy,
+# nginx and the reader share the CPUs with the daemon.
+busy() { awk '/^cpu / { print ($2 + $3 + $4 + $7 + $8) * 10 }' /proc/stat; }
 ms() { echo $(( ($2 - $1) / 1000000 )); }
-# put_ms KEY COMMAND...: the milliseconds COMMAND takes, one more value of KEY
+# put_ms KEY COMMAND...: the milliseconds COMMAND takes, one more value of
+# KEY, and the CPU time of all processes meanwhile, of cpu_KEY
 put_ms() {
-    local key=$1 t0 t1
+    local key=$1 t0 t1 c0
     shift
+    c0=$(busy)
     t0=$(now)
     "$@"
     t1=$(now)
     put "$key" "$(ms "$t0" "$t1")"
+    put "cpu_$key" $(($(busy) - c0))
 }
 read_q4k() { dd if="$M/tensors/q4k/$1" of=/dev/null bs=1M 2>/dev/null; } # read_q4k raw|f32
 mount_ls() { "$GGUFFS" "$1" "$M" && ls "$M/tensors" >/dev/null; }        # mount_ls MODEL
@@ -138,7 +144,9 @@ for run in $(seq "$RUNS"); do
         put_ms "s_warm_$tag" read_q4k f32
         umnt
     done
+    c0=$(busy)
     put s_curl "$(curl_ms "$QOFF-$((QOFF + QLEN - 1))" q4k.gguf)"
+    put cpu_curl $(($(busy) - c0))
     "$GGUFFS" "$D/www/q4k.gguf" "$M"
     put_ms s_local read_q4k f32
     umnt
@@ -203,3 +211,9 @@ row() { # row NAME KEY BASELINE_KEY AIM [inverse]
 row "raw 151 MB: time / curl of the bytes ($(medv s_curl) ms)" raw s_curl "<= 1.15"
 row "f32 1 GiB: time / local mount's ($(medv s_local) ms)" f32 s_local "<= 1.25"
 row "f32, warm cache_dir: local mount's speed / it" warm s_local ">= 0.90" inverse
+# What the CPUs did meanwhile (all processes: on a small machine the proxy
+# and nginx compete with the daemon; busy / CPUs bounds a stream's time).
+printf "%-44s %8s %8s   (%s CPUs: a stream takes at least busy / %s)\n" "CPU busy, all processes (ms)" \
+    "" "" "$(nproc)" "$(nproc)"
+printf "%-44s %8s\n" "   curl of the raw bytes" "$(medv cpu_curl)" "   raw stream" "$(medv cpu_s_raw_new)" \
+    "   f32 stream, local mount" "$(medv cpu_s_local)" "   f32 stream, +20 ms" "$(medv cpu_s_f32_new)"

@@ -2,7 +2,7 @@
  * sets gguffs uses: the decoded view's (pages, a fixed window of 16, earned
  * once a stream covers two pages) and the remote source's (bytes in 1 MiB
  * blocks, earned after a block's worth, a window doubling from 8 MiB to
- * 128 MiB asked for in chunks of a quarter of it, at most 8 MiB). The
+ * 32 MiB asked for in chunks of half of it, at most 16 MiB). The
  * expected ranges follow from those rules, worked out in the comments. */
 #include <inttypes.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@
 
 static const gg_ahead_params view = {.unit = 1, .slack = 1, .earn_span = 2, .min = 16, .max = 16};
 static const gg_ahead_params remote = {.unit = MIB, .slack = MIB, .from_start = 1, .earn_bytes = MIB,
-                                       .min = 8 * MIB, .max = 128 * MIB, .chunk_max = 8 * MIB};
+                                       .min = 8 * MIB, .max = 32 * MIB, .chunk_max = 16 * MIB, .chunk_div = 2};
 
 /* One read: continue or start; returns the earned flag (-1: started). */
 static int note(gg_ahead *s, const gg_ahead_params *p, uint64_t off, uint64_t len, uint64_t size, int grow,
@@ -69,23 +69,24 @@ static void test_remote(int grow)
         if (f == e)
             continue;
         /* Earned after a block's worth: the 8th read (1 MiB); the window
-         * (8 MiB) is asked for at once, in whole chunks (2 MiB). */
+         * (8 MiB) is asked for at once, in whole chunks (4 MiB). */
         if (first_at < 0) {
             first_at = i;
             EXPECT(f == MIB && e == 9 * MIB, "first range [%" PRIu64 ", %" PRIu64 ")", f / MIB, e / MIB);
         } else {
             EXPECT(f == asked, "ranges follow each other (%" PRIu64 " after %" PRIu64 ")", f, asked);
         }
-        /* Whole chunks of a quarter of the window, never past it. */
-        uint64_t chunk = s.window / 4 < 8 * MIB ? s.window / 4 : 8 * MIB;
+        /* Whole chunks of half the window, never past it. */
+        uint64_t chunk = s.window / 2 < 16 * MIB ? s.window / 2 : 16 * MIB;
+        EXPECT(chunk == gg_ahead_chunk(&s, &remote), "chunk %" PRIu64 " MiB", chunk / MIB);
         EXPECT((e - f) % chunk == 0, "range of %" PRIu64 " MiB in chunks of %" PRIu64, (e - f) / MIB, chunk / MIB);
         EXPECT(e <= off + n + s.window, "within the window");
         asked = e;
     }
     EXPECT(first_at == 7, "earned at read %d", first_at);
     /* 128 MiB read: the window doubled while the reader kept up (8, 16,
-     * 32, 64, 128), or stayed (disk-fed). */
-    EXPECT(s.window == (grow ? 128 * MIB : 8 * MIB), "window %" PRIu64 " MiB", s.window / MIB);
+     * 32), or stayed (disk-fed). */
+    EXPECT(s.window == (grow ? 32 * MIB : 8 * MIB), "window %" PRIu64 " MiB", s.window / MIB);
     /* A read back inside the stream continues it; one past a block after
      * its end starts another. */
     EXPECT(gg_ahead_continues(&s, &remote, 5 * MIB), "a read from the stream's start on continues");
@@ -95,7 +96,7 @@ static void test_remote(int grow)
 static void test_remote_end(void)
 {
     /* A 10.5 MiB object: the first range stops at whole chunks (8 MiB from
-     * 1 MiB); then less than a chunk (2 MiB) is due until the window
+     * 1 MiB); then less than a chunk (4 MiB) is due until the window
      * reaches the end: at the read ending at 2.5 MiB, [9, 10.5) is asked
      * for, short of a chunk. */
     gg_ahead s = {0};

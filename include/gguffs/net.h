@@ -139,12 +139,23 @@ struct gg_http_get {
     uint8_t *dst;          /* len bytes (range GETs) */
     uint8_t *const *parts; /* or, with dst NULL: byte k of the range goes to */
     uint64_t part_bytes;   /* parts[k / part_bytes] + k % part_bytes (no copy in between) */
+    /* With parts: told of each part as soon as all its bytes are in, in
+     * order, from the thread in gg_net_get, with g's total and validators
+     * those of the answer that brought it (a 206 of the range asked for, or
+     * a 200 with a Content-Length). A part told is never written again: a
+     * retry asks for the parts after it. Nonzero: the answer is not the
+     * object wanted; no part is told again. NULL: none told. */
+    int (*part_in)(void *arg, uint64_t part, const gg_http_get *g);
+    void *part_arg;
+    uint64_t parts_in;     /* in: parts of the range already in (not asked for); out: and told */
     gg_buf *body;          /* whole-body GETs: the body is appended here */
     uint64_t max_body;     /* whole-body GETs: refuse longer bodies */
     const char *if_match;  /* an ETag for If-Match, sent to `url`'s host only; NULL: none */
     const char *home;      /* the URL as the user gave it: -o header goes to its host only
                             * (url may be where it redirected to); NULL: url */
     int no_retry;          /* fail on the first transient error (probing) */
+    int parts_refused;     /* (internal) part_in said no: tell no more */
+    uint64_t parts_base;   /* (internal) parts in before this try: off, len, parts start after them */
     const gg_net_policy *policy; /* its scheme's, or NULL */
 
     int status;            /* of the last hop */

@@ -13,6 +13,13 @@ void gg_ahead_start(gg_ahead *s, const gg_ahead_params *p, uint64_t off, uint64_
     *s = (gg_ahead){off, off + len, len, p->min ? p->min : 1, off + len};
 }
 
+uint64_t gg_ahead_chunk(const gg_ahead *s, const gg_ahead_params *p)
+{
+    uint64_t unit = p->unit ? p->unit : 1, div = p->chunk_div ? p->chunk_div : 4;
+    uint64_t chunk = !p->chunk_max ? unit : s->window / div < p->chunk_max ? s->window / div : p->chunk_max;
+    return chunk ? chunk : unit;
+}
+
 int gg_ahead_advance(gg_ahead *s, const gg_ahead_params *p, uint64_t off, uint64_t len, uint64_t size, int grow,
                      uint64_t *first, uint64_t *end)
 {
@@ -25,10 +32,7 @@ int gg_ahead_advance(gg_ahead *s, const gg_ahead_params *p, uint64_t off, uint64
     /* The window grows to hide the latency while the reader keeps up. */
     if (grow && s->next - s->start >= s->window && s->window < p->max)
         s->window *= 2;
-    uint64_t unit = p->unit ? p->unit : 1;
-    uint64_t chunk = !p->chunk_max ? unit : s->window / 4 < p->chunk_max ? s->window / 4 : p->chunk_max;
-    if (!chunk)
-        chunk = unit;
+    uint64_t unit = p->unit ? p->unit : 1, chunk = gg_ahead_chunk(s, p);
     uint64_t target = s->next + s->window < size ? s->next + s->window : size;
     uint64_t from = s->ahead_to > s->next ? s->ahead_to : s->next;
     from = (from + unit - 1) / unit * unit;

@@ -4,8 +4,8 @@
  * One policy, two users, in their own units: the decoded view (units are
  * pages; one stream per open file; a fixed window of -o readahead pages)
  * and the remote source (units are bytes in whole blocks; four streams per
- * source; a window that doubles from 8 MiB to 64 MiB, asked for in chunks
- * of a quarter of it). The states stay separate because a decoded stream
+ * source; a window that doubles from 8 MiB to 32 MiB, asked for in chunks
+ * of half of it). The states stay separate because a decoded stream
  * of a remote tensor drives both at once, in different units.
  *
  * A read at [off, off + len) either continues a stream (gg_ahead_continues:
@@ -26,7 +26,8 @@ typedef struct gg_ahead_params {
     uint64_t earn_bytes; /* read-ahead after the stream's reads asked for this much (UINT64_MAX: never) */
     uint64_t earn_span;  /* and cover this much */
     uint64_t min, max;   /* the window: it doubles from min to max while the reader keeps up with it */
-    uint64_t chunk_max;  /* ranges are whole chunks of min(window / 4, chunk_max); 0: of one unit */
+    uint64_t chunk_max;  /* ranges are whole chunks of min(window / chunk_div, chunk_max); 0: of one unit */
+    uint64_t chunk_div;  /* 0: 4 */
 } gg_ahead_params;
 
 typedef struct gg_ahead {
@@ -42,6 +43,8 @@ void gg_ahead_start(gg_ahead *s, const gg_ahead_params *p, uint64_t off, uint64_
  * read-ahead (0 before); [*first, *end) is what to ask for now (often
  * empty). size: where the object ends; grow: may the window grow now (the
  * remote source: not while its blocks come from the disk cache). */
+/* The size of the chunks a stream's ranges are made of, now. */
+uint64_t gg_ahead_chunk(const gg_ahead *s, const gg_ahead_params *p);
 int gg_ahead_advance(gg_ahead *s, const gg_ahead_params *p, uint64_t off, uint64_t len, uint64_t size, int grow,
                      uint64_t *first, uint64_t *end);
 #endif

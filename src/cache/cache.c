@@ -12,15 +12,15 @@
 #include "gguffs/cache.h"
 
 #include "base/hash.h"
+#include "bufpool.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define NSHARDS 16
-#define MAP_MIN (64u << 10) /* buffers this big are mmap()ed */
+#define MAP_MIN BUFPOOL_MIN /* buffers this big come from the pool */
 #define COLD_SHARE 32       /* used-once pages keep at most budget/32 */
 
 enum { FILLING, READY, DROPPED };
@@ -73,10 +73,8 @@ static size_t cap_of(size_t bytes)
 
 static void *buf_alloc(size_t cap)
 {
-    if (cap >= MAP_MIN) {
-        void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        return p == MAP_FAILED ? NULL : p;
-    }
+    if (cap >= MAP_MIN)
+        return gg_bufpool_get(cap);
     return aligned_alloc(64, cap);
 }
 
@@ -85,7 +83,7 @@ static void buf_free(void *p, size_t cap)
     if (!p)
         return;
     if (cap >= MAP_MIN)
-        munmap(p, cap);
+        gg_bufpool_put(p, cap);
     else
         free(p);
 }

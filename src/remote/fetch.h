@@ -30,6 +30,12 @@ typedef struct gg_range {
     uint64_t part_bytes;
     int first;            /* the opening request: its answer defines the object */
     const char *if_match; /* later requests: the strong ETag to insist on, or NULL */
+    /* Told of each part as soon as its bytes are all in, in order, with
+     * total and v of the answer bringing it (so that a stream is served
+     * while the rest comes); nonzero: not the object, tell no more. A part
+     * told is not written again. NULL: a fetcher may not tell at all. */
+    int (*part_in)(void *arg, uint64_t part, const struct gg_range *r);
+    void *part_arg;
     /* answer */
     uint64_t total;       /* the object's size */
     uint64_t got;         /* bytes delivered (len, or less at the end of the object) */

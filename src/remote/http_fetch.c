@@ -33,6 +33,15 @@ static void answer(gg_range *r, const gg_http_get *g)
     memcpy(r->v.revision, g->revision, sizeof r->v.revision);
 }
 
+/* A part of r is in (net.h's part_in): tell r's caller, with what the
+ * answer says of the object. */
+static int part_in(void *arg, uint64_t part, const gg_http_get *g)
+{
+    gg_range *r = arg, seen = *r;
+    answer(&seen, g);
+    return r->part_in(r->part_arg, part, &seen);
+}
+
 /* The bytes came from g->final_url: go there next time. */
 static void moved_to(http_fetcher *h, gg_http_get *g)
 {
@@ -74,13 +83,16 @@ static int http_fetch(gg_fetcher *f, gg_range *r, gg_err *err)
     char *eff = h->effective ? strdup(h->effective) : NULL;
     pthread_mutex_unlock(&h->lock);
     int rc = -1;
+    uint64_t parts_in = 0; /* told in an earlier pass: not asked for again */
     for (int pass = eff ? 0 : 1; pass < 2; pass++) {
         /* Pass 0: straight to where the bytes came from last time, with
          * If-Match; pass 1: from the URL as given (redirected again). */
         gg_http_get g = {.url = pass == 0 ? eff : f->key, .off = r->off, .len = r->len, .parts = r->parts,
                          .part_bytes = r->part_bytes, .if_match = pass == 0 ? r->if_match : NULL, .home = f->key,
-                         .policy = h->policy};
+                         .policy = h->policy, .part_in = r->part_in ? part_in : NULL, .part_arg = r,
+                         .parts_in = parts_in};
         rc = gg_net_get(h->net, &g, e);
+        parts_in = g.parts_in;
         if (rc == 0) {
             answer(r, &g);
             moved_to(h, &g);

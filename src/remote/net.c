@@ -405,6 +405,35 @@ static void put_range(gg_http_get *g, uint64_t at, const char *p, uint64_t len)
     }
 }
 
+/* Tell g->part_in of the parts now whole (see net.h): only of an answer
+ * that is the range asked for and says the object's size; the rest of its
+ * checks (answer_ok) come at its end. */
+static void tell_parts(xfer *x)
+{
+    gg_http_get *g = x->g;
+    if (!g->part_in || g->parts_refused)
+        return;
+    uint64_t want; /* bytes of this try's range that the answer brings */
+    if (x->status == 206) {
+        if (x->have_cr != 1 || x->cr_a != g->off || x->cr_b >= g->off + g->len || x->cr_b >= x->cr_total)
+            return;
+        g->total = x->cr_total;
+        want = x->cr_b - x->cr_a + 1;
+    } else {
+        if (!x->have_cl)
+            return;
+        g->total = x->cl;
+        want = g->off >= g->total ? 0 : g->total - g->off < g->len ? g->total - g->off : g->len;
+    }
+    uint64_t whole = g->got >= want ? (want + g->part_bytes - 1) / g->part_bytes : g->got / g->part_bytes;
+    while (g->parts_in - g->parts_base < whole && !g->parts_refused) {
+        if (g->part_in(g->part_arg, g->parts_in, g))
+            g->parts_refused = 1;
+        else
+            g->parts_in++;
+    }
+}
+
 static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
 {
     xfer *x = arg;
@@ -435,6 +464,7 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
         }
         put_range(g, at, p, len);
         g->got = at + len;
+        tell_parts(x);
         return len;
     }
     /* 200 to a range request: the wanted bytes are somewhere in the body. */
@@ -442,6 +472,7 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
     if (lo < hi) {
         put_range(g, lo - g->off, p + (lo - at), hi - lo);
         g->got = hi - g->off;
+        tell_parts(x);
     }
     if (g->got == g->len) {
         x->done = 1;
@@ -876,7 +907,24 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
     int64_t deadline = gg_scope_now_ms() + (left < limit ? left : limit);
     int rc = -1, refused = 0;
     size_t body_start = g->body ? g->body->len : 0;
+    /* Parts told whole are not asked for again: each try is for the rest. */
+    uint64_t off0 = g->off, len0 = g->len, pb = g->part_bytes;
+    uint8_t *const *parts0 = g->parts;
+    int resumable = g->parts && !g->dst && len0 && pb;
+    g->parts_refused = 0;
     for (int attempt = 0;; attempt++) {
+        if (resumable) {
+            uint64_t skip = g->parts_in * pb < len0 ? g->parts_in * pb : len0;
+            g->parts_base = g->parts_in;
+            g->off = off0 + skip;
+            g->len = len0 - skip;
+            g->parts = parts0 + g->parts_in;
+            if (g->len == 0 || (g->parts_in && g->total && g->off >= g->total)) {
+                /* (all in: the answer broke after its last byte) */
+                rc = 0;
+                break;
+            }
+        }
         if (stopped(n, g, deadline, ep))
             break;
         xfer x;
@@ -906,6 +954,13 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
         }
         gg_net_count(n, GG_NC_RETRIES, 1);
         nap(n, wait);
+    }
+    if (resumable) {
+        uint64_t skip = g->off - off0;
+        g->got = rc == 0 ? skip + g->got : skip;
+        g->off = off0;
+        g->len = len0;
+        g->parts = parts0;
     }
     if (rc)
         gg_net_count(n, ep->code == GG_E_STALE ? GG_NC_STALE : GG_NC_FAILED, 1);

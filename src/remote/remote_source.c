@@ -19,12 +19,15 @@
  *
  * A sequential reader gets read-ahead: once a stream has read a block's
  * worth, the blocks of a window ahead of it are fetched by the net's
- * workers in parts (a GET each: a quarter of the window, 8 MiB at most), so
- * several range GETs are in flight (as many as the net has workers, 8),
- * and the reader takes each block as soon as its part is in. The window
- * starts at 8 MiB and doubles, up to 64 MiB, only while the reader has to
- * wait for its blocks (at most once per window's worth read): a network
- * that keeps up is followed with a few warm buffers, while fresh memory is
+ * workers in parts (a GET each: half the window, 16 MiB at most), and the
+ * reader takes each block as soon as its bytes are in, while the rest of
+ * its GET comes (fetch.h's part_in): the round trip is paid once per part,
+ * not once per block, so few big GETs keep up with the network (several
+ * small ones in parallel cost more: 8 of 2 MiB took 1.5x one GET's time
+ * through the bench's proxy). A GET that breaks is resumed after its
+ * blocks already in. The window starts at 8 MiB and doubles, up to 32 MiB,
+ * only while the reader has to wait for its blocks (at most once per
+ * window's worth read): each block of it is a buffer, and fresh memory is
  * slow to touch (on a virtual machine, slower than this loopback network).
  * Random reads fetch only their blocks, and so does the header parser
  * (reads from byte 0 in doubling ranges). */
@@ -34,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "remote_source.h"
@@ -47,8 +49,8 @@
 #include "gguffs/source.h"
 
 #define WINDOW_MIN (8ull << 20)
-#define WINDOW_MAX (64ull << 20)
-#define CHUNK_MAX (8ull << 20) /* bytes per read-ahead GET: a part */
+#define WINDOW_MAX (32ull << 20)
+#define CHUNK_MAX (16ull << 20) /* bytes per read-ahead GET: a part */
 #define STREAMS 4 /* sequential readers followed at once per source */
 #define FAILED_KEEP_MS 1000 /* a range that failed fails at once for this long */
 #define FAILED_RUNS 4       /* failed ranges remembered per source */
@@ -136,14 +138,22 @@ static int same_object(remote_source *h, const gg_range *r, gg_err *e)
     return 0;
 }
 
+/* Told of each block of a GET as soon as it is whole (fetch.h's part_in). */
+typedef struct part_sink {
+    int (*fn)(void *arg, uint64_t part, const gg_range *r);
+    void *arg;
+} part_sink;
+
 /* Fetch bytes [off, off+len) into parts, checked. */
-static int fetch_checked(remote_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
+static int fetch_checked(remote_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, const part_sink *ps,
+                         gg_err *e)
 {
     if (h->offline)
         return gg_fail(e, GG_E_IO, "%s: bytes %" PRIu64 "-%" PRIu64 " are not in the disk cache and the server "
                        "could not be reached when mounting", h->s.name, off, off + len - 1);
     gg_range r = {.off = off, .len = len, .parts = parts, .part_bytes = h->bsize,
-                  .if_match = h->v.etag[0] ? h->v.etag : NULL};
+                  .if_match = h->v.etag[0] ? h->v.etag : NULL, .part_in = ps ? ps->fn : NULL,
+                  .part_arg = ps ? ps->arg : NULL};
     gg_err fe;
     int rc = h->f->ops->fetch(h->f, &r, &fe);
     if (rc == 0 && (rc = same_object(h, &r, &fe)) == 0 && r.got != len)
@@ -166,14 +176,14 @@ static int fetch_checked(remote_source *h, uint64_t off, uint64_t len, uint8_t *
 /* The same within one deadline: the caller's (a FUSE
  * request's, scope.h), else -o timeout from now (read-ahead jobs, header
  * reads at mount): readers may wait for these blocks. */
-static int fetch(remote_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, gg_err *e)
+static int fetch(remote_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, const part_sink *ps, gg_err *e)
 {
     gg_scope own, *outer = gg_scope_get();
     if (!outer) {
         gg_scope_init(&own, (int64_t)gg_net_options(h->net)->timeout_s * 1000, NULL, NULL, NULL);
         gg_scope_set(&own);
     }
-    int rc = fetch_checked(h, off, len, parts, e);
+    int rc = fetch_checked(h, off, len, parts, ps, e);
     if (!outer)
         gg_scope_set(NULL);
     return rc;
@@ -214,17 +224,34 @@ static void remember_failing(remote_source *h, uint64_t b0, uint64_t b1, const g
     pthread_mutex_unlock(&h->lock);
 }
 
-/* A fresh block buffer (the block cache maps them) faults in on its first
- * write, page by page; on a virtual machine each fault is a trap that costs
- * more than copying its 4 KiB: populate the buffer in one call instead. */
-static void prefault(void *p, uint64_t n)
+/* A GET's blocks, each settled as soon as it is whole: a reader waiting
+ * for one goes on while the rest of the GET comes. */
+typedef struct run_fill {
+    remote_source *h;
+    uint64_t b0;       /* the GET's first block */
+    gg_page **pg;      /* its pages from b0 (NULL: a block from the disk) */
+    uint8_t *settled;  /* settled before the GET ended */
+} run_fill;
+
+static void put_block(remote_source *h, uint64_t b, gg_page *p)
 {
-#ifdef MADV_POPULATE_WRITE
-    if (((uintptr_t)p & 4095) == 0 && n >= 65536)
-        madvise(p, n, MADV_POPULATE_WRITE);
-#else
-    (void)p, (void)n;
-#endif
+    if (h->disk) {
+        gg_diskcache_put(h->disk, h->okey, b, gg_page_data(p), block_len(h, b));
+        gg_net_count(h->net, GG_NC_DISK_WRITES, 1);
+    }
+    gg_cache_filled(h->cache, p, 1);
+}
+
+static int block_in(void *arg, uint64_t k, const gg_range *r)
+{
+    run_fill *f = arg;
+    if (same_object(f->h, r, NULL))
+        return -1;
+    if (f->pg[k]) {
+        put_block(f->h, f->b0 + k, f->pg[k]);
+        f->settled[k] = 1;
+    }
+    return 0;
 }
 
 /* Fill the claimed pages of blocks [b0, b1) (all FILL): disk first, then
@@ -235,7 +262,6 @@ static int fill_blocks(remote_source *h, uint64_t b0, uint64_t b1, gg_page **pg,
     uint64_t first_missing = b1, last_missing = b0;
     for (uint64_t b = b0; b < b1; b++) {
         int hit = -1;
-        prefault(gg_page_data(pg[b - b0]), block_len(h, b));
         if (h->disk) {
             hit = gg_diskcache_get(h->disk, h->okey, b, gg_page_data(pg[b - b0]), block_len(h, b));
             gg_net_count(h->net, hit == 0 ? GG_NC_DISK_HITS : GG_NC_DISK_MISSES, 1);
@@ -256,7 +282,9 @@ static int fill_blocks(remote_source *h, uint64_t b0, uint64_t b1, gg_page **pg,
         /* One GET for the run, straight into the blocks' pages (a block in
          * the middle that came from the disk gets a scratch buffer). */
         uint64_t lo = first_missing * h->bsize, hi = last_missing * h->bsize + block_len(h, last_missing);
-        uint8_t *parts[64], *scratch = NULL;
+        uint8_t *parts[64], *scratch = NULL, settled[64] = {0};
+        run_fill rf = {h, first_missing, pg + (first_missing - b0), settled};
+        part_sink ps = {block_in, &rf};
         for (uint64_t b = first_missing; b <= last_missing && rc == 0; b++) {
             if (pg[b - b0]) {
                 parts[b - first_missing] = gg_page_data(pg[b - b0]);
@@ -268,7 +296,7 @@ static int fill_blocks(remote_source *h, uint64_t b0, uint64_t b1, gg_page **pg,
         }
         gg_err fe;
         if (rc == 0 && (rc = known_failing(h, first_missing, last_missing + 1, e)) == 0) {
-            rc = fetch(h, lo, hi - lo, parts, &fe);
+            rc = fetch(h, lo, hi - lo, parts, &ps, &fe);
             /* (a read whose reader gave up, or a stale object, says nothing of the range) */
             if (rc && fe.code != GG_E_STALE && !h->offline && !gg_scope_stopped())
                 remember_failing(h, first_missing, last_missing + 1, &fe);
@@ -277,13 +305,12 @@ static int fill_blocks(remote_source *h, uint64_t b0, uint64_t b1, gg_page **pg,
         }
         for (uint64_t b = first_missing; b <= last_missing; b++) {
             gg_page *p = pg[b - b0];
-            if (!p)
+            if (!p || settled[b - first_missing])
                 continue;
-            if (rc == 0 && h->disk) {
-                gg_diskcache_put(h->disk, h->okey, b, gg_page_data(p), block_len(h, b));
-                gg_net_count(h->net, GG_NC_DISK_WRITES, 1);
-            }
-            gg_cache_filled(h->cache, p, rc == 0);
+            if (rc == 0)
+                put_block(h, b, p);
+            else
+                gg_cache_filled(h->cache, p, 0);
         }
         free(scratch);
     }
@@ -334,10 +361,10 @@ static stream *read_ahead(remote_source *h, uint64_t off, uint64_t n)
      * hide the network's latency, but not while blocks come from the disk
      * cache: they need none, and a small window keeps a stream cycling
      * through a few warm buffers (fresh memory is slow to touch on a VM);
-     * GETs of a chunk each (a quarter of the window, at most CHUNK_MAX), so
-     * they stay big instead of one block each, and several are in flight. */
+     * GETs of a chunk each (half the window, at most CHUNK_MAX), so they
+     * stay big instead of one block each. */
     gg_ahead_params ap = {.unit = h->bsize, .slack = h->bsize, .from_start = 1, .earn_bytes = h->bsize,
-                          .min = WINDOW_MIN, .max = WINDOW_MAX, .chunk_max = CHUNK_MAX};
+                          .min = WINDOW_MIN, .max = WINDOW_MAX, .chunk_max = CHUNK_MAX, .chunk_div = 2};
     uint64_t first = 0, end = 0;
     pthread_mutex_lock(&h->lock);
     stream *s = NULL, *lru = &h->streams[0];
@@ -374,7 +401,7 @@ static stream *read_ahead(remote_source *h, uint64_t off, uint64_t n)
     int grow = s->starved && !atomic_load_explicit(&h->disk_fed, memory_order_relaxed);
     s->starved = 0;
     int earned = gg_ahead_advance(&s->a, &ap, off, n, h->s.size, grow, &first, &end);
-    uint64_t chunk = s->a.window / 4 < CHUNK_MAX ? s->a.window / 4 : CHUNK_MAX;
+    uint64_t chunk = gg_ahead_chunk(&s->a, &ap);
     pthread_mutex_unlock(&h->lock);
     if (!earned)
         return NULL;

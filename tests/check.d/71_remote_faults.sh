@@ -4,7 +4,8 @@
 # connection without progress given up after 2 s): latency, connection resets,
 # 500/503/408/429 (Retry-After), short bodies, 200 instead of 206, a wrong
 # or missing Content-Range, a server that hangs or stalls mid-body, the file
-# replaced (new ETag) mid-mount, the server gone. Each gives its documented
+# replaced (new ETag) mid-mount, the server gone, read-ahead GETs cut short
+# (resumed after their whole blocks). Each gives its documented
 # outcome (retried then right bytes, EIO, or ESTALE) within a bounded time,
 # never wrong bytes (every successful read is compared), the daemon keeps
 # serving after each, and a read after the failure memory (1 s) tries again. Unmounting
@@ -122,6 +123,25 @@ net_reset "$P"
 sleep 1.1 # (failed ranges are remembered for 1 s)
 check "after the storm: every tensor right" test "$("$PY" "$RC" "$M" "$W/data.gguf" --all | tr ' ' '\n' | sort -u)" = ok
 check "no ESTALE from any of it" test "$(stat_of "$M" http_stale)" = 0
+
+# A read-ahead GET cut short resumes after the blocks it brought whole:
+# its retry asks for the rest only (every GET of 2.5 MiB or more is cut
+# after 2.5 MiB here), and the stream's bytes are right.
+unmount "$M"
+if mount_model "$M" "http://127.0.0.1:$P/data.gguf" "${OPTS[@]}"; then
+    net_rules "$P" '{"rules": [{"range": "^bytes=", "times": -1, "action": "short", "bytes": 2621440}]}'
+    net_plog_clear "$P"
+    check "GETs cut short: every tensor, read in file order, right" \
+        test "$(timeout 120 "$PY" "$RC" "$M" "$W/data.gguf" --all | tr ' ' '\n' | sort -u)" = ok
+    resumed=$(pj "sum(1 for a in L for b in L if a['range'] and b['range'] and b['n'] > a['n']
+        and int(b['range'][6:].split('-')[0]) == int(a['range'][6:].split('-')[0]) + 2 * $MiB
+        and b['range'].split('-')[1] == a['range'].split('-')[1])")
+    check "a GET cut short is resumed 2 MiB (its 2 whole blocks) on ($resumed)" test "$resumed" -ge 1
+    net_reset "$P"
+    unmount "$M"
+    sleep 1.1 # (failed ranges are remembered for 1 s)
+    mount_model "$M" "http://127.0.0.1:$P/data.gguf" "${OPTS[@]}" || fail "mount again"
+fi
 
 # --- the object changes on the server (nginx's ETag is mtime-size), seen
 # by a fresh mount (blocks read before are in the block cache and stay
