@@ -938,8 +938,13 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
             break;
         }
         free(url);
-        long wait = out == OUTCOME_RETRY ? backoff_ms(attempt, x.refused ? -1 : x.retry_after) : 0;
-        int again = out == OUTCOME_RETRY && !g->no_retry && attempt < n->o.retries &&
+        /* A try that brought whole parts made progress: the next one asks
+         * for the rest at once and is not counted against -o retries (a
+         * server that keeps cutting answers short still ends: each try
+         * brings more, within the deadline). */
+        int progressed = resumable && g->parts_in > g->parts_base;
+        long wait = progressed ? 0 : out == OUTCOME_RETRY ? backoff_ms(attempt, x.refused ? -1 : x.retry_after) : 0;
+        int again = out == OUTCOME_RETRY && !g->no_retry && (progressed || attempt < n->o.retries) &&
                     !(x.refused && refused++ >= REFUSED_RETRIES);
         if (again && gg_scope_now_ms() + wait >= deadline) {
             /* No time left for the next try: fail now, not at the deadline. */
@@ -954,6 +959,8 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
         }
         gg_net_count(n, GG_NC_RETRIES, 1);
         nap(n, wait);
+        if (progressed)
+            attempt--;
     }
     if (resumable) {
         uint64_t skip = g->off - off0;
