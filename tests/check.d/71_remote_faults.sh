@@ -204,6 +204,26 @@ if mount_model "$M" "http://127.0.0.1:$P/data2.gguf" "${OPTS[@]}"; then
     unmount "$M"
 fi
 net_proxy P "$HTTP_PORT"
+# The server goes away under a stream, with the default -o timeout and
+# retries (30 s, 5: minutes of trying): connections refused outright fail
+# the reader's next reads within 10 s, never with wrong bytes.
+if mount_model "$M" "http://127.0.0.1:$P/data2.gguf" -o direct_io,logfile="$LOG"; then
+    net_rules "$P" '{"latency_ms": 150}'
+    timeout 120 "$PY" "$RC" "$M" "$W/data2.gguf" --all >"$TMP/gone.out" 2>&1 &
+    GONE=$!
+    PIDS="$PIDS $GONE"
+    sleep 0.6
+    net_proxy_stop "$P_PID"
+    t0=$(date +%s%N)
+    wait "$GONE"
+    took=$((($(date +%s%N) - t0) / 1000000))
+    echo "server gone mid-stream: the reader ended $took ms later: $(cat "$TMP/gone.out")"
+    check "server gone mid-stream: the reader ends within 10 s ($took ms: $(tr ' ' '\n' <"$TMP/gone.out" | sort | uniq -c | tr '\n' ' '))" \
+        test "$took" -lt 10000
+    check "server gone mid-stream: EIO, never wrong bytes" sh -c "grep -q EIO '$TMP/gone.out' && ! grep -q WRONG '$TMP/gone.out'"
+    unmount "$M"
+    net_proxy P "$HTTP_PORT"
+fi
 
 # --- unmounting while the server hangs (timeout 30 s, 5 retries: minutes)
 # start_fg: a daemon in the foreground here (its PID known), mounted.
