@@ -1,7 +1,7 @@
 /* test_ahead - the read-ahead policy (src/base/ahead.h) with the two parameter
  * sets gguffs uses: the decoded view's (pages, a fixed window of 16, earned
  * once a stream covers two pages) and the remote source's (bytes in 1 MiB
- * blocks, earned after a block's worth, a window doubling from 8 MiB to
+ * blocks, earned after a block's worth, a window doubling from 16 MiB to
  * 32 MiB asked for in chunks of half of it, at most 16 MiB). The
  * expected ranges follow from those rules, worked out in the comments. */
 #include <inttypes.h>
@@ -16,7 +16,7 @@
 
 static const gg_ahead_params view = {.unit = 1, .slack = 1, .earn_span = 2, .min = 16, .max = 16};
 static const gg_ahead_params remote = {.unit = MIB, .slack = MIB, .from_start = 1, .earn_bytes = MIB,
-                                       .min = 8 * MIB, .max = 32 * MIB, .chunk_max = 16 * MIB, .chunk_div = 2};
+                                       .min = 16 * MIB, .max = 32 * MIB, .chunk_max = 16 * MIB, .chunk_div = 2};
 
 /* One read: continue or start; returns the earned flag (-1: started). */
 static int note(gg_ahead *s, const gg_ahead_params *p, uint64_t off, uint64_t len, uint64_t size, int grow,
@@ -69,10 +69,10 @@ static void test_remote(int grow)
         if (f == e)
             continue;
         /* Earned after a block's worth: the 8th read (1 MiB); the window
-         * (8 MiB) is asked for at once, in whole chunks (4 MiB). */
+         * (16 MiB) is asked for at once, in whole chunks (8 MiB). */
         if (first_at < 0) {
             first_at = i;
-            EXPECT(f == MIB && e == 9 * MIB, "first range [%" PRIu64 ", %" PRIu64 ")", f / MIB, e / MIB);
+            EXPECT(f == MIB && e == 17 * MIB, "first range [%" PRIu64 ", %" PRIu64 ")", f / MIB, e / MIB);
         } else {
             EXPECT(f == asked, "ranges follow each other (%" PRIu64 " after %" PRIu64 ")", f, asked);
         }
@@ -84,9 +84,9 @@ static void test_remote(int grow)
         asked = e;
     }
     EXPECT(first_at == 7, "earned at read %d", first_at);
-    /* 128 MiB read: the window doubled while the reader kept up (8, 16,
-     * 32), or stayed (disk-fed). */
-    EXPECT(s.window == (grow ? 32 * MIB : 8 * MIB), "window %" PRIu64 " MiB", s.window / MIB);
+    /* 128 MiB read: the window doubled while the reader kept up (16, 32),
+     * or stayed (disk-fed). */
+    EXPECT(s.window == (grow ? 32 * MIB : 16 * MIB), "window %" PRIu64 " MiB", s.window / MIB);
     /* A read back inside the stream continues it; one past a block after
      * its end starts another. */
     EXPECT(gg_ahead_continues(&s, &remote, 5 * MIB), "a read from the stream's start on continues");
@@ -95,20 +95,21 @@ static void test_remote(int grow)
 
 static void test_remote_end(void)
 {
-    /* A 10.5 MiB object: the first range stops at whole chunks (8 MiB from
-     * 1 MiB); then less than a chunk (4 MiB) is due until the window
-     * reaches the end: at the read ending at 2.5 MiB, [9, 10.5) is asked
+    /* A 20.5 MiB object: the first range stops at whole chunks (16 MiB
+     * from 1 MiB); then less than a chunk (8 MiB) is due until the window
+     * reaches the end: at the read ending at 4.5 MiB, [17, 20.5) is asked
      * for, short of a chunk. */
     gg_ahead s = {0};
-    uint64_t f, e, size = 21 * MIB / 2;
+    uint64_t f, e, size = 41 * MIB / 2;
     note(&s, &remote, 0, MIB / 2, size, 1, &f, &e);
-    EXPECT(note(&s, &remote, MIB / 2, MIB / 2, size, 1, &f, &e) == 1 && f == MIB && e == 9 * MIB,
+    EXPECT(note(&s, &remote, MIB / 2, MIB / 2, size, 1, &f, &e) == 1 && f == MIB && e == 17 * MIB,
            "[%" PRIu64 ", %" PRIu64 ")", f, e);
-    EXPECT(note(&s, &remote, MIB, MIB / 2, size, 1, &f, &e) == 1 && f == e, "less than a chunk due");
-    EXPECT(note(&s, &remote, 3 * MIB / 2, MIB / 2, size, 1, &f, &e) == 1 && f == e, "less than a chunk due");
-    EXPECT(note(&s, &remote, 2 * MIB, MIB / 2, size, 1, &f, &e) == 1 && f == 9 * MIB && e == size,
+    for (uint64_t at = 2; at < 8; at++)
+        EXPECT(note(&s, &remote, at * MIB / 2, MIB / 2, size, 1, &f, &e) == 1 && f == e,
+               "less than a chunk due at %" PRIu64 " MiB / 2", at);
+    EXPECT(note(&s, &remote, 4 * MIB, MIB / 2, size, 1, &f, &e) == 1 && f == 17 * MIB && e == size,
            "to the end: [%" PRIu64 ", %" PRIu64 ")", f, e);
-    EXPECT(note(&s, &remote, 5 * MIB / 2, MIB / 2, size, 1, &f, &e) == 1 && f == e, "nothing left");
+    EXPECT(note(&s, &remote, 9 * MIB / 2, MIB / 2, size, 1, &f, &e) == 1 && f == e, "nothing left");
     /* The header parser's stream (earn_bytes = maximum) never earns. */
     gg_ahead_params hdr = remote;
     hdr.earn_bytes = UINT64_MAX;

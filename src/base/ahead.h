@@ -4,7 +4,7 @@
  * One policy, two users, in their own units: the decoded view (units are
  * pages; one stream per open file; a fixed window of -o readahead pages)
  * and the remote source (units are bytes in whole blocks; four streams per
- * source; a window that doubles from 8 MiB to 32 MiB, asked for in chunks
+ * source; a window that doubles from 16 MiB to 32 MiB, asked for in chunks
  * of half of it). The states stay separate because a decoded stream
  * of a remote tensor drives both at once, in different units.
  *

@@ -25,7 +25,8 @@
  * not once per block, so few big GETs keep up with the network (several
  * small ones in parallel cost more: 8 of 2 MiB took 1.5x one GET's time
  * through the bench's proxy). A GET that breaks is resumed after its
- * blocks already in. The window starts at 8 MiB and doubles, up to 32 MiB,
+ * blocks already in. The window starts at 16 MiB (8 MiB while blocks come
+ * from the disk cache: no latency to hide) and doubles, up to 32 MiB,
  * only while the reader has to wait for its blocks (at most once per
  * window's worth read): each block of it is a buffer, and fresh memory is
  * slow to touch (on a virtual machine, slower than this loopback network).
@@ -48,7 +49,8 @@
 #include "base/ahead.h"
 #include "gguffs/source.h"
 
-#define WINDOW_MIN (8ull << 20)
+#define WINDOW_MIN (16ull << 20)
+#define WINDOW_DISK (8ull << 20) /* a stream's window while blocks come from the disk cache */
 #define WINDOW_MAX (32ull << 20)
 #define CHUNK_MAX (16ull << 20) /* bytes per read-ahead GET: a part */
 #define STREAMS 4 /* sequential readers followed at once per source */
@@ -398,7 +400,10 @@ static stream *read_ahead(remote_source *h, uint64_t off, uint64_t n)
      * into more requests. */
     if (s->header)
         ap.earn_bytes = UINT64_MAX;
-    int grow = s->starved && !atomic_load_explicit(&h->disk_fed, memory_order_relaxed);
+    int disk_fed = atomic_load_explicit(&h->disk_fed, memory_order_relaxed);
+    int grow = s->starved && !disk_fed;
+    if (disk_fed && s->a.window > WINDOW_DISK)
+        s->a.window = WINDOW_DISK; /* (no latency to hide: fewer buffers) */
     s->starved = 0;
     int earned = gg_ahead_advance(&s->a, &ap, off, n, h->s.size, grow, &first, &end);
     uint64_t chunk = gg_ahead_chunk(&s->a, &ap);

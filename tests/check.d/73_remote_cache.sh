@@ -85,7 +85,9 @@ check "two cache files damaged by hand" test -n "$f1" -a -n "$f2"
 if mount_model "$M" "$U/data.gguf" "${OPTS[@]}"; then
     check "damaged blocks: every tensor still right" test "$(all "$M" "$W/data.gguf")" = "ok=8 "
     check "damaged blocks: detected (net_disk_cache_corrupt = 2)" test "$(stat_of "$M" net_disk_cache_corrupt)" = 2
-    check "damaged blocks: fetched again (2 GETs after the first)" test "$(stat_of "$M" http_requests)" = 3
+    # (one GET each, or one for both when a read-ahead part holds both)
+    check "damaged blocks: fetched again (1 or 2 GETs after the first)" \
+        test "$(stat_of "$M" http_requests)" -ge 2 -a "$(stat_of "$M" http_requests)" -le 3
     check "damaged blocks: written again, whole" test "$(stat -c %s "$f1") $(stat -c %s "$f2")" = "$((MiB + 40)) $((MiB + 40))"
     unmount "$M"
 fi
