@@ -889,6 +889,46 @@ static outcome follow(gg_net *n, CURL *h, gg_http_get *g, int64_t deadline, xfer
     return out;
 }
 
+/* A range GET into parts resumes after the parts told whole (net.h's
+ * part_in): each try is for the rest only. */
+typedef struct resume {
+    uint64_t off, len; /* the range as asked */
+    uint8_t *const *parts;
+    int on;
+} resume;
+
+static resume resume_begin(gg_http_get *g)
+{
+    g->parts_refused = 0;
+    return (resume){g->off, g->len, g->parts, g->parts && !g->dst && g->len && g->part_bytes};
+}
+
+/* Point g at the parts not in yet. 1: none is left. */
+static int resume_next(const resume *r, gg_http_get *g)
+{
+    if (!r->on)
+        return 0;
+    uint64_t skip = g->parts_in * g->part_bytes < r->len ? g->parts_in * g->part_bytes : r->len;
+    g->parts_base = g->parts_in;
+    g->off = r->off + skip;
+    g->len = r->len - skip;
+    g->parts = r->parts + g->parts_in;
+    return g->len == 0 || (g->parts_in && g->total && g->off >= g->total);
+}
+
+/* Back to the range as asked; got counts the parts that came before the
+ * last try too. */
+static void resume_end(const resume *r, gg_http_get *g, int rc)
+{
+    if (!r->on)
+        return;
+    uint64_t skip = g->off - r->off;
+    g->got = rc == 0 ? skip + g->got : skip;
+    g->off = r->off;
+    g->len = r->len;
+    g->parts = r->parts;
+}
+
 int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
 {
     gg_err local;
@@ -907,23 +947,11 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
     int64_t deadline = gg_scope_now_ms() + (left < limit ? left : limit);
     int rc = -1, refused = 0;
     size_t body_start = g->body ? g->body->len : 0;
-    /* Parts told whole are not asked for again: each try is for the rest. */
-    uint64_t off0 = g->off, len0 = g->len, pb = g->part_bytes;
-    uint8_t *const *parts0 = g->parts;
-    int resumable = g->parts && !g->dst && len0 && pb;
-    g->parts_refused = 0;
+    resume rs = resume_begin(g);
     for (int attempt = 0;; attempt++) {
-        if (resumable) {
-            uint64_t skip = g->parts_in * pb < len0 ? g->parts_in * pb : len0;
-            g->parts_base = g->parts_in;
-            g->off = off0 + skip;
-            g->len = len0 - skip;
-            g->parts = parts0 + g->parts_in;
-            if (g->len == 0 || (g->parts_in && g->total && g->off >= g->total)) {
-                /* (all in: the answer broke after its last byte) */
-                rc = 0;
-                break;
-            }
+        if (resume_next(&rs, g)) {
+            rc = 0; /* (all in: the answer broke after its last byte) */
+            break;
         }
         if (stopped(n, g, deadline, ep))
             break;
@@ -942,7 +970,7 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
          * for the rest at once and is not counted against -o retries (a
          * server that keeps cutting answers short still ends: each try
          * brings more, within the deadline). */
-        int progressed = resumable && g->parts_in > g->parts_base;
+        int progressed = rs.on && g->parts_in > g->parts_base;
         long wait = progressed ? 0 : out == OUTCOME_RETRY ? backoff_ms(attempt, x.refused ? -1 : x.retry_after) : 0;
         int again = out == OUTCOME_RETRY && !g->no_retry && (progressed || attempt < n->o.retries) &&
                     !(x.refused && refused++ >= REFUSED_RETRIES);
@@ -962,13 +990,7 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
         if (progressed)
             attempt--;
     }
-    if (resumable) {
-        uint64_t skip = g->off - off0;
-        g->got = rc == 0 ? skip + g->got : skip;
-        g->off = off0;
-        g->len = len0;
-        g->parts = parts0;
-    }
+    resume_end(&rs, g, rc);
     if (rc)
         gg_net_count(n, ep->code == GG_E_STALE ? GG_NC_STALE : GG_NC_FAILED, 1);
     handle_put(n, h);
