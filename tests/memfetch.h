@@ -37,6 +37,7 @@ typedef struct memfetch {
     struct { uint64_t at; mf_kind kind; int times; } fault[MF_MAX_FAULTS];
     int nfault, version, nlog;
     int delay_ms, inflight, max_inflight;
+    uint64_t hit_off, hit_len; /* the request the last fault taken was injected into */
     struct { uint64_t off, len; int first; } log[MF_LOG];
 } memfetch;
 
@@ -121,6 +122,10 @@ static inline int mf_fetch(gg_fetcher *f, gg_range *r, gg_err *e)
     pthread_mutex_lock(&m->mu);
     m->inflight--;
     mf_kind k = mf_take(m, r->off, r->len);
+    if (k) {
+        m->hit_off = r->off;
+        m->hit_len = r->len;
+    }
     if (k == MF_CHANGE)
         m->version++;
     char now[32];

@@ -144,8 +144,9 @@ static int present(gg_cache *c, uint64_t key)
 /* Keys of one shard, for the cases about eviction order. The cache picks a
  * key's shard from the low bits of gg_hash_mix(key) (16 shards today): keys
  * whose mix ends in eight zero bits share a shard for any power of two up to
- * 256. Within a shard eviction order is exact; across shards it takes the
- * oldest page of whichever shard the eviction cursor is at. */
+ * 256. Used-once pages go in the order they were let go, across shards;
+ * LRU pages in exact order within a shard, and across shards the least
+ * recent of whichever shard the eviction cursor is at. */
 #define NSK 400
 static uint64_t shard_keys[NSK];
 
@@ -696,6 +697,12 @@ static void used_once(void)
     }
     EXPECT(stats(c).evictions == 40 - CAP - 1, "stream: evictions %" PRIu64 ", want %d", stats(c).evictions,
            40 - CAP - 1);
+    /* The used-once pages of all shards are one queue: the ones left are
+     * the stream's newest (a block it let go a moment ago may be read on). */
+    int newest = 0;
+    for (int i = 40 - CAP - 1; i < 40; i++)
+        newest += present(c, 7000 + (uint64_t)i);
+    EXPECT(newest == CAP + 1, "stream: %d of its %d newest pages kept, across shards", newest, CAP + 1);
     gg_cache_free(c);
 
     /* Pages random readers use (released without a stream) outlive a stream

@@ -305,11 +305,8 @@ static void test_parts_cut_short(void)
         int rc = s->ops->read(s, buf, 256 << 10, off, &e);
         if (!g1) {
             pthread_mutex_lock(&m.mu);
-            for (int i = 0; i < m.nlog && i < MF_LOG; i++)
-                if (m.log[i].off <= 20 * bs + 5 && 20 * bs + 5 < m.log[i].off + m.log[i].len) {
-                    g0 = m.log[i].off / bs;
-                    g1 = (m.log[i].off + m.log[i].len) / bs;
-                }
+            g0 = m.hit_off / bs;
+            g1 = (m.hit_off + m.hit_len) / bs;
             pthread_mutex_unlock(&m.mu);
         }
         uint64_t b = off / bs;

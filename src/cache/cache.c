@@ -4,8 +4,8 @@
  * the pages nobody has pinned (FILLING and pinned pages are on no list).
  * The budget is global (an atomic count of resident bytes) so a small
  * budget is honoured however keys spread over shards; eviction takes the
- * oldest used-once page of any shard, else the least recently used page of
- * some shard, one lock at a time. The evicting thread owns the victim (it is
+ * oldest used-once page of all shards (in the order they were let go),
+ * else the least recently used page of some shard, one lock at a time. The evicting thread owns the victim (it is
  * out of the hash table and unpinned) and reuses its buffer when the sizes
  * match: on this kind of VM first touch of fresh memory is slower than
  * decoding into it. */
@@ -37,6 +37,7 @@ struct gg_page {
     unsigned char from_lru;  /* was an established LRU page when pinned */
     unsigned char shared;    /* a second stream came back for it */
     const void *stream;      /* the stream that last let it go as used once */
+    uint64_t cold_seq;       /* when it went on the used-once list (c->cold_clock) */
     gg_page *hnext;
     gg_page *prev, *next;
     void *data;
@@ -57,6 +58,7 @@ struct gg_cache {
     _Atomic uint64_t resident, resident_pages, cold_pages, cold_bytes;
     _Atomic uint64_t hits, misses, evictions, fills_failed, ra_filled, ra_hits, waits;
     _Atomic unsigned evict_cursor;
+    _Atomic uint64_t cold_clock; /* orders the used-once pages of all shards */
 };
 
 static uint64_t mix(uint64_t k) { return gg_hash_mix(k); }
@@ -158,6 +160,7 @@ static void list_push_front(gg_cache *c, gg_page *head, gg_page *p, int which)
     head->next = p;
     p->list = (unsigned char)which;
     if (which == ON_COLD) {
+        p->cold_seq = atomic_fetch_add_explicit(&c->cold_clock, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&c->cold_pages, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&c->cold_bytes, p->cap, memory_order_relaxed);
     }
@@ -207,9 +210,32 @@ static void grow_hash(shard *s)
  * first, then the LRU lists. Returns the page (unpinned, out of the hash
  * table: the caller frees or reuses it) or NULL if every page is pinned.
  * Takes one shard lock at a time; the caller holds none. */
+/* The shard whose oldest used-once page is the oldest of all, or -1: the
+ * used-once list is one queue across the shards, so that a page a stream
+ * let go a moment ago (it may read the rest of it next) is not evicted
+ * before the ones it went past long ago. */
+static int oldest_cold_shard(gg_cache *c)
+{
+    int best = -1;
+    uint64_t best_seq = UINT64_MAX;
+    for (int i = 0; i < NSHARDS; i++) {
+        shard *s = &c->shards[i];
+        pthread_mutex_lock(&s->lock);
+        if (s->cold.prev != &s->cold && s->cold.prev->cold_seq < best_seq) {
+            best_seq = s->cold.prev->cold_seq;
+            best = i;
+        }
+        pthread_mutex_unlock(&s->lock);
+    }
+    return best;
+}
+
 static gg_page *evict_one(gg_cache *c)
 {
     unsigned start = atomic_fetch_add_explicit(&c->evict_cursor, 1, memory_order_relaxed);
+    int cold = atomic_load_explicit(&c->cold_pages, memory_order_relaxed) ? oldest_cold_shard(c) : -1;
+    if (cold >= 0)
+        start = (unsigned)cold; /* (another thread may take it first: then the next shard's) */
     for (int pass = atomic_load_explicit(&c->cold_pages, memory_order_relaxed) ? 0 : 1; pass < 2; pass++) {
         for (unsigned i = 0; i < NSHARDS; i++) {
             shard *s = &c->shards[(start + i) % NSHARDS];
