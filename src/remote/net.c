@@ -405,6 +405,12 @@ static void put_range(gg_http_get *g, uint64_t at, const char *p, uint64_t len)
     }
 }
 
+/* The bytes of g's range that an object of total bytes holds. */
+static uint64_t range_in(const gg_http_get *g, uint64_t total)
+{
+    return g->off >= total ? 0 : total - g->off < g->len ? total - g->off : g->len;
+}
+
 /* Tell g->part_in of the parts now whole (see net.h): only of an answer
  * that is the range asked for and says the object's size; the rest of its
  * checks (answer_ok) come at its end. */
@@ -423,7 +429,7 @@ static void tell_parts(xfer *x)
         if (!x->have_cl)
             return;
         g->total = x->cl;
-        want = g->off >= g->total ? 0 : g->total - g->off < g->len ? g->total - g->off : g->len;
+        want = range_in(g, g->total);
     }
     uint64_t whole = g->got >= want ? (want + g->part_bytes - 1) / g->part_bytes : g->got / g->part_bytes;
     while (g->parts_in - g->parts_base < whole && !g->parts_refused) {
@@ -705,7 +711,7 @@ static outcome answer_ok(gg_net *n, gg_http_get *g, const xfer *x, const char *s
         gg_net_count(n, GG_NC_WHOLE_BODIES, 1);
         g->whole_body = 1;
         g->total = x->have_cl ? x->cl : x->body;
-        uint64_t want = g->off >= g->total ? 0 : g->total - g->off < g->len ? g->total - g->off : g->len;
+        uint64_t want = range_in(g, g->total);
         if (g->got != want) {
             gg_net_count(n, GG_NC_SHORT_BODIES, 1);
             gg_fail(e, GG_E_IO, "%s: the whole body ended before the bytes wanted", shown);

@@ -140,22 +140,47 @@ static int same_object(remote_source *h, const gg_range *r, gg_err *e)
     return 0;
 }
 
-/* Told of each block of a GET as soon as it is whole (fetch.h's part_in). */
-typedef struct part_sink {
-    int (*fn)(void *arg, uint64_t part, const gg_range *r);
-    void *arg;
-} part_sink;
+/* A GET's blocks, each settled as soon as it is whole: a reader waiting
+ * for one goes on while the rest of the GET comes. */
+typedef struct run_fill {
+    remote_source *h;
+    uint64_t b0;       /* the GET's first block */
+    gg_page **pg;      /* its pages from b0 (NULL: a block from the disk) */
+    uint8_t *settled;  /* settled before the GET ended */
+} run_fill;
 
-/* Fetch bytes [off, off+len) into parts, checked. */
-static int fetch_checked(remote_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, const part_sink *ps,
+static void put_block(remote_source *h, uint64_t b, gg_page *p)
+{
+    if (h->disk) {
+        gg_diskcache_put(h->disk, h->okey, b, gg_page_data(p), block_len(h, b));
+        gg_net_count(h->net, GG_NC_DISK_WRITES, 1);
+    }
+    gg_cache_filled(h->cache, p, 1);
+}
+
+static int block_in(void *arg, uint64_t k, const gg_range *r)
+{
+    run_fill *f = arg;
+    if (same_object(f->h, r, NULL))
+        return -1;
+    if (f->pg[k]) {
+        put_block(f->h, f->b0 + k, f->pg[k]);
+        f->settled[k] = 1;
+    }
+    return 0;
+}
+
+/* Fetch bytes [off, off+len) into parts, checked; rf (or NULL): its blocks
+ * settled as they come. */
+static int fetch_checked(remote_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, run_fill *rf,
                          gg_err *e)
 {
     if (h->offline)
         return gg_fail(e, GG_E_IO, "%s: bytes %" PRIu64 "-%" PRIu64 " are not in the disk cache and the server "
                        "could not be reached when mounting", h->s.name, off, off + len - 1);
     gg_range r = {.off = off, .len = len, .parts = parts, .part_bytes = h->bsize,
-                  .if_match = h->v.etag[0] ? h->v.etag : NULL, .part_in = ps ? ps->fn : NULL,
-                  .part_arg = ps ? ps->arg : NULL};
+                  .if_match = h->v.etag[0] ? h->v.etag : NULL, .part_in = rf ? block_in : NULL,
+                  .part_arg = rf};
     gg_err fe;
     int rc = h->f->ops->fetch(h->f, &r, &fe);
     if (rc == 0 && (rc = same_object(h, &r, &fe)) == 0 && r.got != len)
@@ -178,14 +203,14 @@ static int fetch_checked(remote_source *h, uint64_t off, uint64_t len, uint8_t *
 /* The same within one deadline: the caller's (a FUSE
  * request's, scope.h), else -o timeout from now (read-ahead jobs, header
  * reads at mount): readers may wait for these blocks. */
-static int fetch(remote_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, const part_sink *ps, gg_err *e)
+static int fetch(remote_source *h, uint64_t off, uint64_t len, uint8_t *const *parts, run_fill *rf, gg_err *e)
 {
     gg_scope own, *outer = gg_scope_get();
     if (!outer) {
         gg_scope_init(&own, (int64_t)gg_net_options(h->net)->timeout_s * 1000, NULL, NULL, NULL);
         gg_scope_set(&own);
     }
-    int rc = fetch_checked(h, off, len, parts, ps, e);
+    int rc = fetch_checked(h, off, len, parts, rf, e);
     if (!outer)
         gg_scope_set(NULL);
     return rc;
@@ -226,36 +251,6 @@ static void remember_failing(remote_source *h, uint64_t b0, uint64_t b1, const g
     pthread_mutex_unlock(&h->lock);
 }
 
-/* A GET's blocks, each settled as soon as it is whole: a reader waiting
- * for one goes on while the rest of the GET comes. */
-typedef struct run_fill {
-    remote_source *h;
-    uint64_t b0;       /* the GET's first block */
-    gg_page **pg;      /* its pages from b0 (NULL: a block from the disk) */
-    uint8_t *settled;  /* settled before the GET ended */
-} run_fill;
-
-static void put_block(remote_source *h, uint64_t b, gg_page *p)
-{
-    if (h->disk) {
-        gg_diskcache_put(h->disk, h->okey, b, gg_page_data(p), block_len(h, b));
-        gg_net_count(h->net, GG_NC_DISK_WRITES, 1);
-    }
-    gg_cache_filled(h->cache, p, 1);
-}
-
-static int block_in(void *arg, uint64_t k, const gg_range *r)
-{
-    run_fill *f = arg;
-    if (same_object(f->h, r, NULL))
-        return -1;
-    if (f->pg[k]) {
-        put_block(f->h, f->b0 + k, f->pg[k]);
-        f->settled[k] = 1;
-    }
-    return 0;
-}
-
 /* Fill the claimed pages of blocks [b0, b1) (all FILL): disk first, then
  * one GET for what is left. Settles every page (filled or failed). */
 static int fill_blocks(remote_source *h, uint64_t b0, uint64_t b1, gg_page **pg, gg_err *e)
@@ -286,7 +281,6 @@ static int fill_blocks(remote_source *h, uint64_t b0, uint64_t b1, gg_page **pg,
         uint64_t lo = first_missing * h->bsize, hi = last_missing * h->bsize + block_len(h, last_missing);
         uint8_t *parts[64], *scratch = NULL, settled[64] = {0};
         run_fill rf = {h, first_missing, pg + (first_missing - b0), settled};
-        part_sink ps = {block_in, &rf};
         for (uint64_t b = first_missing; b <= last_missing && rc == 0; b++) {
             if (pg[b - b0]) {
                 parts[b - first_missing] = gg_page_data(pg[b - b0]);
@@ -298,7 +292,7 @@ static int fill_blocks(remote_source *h, uint64_t b0, uint64_t b1, gg_page **pg,
         }
         gg_err fe;
         if (rc == 0 && (rc = known_failing(h, first_missing, last_missing + 1, e)) == 0) {
-            rc = fetch(h, lo, hi - lo, parts, &ps, &fe);
+            rc = fetch(h, lo, hi - lo, parts, &rf, &fe);
             /* (a read whose reader gave up, or a stale object, says nothing of the range) */
             if (rc && fe.code != GG_E_STALE && !h->offline && !gg_scope_stopped())
                 remember_failing(h, first_missing, last_missing + 1, &fe);
