@@ -39,12 +39,12 @@ typedef struct gg_ahead {
 
 int gg_ahead_continues(const gg_ahead *s, const gg_ahead_params *p, uint64_t off);
 void gg_ahead_start(gg_ahead *s, const gg_ahead_params *p, uint64_t off, uint64_t len);
+/* The size of the chunks a stream's ranges are made of, now. */
+uint64_t gg_ahead_chunk(const gg_ahead *s, const gg_ahead_params *p);
 /* A read of a stream it continues. Returns 1 once the stream has earned
  * read-ahead (0 before); [*first, *end) is what to ask for now (often
  * empty). size: where the object ends; grow: may the window grow now (the
  * remote source: not while its blocks come from the disk cache). */
-/* The size of the chunks a stream's ranges are made of, now. */
-uint64_t gg_ahead_chunk(const gg_ahead *s, const gg_ahead_params *p);
 int gg_ahead_advance(gg_ahead *s, const gg_ahead_params *p, uint64_t off, uint64_t len, uint64_t size, int grow,
                      uint64_t *first, uint64_t *end);
 #endif

@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 
 #define SLAB (2u << 20)
-#define SIZES 32 /* caps of 64 KiB .. 2 MiB: one list each; bigger ones share the last */
+#define SIZES 32 /* caps of 64 KiB .. 2 MiB: one list each (bigger ones: big[]) */
 
 typedef struct free_buf {
     struct free_buf *next;

@@ -5,10 +5,10 @@
  * The budget is global (an atomic count of resident bytes) so a small
  * budget is honoured however keys spread over shards; eviction takes the
  * oldest used-once page of all shards (in the order they were let go),
- * else the least recently used page of some shard, one lock at a time. The evicting thread owns the victim (it is
- * out of the hash table and unpinned) and reuses its buffer when the sizes
- * match: on this kind of VM first touch of fresh memory is slower than
- * decoding into it. */
+ * else the least recently used page of some shard, one lock at a time. The
+ * evicting thread owns the victim (it is out of the hash table and
+ * unpinned) and reuses its buffer when the sizes match: on this kind of VM
+ * first touch of fresh memory is slower than decoding into it. */
 #include "gguffs/cache.h"
 
 #include "base/hash.h"
@@ -206,10 +206,6 @@ static void grow_hash(shard *s)
     free(old);
 }
 
-/* Detach the oldest page of one list of some shard: the used-once lists
- * first, then the LRU lists. Returns the page (unpinned, out of the hash
- * table: the caller frees or reuses it) or NULL if every page is pinned.
- * Takes one shard lock at a time; the caller holds none. */
 /* The shard whose oldest used-once page is the oldest of all, or -1: the
  * used-once list is one queue across the shards, so that a page a stream
  * let go a moment ago (it may read the rest of it next) is not evicted
@@ -230,6 +226,10 @@ static int oldest_cold_shard(gg_cache *c)
     return best;
 }
 
+/* Detach the oldest page of one list of some shard: the oldest used-once
+ * page of all first, then the LRU lists. Returns the page (unpinned, out of the hash
+ * table: the caller frees or reuses it) or NULL if every page is pinned.
+ * Takes one shard lock at a time; the caller holds none. */
 static gg_page *evict_one(gg_cache *c)
 {
     unsigned start = atomic_fetch_add_explicit(&c->evict_cursor, 1, memory_order_relaxed);
