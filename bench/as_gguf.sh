@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 GGUFFS=${GGUFFS:-$PWD/gguffs}
 FSB=$BUILD/bench/fsbench
-PY=${PYTHON:-/usr/bin/python3}
+PY=${PYTHON:-$(tests/pyenv.sh python)} || exit 1
 RUNS=${RUNS:-3}
 [ -x "$GGUFFS" ] && [ -x "$FSB" ] || { echo "as_gguf.sh: build gguffs and $FSB first (make bench)" >&2; exit 2; }
 

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 GGUFFS=${GGUFFS:-$PWD/gguffs}
 FSB=$BUILD/bench/fsbench
-PY=${PYTHON:-/usr/bin/python3}
+PY=${PYTHON:-$(tests/pyenv.sh python)} || exit 1
 RUNS=${RUNS:-5}
 OPTS=${OPTS:-}
 QUICK=0

@@ -27,7 +27,7 @@ TOP=$PWD
 BUILD=${BUILD:-build}
 GGUFFS=${GGUFFS:-$PWD/gguffs}
 FSB=$BUILD/bench/fsbench
-PY=${PYTHON:-/usr/bin/python3}
+PY=${PYTHON:-$(tests/pyenv.sh python)} || exit 1
 RUNS=${RUNS:-3}
 [ -x "$GGUFFS" ] && [ -x "$FSB" ] || { echo "remote.sh: build gguffs and $FSB first (make bench)" >&2; exit 2; }
 if ! [ -e /dev/fuse ] || ! command -v fusermount3 >/dev/null || ! { command -v nginx || [ -x /usr/sbin/nginx ]; } >/dev/null; then

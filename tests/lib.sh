@@ -8,7 +8,9 @@ TOP=$(cd "$(dirname "$0")" && pwd)
 while [ "$TOP" != / ] && ! { [ -f "$TOP/Makefile" ] && [ -d "$TOP/src" ]; }; do TOP=$(dirname "$TOP"); done
 GGUFFS=${GGUFFS:-$TOP/gguffs}
 DATA=$TOP/tests/data
-PY=${PYTHON:-/usr/bin/python3}
+# The pinned Python of the peers (tests/pyenv.sh): numpy, torch, transformers,
+# gguf-py, safetensors, tokenizers, moto. Missing, it fails the suite, naming it.
+PY=${PYTHON:-$("$TOP/tests/pyenv.sh" python)} || exit 1
 TMP=$(mktemp -d /tmp/gguffs-test.XXXXXX)
 MOUNTS=""
 FAILS=0
@@ -34,7 +36,9 @@ force_unmount() {
     timeout 10 fusermount3 -uz "$m" 2>/dev/null
 }
 
+# KEEP_TMP=DIR keeps a copy of the suite's temporary folder there (debugging).
 cleanup() {
+    [ -n "${KEEP_TMP:-}" ] && cp -r "$TMP" "$KEEP_TMP" 2>/dev/null
     for m in $MOUNTS; do
         force_unmount "$m"
     done

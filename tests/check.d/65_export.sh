@@ -2,7 +2,7 @@
 # Export formats: tensors/<name>/f16, bf16, f32.npy, f16.npy and
 # model.safetensors, checked from the format texts by tests/check_export.py
 # (its own .npy and safetensors readers), against numpy (f16), a bit-level
-# reference (bf16), numpy.memmap and Debian's python3-torch; the odd cases
+# reference (bf16), numpy.memmap and torch (the pinned peers, tests/pyenv.sh); the odd cases
 # (names, 0-element and undecodable tensors, hostile metadata); and that
 # nothing is decoded to list the files or read their headers.
 . "$(dirname "$0")/../lib.sh"
@@ -21,7 +21,7 @@ ce() {
 stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 size() { stat -c %s "$1"; }
 
-check "python3-torch importable (tests/deps.sh installs it)" "$PY" -c "import torch"
+check "torch importable (tests/pyenv.sh)" "$PY" -c "import torch"
 
 # --- 1. the conversions against numpy, every pattern of chosen ranges, both paths
 ce halfconv "$BUILD/tests/test_halfconv"

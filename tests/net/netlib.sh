@@ -150,16 +150,12 @@ net_hdr() {
         END { print v }'
 }
 
-# net_moto_python: a Python that has moto and boto3 (the machine image's:
-# `python3` on PATH, else pyenv's), printed; or a message and failure.
-# Debian has no python3-moto; tests/deps.sh checks for it too.
+# net_moto_python: the Python with moto and boto3 (the pinned peers of
+# tests/pyenv.sh; $MOTO_PYTHON first), printed; or a message and failure.
 net_moto_python() {
-    local p
-    for p in "${MOTO_PYTHON:-}" "$(command -v python3)" /root/.pyenv/shims/python3 "$HOME"/.pyenv/shims/python3 \
-        /root/.pyenv/versions/*/bin/python3; do
-        [ -n "$p" ] && [ -x "$p" ] && "$p" -c 'import moto, boto3, botocore' 2>/dev/null && { echo "$p"; return 0; }
-    done
-    echo "no Python with moto and boto3 (the machine image's python3 has them; set MOTO_PYTHON)" >&2
+    local p=${MOTO_PYTHON:-$PY}
+    [ -n "$p" ] && [ -x "$p" ] && "$p" -c 'import moto, boto3, botocore' && { echo "$p"; return 0; }
+    echo "no Python with moto and boto3 ($p; tests/deps.sh installs the pinned one, tests/pyenv.sh)" >&2
     return 1
 }
 

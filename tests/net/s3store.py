@@ -61,8 +61,10 @@ def keys(endpoint, path):
     print(k["AccessKeyId"], k["SecretAccessKey"], t["AccessKeyId"], t["SecretAccessKey"], t["SessionToken"])
 
 
+# AWS checks a listing as s3:ListBucket; moto 5.2.6 checks it under the
+# operation's name, s3:ListObjectsV2 (no such IAM action exists on AWS).
 READ_ONLY = json.dumps({"Version": "2012-10-17", "Statement": [
-    {"Effect": "Allow", "Action": ["s3:GetObject", "s3:ListBucket"], "Resource": "*"}]})
+    {"Effect": "Allow", "Action": ["s3:GetObject", "s3:ListBucket", "s3:ListObjectsV2"], "Resource": "*"}]})
 
 
 def checked(endpoint, bucket, objects):
