@@ -160,6 +160,26 @@ static size_t q8_0_blocks(const void *in, size_t n, void *out, void *isa)
     return n * 34;
 }
 
+/* gg_quantize_rows: Q8_0 is gg_quantize_q8_0 on the rows laid end to end;
+ * a type it cannot make, or a row that is not whole blocks, gives 0 bytes. */
+static void rows_api(void)
+{
+    enum { ROWS = 3, N = 64 };
+    float x[ROWS * N];
+    uint8_t want[ROWS * N / 32 * 34], got[sizeof want + 1];
+    for (int i = 0; i < ROWS * N; i++)
+        x[i] = (float)(i % 37) - 18.25f;
+    gg_quantize_q8_0(x, want, ROWS * N / 32);
+    got[sizeof want] = 0xa5;
+    CHECK(gg_quantize_has(GG_T_Q8_0), "Q8_0 is made");
+    CHECK(gg_quantize_rows(GG_T_Q8_0, x, got, ROWS, N) == sizeof want, "Q8_0: bytes written");
+    CHECK(!memcmp(got, want, sizeof want) && got[sizeof want] == 0xa5, "Q8_0 rows equal gg_quantize_q8_0");
+    CHECK(gg_quantize_rows(GG_T_Q8_0, x, got, 2, 48) == 0, "a row of 48 is no whole Q8_0 blocks");
+    CHECK(!gg_quantize_has(GG_T_IQ2_XXS) && gg_quantize_rows(GG_T_IQ2_XXS, x, got, 1, 256) == 0,
+          "IQ2_XXS (it needs an importance matrix) is not made");
+    CHECK(!gg_quantize_has(GG_T_NONE) && !gg_quantize_has(GG_T_COUNT), "no type out of range");
+}
+
 static int quantize_stdin(int argc, char **argv)
 {
     gg_isa isa = gg_isa_detect();
@@ -181,6 +201,7 @@ int main(int argc, char **argv)
     printf("SIMD paths here: up to %s\n", gg_isa_name(gg_isa_detect()));
     fixed_cases();
     simd_equals_scalar();
+    rows_api();
     printf("test_quantize: %ld passed, %d failed\n", checks - fails, fails);
     return fails != 0;
 }

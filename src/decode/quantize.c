@@ -1,10 +1,12 @@
-/* quantize.c - float32 to Q8_0 blocks (see quantize.h). */
+/* quantize.c - float32 to quantized blocks (see quantize.h): the table of
+ * the types gg_quantize_rows makes, and Q8_0's kernels. */
 #include "gguffs/quantize.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "gguffs/halfconv.h"
+#include "quantize_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -176,4 +178,40 @@ void gg_quantize_q8_0_isa(const float *x, uint8_t *y, size_t nblocks, gg_isa isa
 void gg_quantize_q8_0(const float *x, uint8_t *y, size_t nblocks)
 {
     gg_quantize_q8_0_isa(x, y, nblocks, gg_isa_active());
+}
+
+static void q8_0_rows(const float *x, uint8_t *y, int64_t nblocks)
+{
+    gg_quantize_q8_0(x, y, (size_t)nblocks);
+}
+
+/* The types gg_quantize_rows makes: values and bytes per block, kernel. */
+static const struct quantizer {
+    gg_tid type;
+    int elems, bytes;
+    gg_quantizer fn;
+} quantizers[] = {
+    {GG_T_Q8_0, GG_Q8_0_ELEMS, GG_Q8_0_BYTES, q8_0_rows},
+};
+
+static const struct quantizer *quantizer_of(gg_tid t)
+{
+    for (size_t i = 0; i < sizeof quantizers / sizeof *quantizers; i++)
+        if (quantizers[i].type == t)
+            return &quantizers[i];
+    return NULL;
+}
+
+int gg_quantize_has(gg_tid t) { return quantizer_of(t) != NULL; }
+
+size_t gg_quantize_rows(gg_tid t, const float *x, uint8_t *y, int64_t nrows, int64_t n_per_row)
+{
+    const struct quantizer *q = quantizer_of(t);
+    if (!q || nrows < 0 || n_per_row < 0 || n_per_row % q->elems)
+        return 0;
+    /* blocks never straddle rows, so the rows are one run of blocks */
+    const int64_t nblocks = nrows * (n_per_row / q->elems);
+    if (nblocks > 0)
+        q->fn(x, y, nblocks);
+    return (size_t)nblocks * (size_t)q->bytes;
 }
