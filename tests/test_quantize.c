@@ -1,10 +1,16 @@
-/* test_quantize - float32 to Q8_0 blocks (quantize.h).
+/* test_quantize - float32 to quantized blocks (quantize.h).
  *
  *   test_quantize                   the unit tests below
  *   test_quantize --q8_0 [ISA]      little-endian float32 on stdin (a multiple
  *                                   of 32 values) -> Q8_0 blocks on stdout, on
  *                                   path ISA (default: the best here), for the
  *                                   comparison with ggml in check.d/11_oracle
+ *   test_quantize --rows TYPE N [f32]
+ *                                   float32 rows of N values on stdin -> TYPE's
+ *                                   blocks (gg_quantize_rows), or with f32 the
+ *                                   values gguffs' decoder reads from those
+ *                                   blocks, for check.d/13_quantize; exit 3
+ *                                   if TYPE is not made
  *
  * 1. Cases worked out by hand from ggml's rules (quantize.h): zeros, one
  *    value, a NaN last, a NaN that restarts the running max so that values
@@ -24,6 +30,7 @@
 
 #include "gguffs/decode.h"
 #include "gguffs/quantize.h"
+#include "gguffs/types.h"
 #include "rng.h"
 #include "testlib.h"
 
@@ -180,6 +187,170 @@ static void rows_api(void)
     CHECK(!gg_quantize_has(GG_T_NONE) && !gg_quantize_has(GG_T_COUNT), "no type out of range");
 }
 
+/* One block of x quantized to t must be want (bytes bytes). */
+static void by_hand(const char *what, gg_tid t, const float *x, const uint8_t *want, size_t bytes)
+{
+    uint8_t got[512];
+    size_t n = gg_quantize_rows(t, x, got, 1, (int64_t)(bytes == 18 && t == GG_T_Q1_0   ? 128
+                                                         : bytes == 18 && t == GG_T_Q2_0 ? 64
+                                                                                         : 32));
+    size_t at = 0;
+    while (at < bytes && got[at] == want[at])
+        at++;
+    CHECK(n == bytes && at == bytes, "%s: byte %zu is 0x%02x, expected 0x%02x", what, at, got[at], want[at]);
+}
+
+/* The legacy types' answers worked out from ggml's rules (quantize_legacy.c). */
+static void legacy_by_hand(void)
+{
+    float x[128];
+    uint8_t w[24];
+    /* Q4_0 zeros: max 0, d = 0 / -8 = -0 (0x8000), codes 0 * 0 + 8.5 -> 8 */
+    memset(x, 0, sizeof x);
+    memset(w, 0x88, 18), w[0] = 0x00, w[1] = 0x80;
+    by_hand("Q4_0 zeros", GG_T_Q4_0, x, w, 18);
+    /* Q4_0 -2, NaN, 1, 0...: max -2, d = 0.25 (0x3400), id 4: -2 -> 0,
+     * NaN -> 0 (x86's conversion of NaN, low byte), 1 -> 12, 0 -> 8 */
+    x[0] = -2, x[1] = NAN, x[2] = 1;
+    memset(w, 0x88, 18), w[0] = 0x00, w[1] = 0x34, w[2] = 0x80, w[3] = 0x80, w[4] = 0x8c;
+    by_hand("Q4_0 with a NaN", GG_T_Q4_0, x, w, 18);
+    /* Q4_1 all NaN: min stays FLT_MAX, max -FLT_MAX, d = -2 FLT_MAX / 15 =
+     * -inf (0xfc00), m = FLT_MAX -> f16 inf (0x7c00), id -0, codes 0 */
+    for (int j = 0; j < 32; j++)
+        x[j] = NAN;
+    memset(w, 0, 20), w[0] = 0x00, w[1] = 0xfc, w[2] = 0x00, w[3] = 0x7c;
+    by_hand("Q4_1 all NaN", GG_T_Q4_1, x, w, 20);
+    /* Q5_0 inf, then ones: d = inf / -16 = -inf, id = -0: 1 * -0 + 16.5 ->
+     * 16 (qh bit set, nibble 0), inf * -0 = NaN -> 0 */
+    for (int j = 0; j < 32; j++)
+        x[j] = 1;
+    x[0] = INFINITY;
+    memset(w, 0, 22), w[0] = 0x00, w[1] = 0xfc, w[2] = 0xfe, w[3] = w[4] = w[5] = 0xff;
+    by_hand("Q5_0 with an infinity", GG_T_Q5_0, x, w, 22);
+    /* Q5_1 0, 1, ..., 31: m 0, d 1 (0x3c00), code j: nibbles j | j << 4 for
+     * j < 16, qh bits 16..31 */
+    for (int j = 0; j < 32; j++)
+        x[j] = (float)j;
+    memset(w, 0, 24), w[1] = 0x3c, w[6] = w[7] = 0xff;
+    for (int j = 0; j < 16; j++)
+        w[8 + j] = (uint8_t)(j | j << 4);
+    by_hand("Q5_1 0..31", GG_T_Q5_1, x, w, 24);
+    /* Q1_0 -0, -1.5, then 0.5s: d = (1.5 + 126 * 0.5) / 128 = 0.50390625
+     * (0x3808); bit set for x >= 0, -0 included */
+    for (int j = 0; j < 128; j++)
+        x[j] = 0.5f;
+    x[0] = -0.0f, x[1] = -1.5f;
+    memset(w, 0xff, 18), w[0] = 0x08, w[1] = 0x38, w[2] = 0xfd;
+    by_hand("Q1_0 signs", GG_T_Q1_0, x, w, 18);
+    /* Q2_0 NaN, 1, -1, 0.5, -0.5, 2, zeros: d = max 2 (0x4000), id 0.5,
+     * q = roundf(x / 2) + 1: NaN -> INT32_MIN + 1 -> 0, 1 -> 2, -1 -> 0,
+     * 0.5 -> 1, -0.5 -> 1, 2 -> 2, 0 -> 1 */
+    memset(x, 0, sizeof x);
+    x[0] = NAN, x[1] = 1, x[2] = -1, x[3] = 0.5f, x[4] = -0.5f, x[5] = 2;
+    memset(w, 0x55, 18), w[0] = 0x00, w[1] = 0x40, w[2] = 0x48, w[3] = 0x59;
+    by_hand("Q2_0 codes", GG_T_Q2_0, x, w, 18);
+}
+
+/* ---- every type gg_quantize_rows makes ---- */
+
+/* The types, each with a bound on |x - decoded| over a block, as a
+ * fraction of the block's largest |x|, from its format: half a step of its
+ * codes (a whole one where the top code is clamped), plus the float16
+ * rounding of its scales, loosely. */
+static const struct made {
+    gg_tid t;
+    double err;
+} made[] = {
+    {GG_T_Q4_0, 1 / 8.0 + 0.002},  /* codes -8..7 of max/8: -max clamps to 7 */
+    {GG_T_Q4_1, 1 / 15.0 + 0.004}, /* half of (max-min)/15, min rounded to f16 */
+    {GG_T_Q5_0, 1 / 16.0 + 0.002},
+    {GG_T_Q5_1, 1 / 31.0 + 0.004},
+    {GG_T_Q8_0, 0.5 / 127 + 0.001},
+    {GG_T_Q1_0, 1.0 + 0.002}, /* +-mean|x|: off by |x| or the mean at most */
+    {GG_T_Q2_0, 0.5 + 0.002}, /* codes -1..2 of max */
+};
+
+static const gg_type *type_of(gg_tid t)
+{
+    for (size_t i = 0; i < gg_type_count(); i++)
+        if (gg_type_at(i)->tid == t)
+            return gg_type_at(i);
+    return NULL;
+}
+
+/* n values of x quantized by gg_quantize_rows as one row, then decoded. */
+static size_t quant_dequant(const gg_type *ty, const float *x, size_t n, uint8_t *q, float *y)
+{
+    size_t bytes = gg_quantize_rows(ty->tid, x, q, 1, (int64_t)n);
+    gg_type_kernel(ty, GG_ISA_SCALAR)(NULL, q, y, (int64_t)(n / ty->block_elems), 0);
+    return bytes;
+}
+
+static float normal(void)
+{
+    double u = ((rng_next() >> 11) + 1) * 0x1p-53, v = (rng_next() >> 11) * 0x1p-53;
+    return (float)(sqrt(-2 * log(u)) * cos(6.283185307179586 * v));
+}
+
+/* For each type: (1) decoded values within the type's bound of the block
+ * maximum; (2) x * 2^k decodes to (decoded x) * 2^k exactly (every step of
+ * the reference quantizers is a product, quotient, sum or comparison, so
+ * scaling by a power of two, away from over- and underflow, scales the
+ * answer); (3) a block of zeros decodes to zeros; (4) the rows quantized by
+ * 4 threads at once, from an unaligned input, give the bytes of one call,
+ * and nothing is written past them. */
+static void every_type(void)
+{
+    enum { N = 256 * 64, GUARD = 64 };
+    static float x[N + 1], x2[N], y[N], y2[N];
+    static uint8_t q[N * 2 + GUARD], q2[N * 2 + GUARD];
+    rng_seed(0x36A11);
+    for (size_t m = 0; m < sizeof made / sizeof *made; m++) {
+        const gg_type *ty = type_of(made[m].t);
+        CHECK(ty && gg_quantize_has(made[m].t), "%s is made", ty ? ty->name : "?");
+        if (!ty || !gg_quantize_has(made[m].t))
+            continue;
+        const size_t be = ty->block_elems, nb = N / be;
+        for (size_t i = 0; i < N; i++)
+            x[i] = normal() * (i / be % 7 == 3 ? 100.0f : 1.0f); /* a block of outliers now and then */
+        size_t bytes = quant_dequant(ty, x, N, q, y);
+        CHECK(bytes == nb * ty->block_bytes, "%s: %zu bytes for %zu blocks", ty->name, bytes, nb);
+        double worst = 0;
+        for (size_t b = 0; b < nb; b++) {
+            double amax = 0, err = 0;
+            for (size_t j = b * be; j < (b + 1) * be; j++)
+                amax = fmax(amax, fabs(x[j])), err = fmax(err, fabs((double)x[j] - y[j]));
+            worst = fmax(worst, err / amax);
+        }
+        CHECK(worst <= made[m].err, "%s: error %.4f of the block maximum, over %.4f", ty->name, worst, made[m].err);
+        for (int k = -6; k <= 6; k += 12) {
+            for (size_t i = 0; i < N; i++)
+                x2[i] = ldexpf(x[i], k);
+            quant_dequant(ty, x2, N, q2, y2);
+            size_t bad = 0;
+            for (size_t i = 0; i < N; i++)
+                bad += y2[i] != ldexpf(y[i], k);
+            CHECK(bad == 0, "%s: x * 2^%d decodes to %zu values that are not 2^%d times x's", ty->name, k, bad, k);
+        }
+        memset(x2, 0, be * sizeof *x2);
+        quant_dequant(ty, x2, be, q2, y2);
+        size_t nonzero = 0;
+        for (size_t j = 0; j < be; j++)
+            nonzero += y2[j] != 0;
+        CHECK(nonzero == 0, "%s: a block of zeros decodes to %zu non-zero values", ty->name, nonzero);
+        memmove(x + 1, x, N * sizeof *x);
+        memset(q2, 0xa5, sizeof q2);
+        const int64_t rows = 16, n = (int64_t)(N / 16);
+#pragma omp parallel for num_threads(4)
+        for (int64_t r = 0; r < rows; r++)
+            gg_quantize_rows(ty->tid, x + 1 + r * n, q2 + (size_t)r * (size_t)(n / be) * ty->block_bytes, 1, n);
+        int guard = 1;
+        for (size_t g = bytes; g < bytes + GUARD; g++)
+            guard &= q2[g] == 0xa5;
+        CHECK(!memcmp(q, q2, bytes) && guard, "%s: rows in 4 threads, unaligned, differ from one call", ty->name);
+    }
+}
+
 static int quantize_stdin(int argc, char **argv)
 {
     gg_isa isa = gg_isa_detect();
@@ -194,14 +365,63 @@ static int quantize_stdin(int argc, char **argv)
     return filter_stdin(in, sizeof in, 128, out, q8_0_blocks, &isa, "32 floats");
 }
 
+struct rows_arg {
+    const gg_type *t;
+    int64_t n;
+    gg_kernel decode; /* NULL: write the blocks */
+    float *f32;
+};
+
+/* n rows of a->n floats into blocks, or into their decoded values */
+static size_t rows_blocks(const void *in, size_t n, void *out, void *arg)
+{
+    struct rows_arg *a = arg;
+    size_t bytes = gg_quantize_rows(a->t->tid, in, out, (int64_t)n, a->n);
+    if (!a->decode || !bytes)
+        return bytes;
+    int64_t nblocks = (int64_t)n * (a->n / a->t->block_elems);
+    a->decode(NULL, out, a->f32, nblocks, 0);
+    memcpy(out, a->f32, (size_t)nblocks * a->t->block_elems * 4);
+    return (size_t)nblocks * a->t->block_elems * 4;
+}
+
+static int rows_stdin(int argc, char **argv)
+{
+    struct rows_arg a = {0};
+    a.t = argc > 3 ? gg_type_by_name(argv[2]) : NULL;
+    a.n = argc > 3 ? atoll(argv[3]) : 0;
+    int f32 = argc > 4 && !strcmp(argv[4], "f32");
+    if (!a.t || a.n <= 0 || argc > 5 || (argc == 5 && !f32)) {
+        fprintf(stderr, "usage: test_quantize --rows TYPE N [f32]\n");
+        return 2;
+    }
+    if (!gg_quantize_has(a.t->tid) || a.n % a.t->block_elems) {
+        fprintf(stderr, "test_quantize: %s rows of %lld are not made\n", a.t->name, (long long)a.n);
+        return 3;
+    }
+    if (f32 && !(a.decode = gg_type_kernel(a.t, gg_isa_active())))
+        return fprintf(stderr, "test_quantize: %s is not decoded\n", a.t->name), 2;
+    size_t rows = (size_t)(1 << 20) / (size_t)a.n + 1, unit = (size_t)a.n * 4;
+    float *in = malloc(rows * unit);
+    uint8_t *out = malloc(rows * unit * 2);
+    a.f32 = malloc(rows * unit);
+    int rc = in && out && a.f32 ? filter_stdin(in, rows * unit, unit, out, rows_blocks, &a, "a row") : 2;
+    free(in), free(out), free(a.f32);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--q8_0"))
         return quantize_stdin(argc, argv);
+    if (argc > 1 && !strcmp(argv[1], "--rows"))
+        return rows_stdin(argc, argv);
     printf("SIMD paths here: up to %s\n", gg_isa_name(gg_isa_detect()));
     fixed_cases();
     simd_equals_scalar();
     rows_api();
+    legacy_by_hand();
+    every_type();
     printf("test_quantize: %ld passed, %d failed\n", checks - fails, fails);
     return fails != 0;
 }

@@ -6,39 +6,17 @@
 #include <string.h>
 
 #include "gguffs/halfconv.h"
+#include "blocks.h"
 #include "quantize_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
-/* ggml stores roundf()'s float into an int8_t, which x86 does as cvttss2si
- * to int32 (INT32_MIN for NaN and for anything outside int32) and then the
- * low byte. Spelled out, so that every machine gives x86's bytes. */
-static inline uint8_t to_q(float r)
-{
-    if (!(r >= -2147483648.0f && r < 2147483648.0f))
-        return 0; /* (INT32_MIN's low byte) */
-    return (uint8_t)(uint32_t)(int32_t)r;
-}
+/* ggml stores roundf()'s float into an int8_t: x86's conversion, low byte. */
+static inline uint8_t to_q(float r) { return (uint8_t)gg_q_trunc(r); }
 
-/* ggml's float16 rounding of the scale: to nearest even like ours, but a
- * NaN is 0x7e00 with its sign. */
-static inline uint16_t scale_f16(float d)
-{
-    uint32_t b;
-    memcpy(&b, &d, 4);
-    if ((b & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)(((b >> 16) & 0x8000u) | 0x7e00u);
-    return gg_f32_to_f16_bits(b);
-}
-
-static inline void put_scale(uint8_t *y, float d)
-{
-    uint16_t h = scale_f16(d);
-    y[0] = (uint8_t)h;
-    y[1] = (uint8_t)(h >> 8);
-}
+static inline void put_scale(uint8_t *y, float d) { (void)gg_q_put_f16(y, d); }
 
 /* One block, as ggml's quantize_row_q8_0_ref. */
 static void block_scalar(const float *x, uint8_t *y)
@@ -191,7 +169,13 @@ static const struct quantizer {
     int elems, bytes;
     gg_quantizer fn;
 } quantizers[] = {
+    {GG_T_Q4_0, 32, sizeof(blk_q4_0), gg_quantize_q4_0},
+    {GG_T_Q4_1, 32, sizeof(blk_q4_1), gg_quantize_q4_1},
+    {GG_T_Q5_0, 32, sizeof(blk_q5_0), gg_quantize_q5_0},
+    {GG_T_Q5_1, 32, sizeof(blk_q5_1), gg_quantize_q5_1},
     {GG_T_Q8_0, GG_Q8_0_ELEMS, GG_Q8_0_BYTES, q8_0_rows},
+    {GG_T_Q1_0, 128, sizeof(blk_q1_0), gg_quantize_q1_0},
+    {GG_T_Q2_0, 64, sizeof(blk_q2_0), gg_quantize_q2_0},
 };
 
 static const struct quantizer *quantizer_of(gg_tid t)

@@ -1,4 +1,5 @@
-/* quantize_kernels.h - the reference quantizers of each family (internal).
+/* quantize_kernels.h - the reference quantizers of each family, and the
+ * few operations of ggml's they all share (internal).
  *
  * One function per type: nblocks blocks of float32 at x (any alignment)
  * into nblocks stored blocks at y, each block made from its own values only
@@ -7,7 +8,64 @@
 #define GGUFFS_DECODE_QUANTIZE_KERNELS_H
 
 #include <stdint.h>
+#include <string.h>
+
+#include "gguffs/fp16.h"
+#include "gguffs/halfconv.h"
 
 typedef void (*gg_quantizer)(const float *x, uint8_t *y, int64_t nblocks);
+
+/* quantize_legacy.c: 32 values a block (Q1_0 128, Q2_0 64) */
+void gg_quantize_q4_0(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_q4_1(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_q5_0(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_q5_1(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_q1_0(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_q2_0(const float *x, uint8_t *y, int64_t nblocks);
+
+/* A float stored into an integer, as ggml's C does it on x86 (the
+ * conversion is undefined in C outside the integer's range; x86's cvttss2si
+ * truncates toward zero and gives INT32_MIN for NaN and for anything
+ * outside int32). The caller then keeps the low bits it stores, as C does
+ * when it narrows an int. Spelled out so that every machine gives x86's
+ * bytes. */
+static inline int32_t gg_q_trunc(float r)
+{
+    if (!(r >= -2147483648.0f && r < 2147483648.0f))
+        return INT32_MIN;
+    return (int32_t)r;
+}
+
+/* ggml's nearest_int: round half to even by adding 1.5 * 2^23, read back
+ * from the float's low 23 bits. Exact for |f| < 2^22; past that (and for
+ * NaN and infinities) it gives what those bits give, as ggml does. */
+static inline int gg_q_nearest(float f)
+{
+    float v = f + 12582912.0f;
+    uint32_t i;
+    memcpy(&i, &v, 4);
+    return (int)(i & 0x007fffffu) - 0x00400000;
+}
+
+/* ggml's GGML_FP32_TO_FP16: to nearest even like gg_f32_to_f16_bits, but a
+ * NaN is 0x7e00 with its sign (no payload). */
+static inline uint16_t gg_q_f16(float d)
+{
+    uint32_t b;
+    memcpy(&b, &d, 4);
+    if ((b & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)(((b >> 16) & 0x8000u) | 0x7e00u);
+    return gg_f32_to_f16_bits(b);
+}
+
+/* Store d as ggml's float16 at p (little-endian), and return the float it
+ * stored, which the K-quants go on computing with. */
+static inline float gg_q_put_f16(uint8_t *p, float d)
+{
+    uint16_t h = gg_q_f16(d);
+    p[0] = (uint8_t)h;
+    p[1] = (uint8_t)(h >> 8);
+    return gg_fp16_to_f32(h);
+}
 
 #endif
