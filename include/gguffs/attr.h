@@ -23,6 +23,7 @@ typedef struct gg_tree_opts {
     int safetensors_dtype; /* gg_view_kind of model.safetensors (export.h): F32 by default */
     const struct gg_imatrix *imatrix; /* weighs the comparisons of vs/ (imatrix.h); NULL: none */
     int vs;                /* (the tree sets it) a mount of several models: each has vs/ */
+    const char *as;        /* the recipes as/ lists (-o as=, recipe.h's gg_recipe_list); NULL: the default */
 } gg_tree_opts;
 
 /* Per-open-file state of the tree (tree.h's gg_tree_open). */

@@ -15,7 +15,12 @@
  *     the data starts (none when there are no tensors: ggml reads such a
  *     file, and an alignment of 2^31 would make it 2 GiB). Tensor i lies at offset[i] from there, each padded
  *     with zeros to the alignment (the last one too, as ggml's writer
- *     does). The zeros are not made here: an alignment may be 2^31. */
+ *     does). The zeros are not made here: an alignment may be 2^31.
+ * Or as llama-quantize writes the file it makes (gg_gguf_form.quantized):
+ * general.quantization_version (2) and general.file_type are taken out
+ * where they were and set last, in that order (gguf_set_val_u32 removes a
+ * key and appends it); the tensors come in the order given, each with the
+ * dimensions ggml counts (ggml_n_dims: trailing 1s dropped). */
 #ifndef GGUFFS_GGUF_WRITE_H
 #define GGUFFS_GGUF_WRITE_H
 
@@ -33,14 +38,23 @@ typedef struct gg_gguf_tensor {
 
 #define GG_FILE_TYPE_KEEP (-1)
 
-/* The header of m with tensors ts[0 .. m->nt) into out (appended, without
- * its padding); *data_start gets where the data starts (the header's length
- * padded), offset[i] tensor i's offset from there, *data_bytes the length of
- * the data section (paddings included). file_type: a llama_ftype value, or
- * GG_FILE_TYPE_KEEP. Returns 0, or -1 with *e set (out of memory, sizes past
- * 2^63). */
-int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, int64_t file_type, gg_buf *out, uint64_t *offset,
-                   uint64_t *data_start, uint64_t *data_bytes, gg_err *e);
+/* How the header is written. */
+typedef struct gg_gguf_form {
+    int64_t file_type;     /* a llama_ftype value, or GG_FILE_TYPE_KEEP */
+    int quantized;         /* llama-quantize's keys and dimensions (above) */
+    const uint64_t *order; /* the tensors in this order (model indexes); NULL: the model's */
+} gg_gguf_form;
+
+/* The quantization version llama-quantize writes (GGML_QNT_VERSION). */
+#define GG_QNT_VERSION 2
+
+/* The header of m with tensors ts[0 .. m->nt) (by the model's index) into
+ * out (appended, without its padding); *data_start gets where the data
+ * starts (the header's length padded), offset[i] tensor i's offset from
+ * there, *data_bytes the length of the data section (paddings included).
+ * Returns 0, or -1 with *e set (out of memory, sizes past 2^63). */
+int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, const gg_gguf_form *form, gg_buf *out,
+                   uint64_t *offset, uint64_t *data_start, uint64_t *data_bytes, gg_err *e);
 
 /* The dimensions of a tensor as ggml counts them (ggml_n_dims): up to the
  * last one that is not 1, at least 1. */

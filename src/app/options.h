@@ -41,6 +41,7 @@ typedef struct gg_cli {
     char *cache_dir;       /* -o cache_dir=DIR, absolute (net.cache_dir points at it) */
     char *s3_region, *s3_endpoint, *ollama_registry; /* -o s3_region= ... (net's point at them) */
     char *imatrix;         /* -o imatrix=FILE, absolute: weighs the comparisons (vs/, --compare) */
+    char *as;              /* -o as=LIST: the recipes as/ lists (tree.as points here) */
     gg_reader_opts reader;
     gg_open_opts open;
     gg_fuse_opts fuse;

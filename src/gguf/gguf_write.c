@@ -72,29 +72,33 @@ uint32_t gg_tinfo_ndims(const gg_tinfo *ti)
     return n ? n : 1;
 }
 
-int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, int64_t file_type, gg_buf *out, uint64_t *offset,
-                   uint64_t *data_start, uint64_t *data_bytes, gg_err *e)
+/* A u32 key written anew. */
+static void put_u32_kv(gg_buf *out, const char *key, uint32_t v)
 {
-    const gg_file *f = m->f;
-    const uint64_t align = f->alignment;
+    put_u64(out, strlen(key));
+    gg_buf_puts(out, key);
+    put_u32(out, GG_VT_U32);
+    put_u32(out, v);
+}
+
+/* The keys: see gguf_write.h; nkv counts them first. */
+static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, gg_buf *out, int count)
+{
     int64_t ft = gg_find_key(f, "general.file_type");
-    uint64_t nkv = 0;
-    for (uint64_t i = 0; i < f->n_kv; i++)
-        nkv += !is_split_key(f, &f->kv[i]);
-    nkv += file_type != GG_FILE_TYPE_KEEP && ft < 0;
-    size_t start = out->len;
-    gg_buf_put(out, "GGUF", 4);
-    put_u32(out, 3);
-    put_u64(out, m->nt);
-    put_u64(out, nkv);
+    int64_t qv = form->quantized ? gg_find_key(f, "general.quantization_version") : -1;
+    int set_ft = form->file_type != GG_FILE_TYPE_KEEP;
+    uint64_t n = 0;
     for (uint64_t i = 0; i < f->n_kv; i++) {
         const gg_kv *kv = &f->kv[i];
-        if (is_split_key(f, kv))
+        if (is_split_key(f, kv) || (int64_t)i == qv || ((int64_t)i == ft && form->quantized && set_ft))
             continue;
-        if ((int64_t)i == ft && file_type != GG_FILE_TYPE_KEEP) {
+        n++;
+        if (count)
+            continue;
+        if ((int64_t)i == ft && set_ft) {
             put_key(out, f, kv);
             put_u32(out, GG_VT_U32);
-            put_u32(out, (uint32_t)file_type);
+            put_u32(out, (uint32_t)form->file_type);
         } else if (f->version == 1) {
             put_key(out, f, kv);
             put_u32(out, kv->type);
@@ -103,20 +107,39 @@ int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, int64_t file_typ
             gg_buf_put(out, f->hdr + kv->at, kv->val + kv->val_len - kv->at);
         }
     }
-    if (file_type != GG_FILE_TYPE_KEEP && ft < 0) {
-        put_u64(out, 17);
-        gg_buf_put(out, "general.file_type", 17);
-        put_u32(out, GG_VT_U32);
-        put_u32(out, (uint32_t)file_type);
+    if (form->quantized) {
+        n += 1 + set_ft;
+        if (!count)
+            put_u32_kv(out, "general.quantization_version", GG_QNT_VERSION);
+    } else {
+        n += set_ft && ft < 0;
     }
+    if (!count && set_ft && (form->quantized || ft < 0))
+        put_u32_kv(out, "general.file_type", (uint32_t)form->file_type);
+    return n;
+}
+
+int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, const gg_gguf_form *form, gg_buf *out,
+                   uint64_t *offset, uint64_t *data_start, uint64_t *data_bytes, gg_err *e)
+{
+    const gg_file *f = m->f;
+    const uint64_t align = f->alignment;
+    size_t start = out->len;
+    gg_buf_put(out, "GGUF", 4);
+    put_u32(out, 3);
+    put_u64(out, m->nt);
+    put_u64(out, put_keys(f, form, out, 1));
+    put_keys(f, form, out, 0);
     uint64_t at = 0;
-    for (uint64_t i = 0; i < m->nt; i++) {
+    for (uint64_t j = 0; j < m->nt; j++) {
+        uint64_t i = form->order ? form->order[j] : j;
         const gg_tensor *t = &m->t[i];
         const gg_tinfo *ti = t->info;
+        uint32_t n_dims = form->quantized ? gg_tinfo_ndims(ti) : ti->n_dims;
         put_u64(out, t->name_len);
         gg_buf_put(out, t->name, t->name_len);
-        put_u32(out, ti->n_dims);
-        for (uint32_t d = 0; d < ti->n_dims; d++)
+        put_u32(out, n_dims);
+        for (uint32_t d = 0; d < n_dims; d++)
             put_u64(out, ti->ne[d]);
         put_u32(out, ts[i].type_id);
         put_u64(out, at);

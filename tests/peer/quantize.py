@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+"""quantize.py - llama-quantize itself: llama_model_quantize of the real llama.cpp
+(libllama.v0.4.0.so from npm @node-llama-cpp/linux-x64) through ctypes.
+
+  quantize.py IN.gguf OUT.gguf RECIPE [--threads N]
+        what `llama-quantize IN.gguf OUT.gguf RECIPE N` makes: RECIPE a name of
+        llama-quantize's (q4_k_m, Q6_K, f16, ...) or a llama_ftype number;
+        llama_model_quantize_default_params() with ftype and nthread (default 1: one
+        thread gives the same bytes as any number), no importance matrix. Exits 1 with
+        llama.cpp's reason on stderr when it refuses.
+
+    import quantize
+    q = quantize.Llama()
+    ok, log = q.quantize("in.gguf", "out.gguf", "q4_k_m")    # log: llama.cpp's messages
+
+The struct below is llama_model_quantize_params of include/llama.h in the llama.cpp
+that node-llama-cpp 3.21.1 ships (llama/gitRelease.bundle), field for field.
+"""
+import ctypes
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_LIB = os.path.join(HERE, "node_modules", "@node-llama-cpp", "linux-x64", "bins", "linux-x64",
+                           "libllama.v0.4.0.so")
+
+# llama-quantize's names (tools/quantize/quantize.cpp QUANT_OPTIONS) -> llama_ftype (llama.h)
+FTYPES = {
+    "f32": 0, "f16": 1, "q4_0": 2, "q4_1": 3, "q8_0": 7, "q5_0": 8, "q5_1": 9, "q2_k": 10,
+    "q3_k_s": 11, "q3_k_m": 12, "q3_k": 12, "q3_k_l": 13, "q4_k_s": 14, "q4_k_m": 15, "q4_k": 15,
+    "q5_k_s": 16, "q5_k_m": 17, "q5_k": 17, "q6_k": 18, "iq2_xxs": 19, "iq2_xs": 20, "q2_k_s": 21,
+    "iq3_xs": 22, "iq3_xxs": 23, "iq1_s": 24, "iq4_nl": 25, "iq3_s": 26, "iq3_m": 27, "iq2_s": 28,
+    "iq2_m": 29, "iq4_xs": 30, "iq1_m": 31, "bf16": 32, "tq1_0": 36, "tq2_0": 37, "mxfp4_moe": 38,
+    "q1_0": 40, "q2_0": 41,
+}
+
+
+class Params(ctypes.Structure):
+    _fields_ = [
+        ("nthread", ctypes.c_int32),
+        ("ftype", ctypes.c_int),                 # enum llama_ftype
+        ("output_tensor_type", ctypes.c_int),    # enum ggml_type
+        ("token_embedding_type", ctypes.c_int),  # enum ggml_type
+        ("allow_requantize", ctypes.c_bool),
+        ("quantize_output_tensor", ctypes.c_bool),
+        ("only_copy", ctypes.c_bool),
+        ("pure", ctypes.c_bool),
+        ("keep_split", ctypes.c_bool),
+        ("dry_run", ctypes.c_bool),
+        ("imatrix", ctypes.c_void_p),
+        ("kv_overrides", ctypes.c_void_p),
+        ("tt_overrides", ctypes.c_void_p),
+        ("prune_layers", ctypes.c_void_p),
+        ("max_buf_size", ctypes.c_size_t),
+    ]
+
+
+LOG_CB = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+_LOG = []
+_CB = LOG_CB(lambda level, text, user: _LOG.append(text.decode("utf-8", "replace")))
+
+
+def ftype_of(recipe):
+    if isinstance(recipe, int) or str(recipe).isdigit():
+        return int(recipe)
+    return FTYPES[str(recipe).lower()]
+
+
+class Llama:
+    def __init__(self, path=None):
+        os.environ["GGML_NO_BACKTRACE"] = "1"  # (ggml would attach gdb to print one)
+        path = path or os.environ.get("LLAMA_LIB") or DEFAULT_LIB
+        L = self.lib = ctypes.CDLL(path)
+        L.llama_model_quantize_default_params.restype = Params
+        L.llama_model_quantize_default_params.argtypes = []
+        L.llama_model_quantize.restype = ctypes.c_uint32
+        L.llama_model_quantize.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(Params)]
+        L.llama_log_set.argtypes = [LOG_CB, ctypes.c_void_p]
+        L.llama_log_set(_CB, None)
+        L.llama_backend_init()
+
+    def quantize(self, inp, out, recipe, nthread=1):
+        """(ok, llama.cpp's log) of llama_model_quantize(inp, out) in recipe. It runs in a
+        child process: llama.cpp aborts on some files (a GGML_ASSERT), which must fail
+        the one call, not the caller."""
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            rc = 1
+            try:
+                p = self.lib.llama_model_quantize_default_params()
+                p.ftype = ftype_of(recipe)
+                p.nthread = nthread
+                rc = self.lib.llama_model_quantize(os.fsencode(inp), os.fsencode(out), ctypes.byref(p))
+                os.write(w, "".join(_LOG).encode())
+            finally:
+                os._exit(0 if rc == 0 else 1)
+        os.close(w)
+        log = b""
+        while True:
+            b = os.read(r, 1 << 16)
+            if not b:
+                break
+            log += b
+        os.close(r)
+        _, status = os.waitpid(pid, 0)
+        log = log.decode("utf-8", "replace")
+        if os.WIFSIGNALED(status):
+            log += "\nllama_model_quantize: failed to quantize: killed by signal %d (an abort)" % os.WTERMSIG(status)
+        return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, log
+
+
+def reason(log):
+    """The line of llama.cpp's log that says why it failed."""
+    lines = [ln for ln in log.splitlines() if "failed to quantize" in ln]
+    return lines[-1].split("failed to quantize: ", 1)[-1] if lines else log.strip()[-300:]
+
+
+def main(argv):
+    if len(argv) not in (3, 5) or (len(argv) == 5 and argv[3] != "--threads"):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    ok, log = Llama().quantize(argv[0], argv[1], argv[2], int(argv[4]) if len(argv) == 5 else 1)
+    if not ok:
+        print("llama_model_quantize %s %s: %s" % (argv[0], argv[2], reason(log)), file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
