@@ -176,6 +176,11 @@ static const struct quantizer {
     {GG_T_Q8_0, GG_Q8_0_ELEMS, GG_Q8_0_BYTES, q8_0_rows},
     {GG_T_Q1_0, 128, sizeof(blk_q1_0), gg_quantize_q1_0},
     {GG_T_Q2_0, 64, sizeof(blk_q2_0), gg_quantize_q2_0},
+    {GG_T_Q2_K, 256, sizeof(blk_q2_k), gg_quantize_q2_k},
+    {GG_T_Q3_K, 256, sizeof(blk_q3_k), gg_quantize_q3_k},
+    {GG_T_Q4_K, 256, sizeof(blk_q4_k), gg_quantize_q4_k},
+    {GG_T_Q5_K, 256, sizeof(blk_q5_k), gg_quantize_q5_k},
+    {GG_T_Q6_K, 256, sizeof(blk_q6_k), gg_quantize_q6_k},
 };
 
 static const struct quantizer *quantizer_of(gg_tid t)
