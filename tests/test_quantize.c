@@ -276,6 +276,9 @@ static const struct made {
     {GG_T_Q4_K, 2 / 15.0},
     {GG_T_Q5_K, 2 / 31.0},
     {GG_T_Q6_K, 2 / 63.0},
+    /* levels -127 .. 113 of max / -127: the widest gap (24) */
+    {GG_T_IQ4_NL, 24 / 127.0},
+    {GG_T_IQ4_XS, 24 / 127.0},
 };
 
 static const gg_type *type_of(gg_tid t)

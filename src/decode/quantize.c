@@ -181,6 +181,8 @@ static const struct quantizer {
     {GG_T_Q4_K, 256, sizeof(blk_q4_k), gg_quantize_q4_k},
     {GG_T_Q5_K, 256, sizeof(blk_q5_k), gg_quantize_q5_k},
     {GG_T_Q6_K, 256, sizeof(blk_q6_k), gg_quantize_q6_k},
+    {GG_T_IQ4_NL, 32, sizeof(blk_iq4_nl), gg_quantize_iq4_nl},
+    {GG_T_IQ4_XS, 256, sizeof(blk_iq4_xs), gg_quantize_iq4_xs},
 };
 
 static const struct quantizer *quantizer_of(gg_tid t)

@@ -30,6 +30,10 @@ void gg_quantize_q4_k(const float *x, uint8_t *y, int64_t nblocks);
 void gg_quantize_q5_k(const float *x, uint8_t *y, int64_t nblocks);
 void gg_quantize_q6_k(const float *x, uint8_t *y, int64_t nblocks);
 
+/* quantize_iquants.c */
+void gg_quantize_iq4_nl(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_iq4_xs(const float *x, uint8_t *y, int64_t nblocks);
+
 /* A float stored into an integer, as ggml's C does it on x86 (the
  * conversion is undefined in C outside the integer's range; x86's cvttss2si
  * truncates toward zero and gives INT32_MIN for NaN and for anything
