@@ -183,6 +183,9 @@ static const struct quantizer {
     {GG_T_Q6_K, 256, sizeof(blk_q6_k), gg_quantize_q6_k},
     {GG_T_IQ4_NL, 32, sizeof(blk_iq4_nl), gg_quantize_iq4_nl},
     {GG_T_IQ4_XS, 256, sizeof(blk_iq4_xs), gg_quantize_iq4_xs},
+    {GG_T_TQ1_0, 256, sizeof(blk_tq1_0), gg_quantize_tq1_0},
+    {GG_T_TQ2_0, 256, sizeof(blk_tq2_0), gg_quantize_tq2_0},
+    {GG_T_MXFP4, 32, sizeof(blk_mxfp4), gg_quantize_mxfp4},
 };
 
 static const struct quantizer *quantizer_of(gg_tid t)
