@@ -31,6 +31,7 @@
 #include "gguffs/decode.h"
 #include "gguffs/quantize.h"
 #include "gguffs/types.h"
+#include "decode/blocks.h"
 #include "rng.h"
 #include "testlib.h"
 
@@ -296,6 +297,24 @@ static void ternary_fp4_by_hand(void)
     by_hand("MXFP4 subnormal max", GG_T_MXFP4, x, w, 17);
 }
 
+/* IQ3_S's quirk kept from ggml: a sub-block of zeros takes no qs and signs
+ * bytes, so a super-block of zeros then v has v's qs and signs where a
+ * super-block of v then zeros has them (and its grid's 9th bits and its
+ * scale one sub-block later). */
+static void iq3_s_zero_sub_block(void)
+{
+    static float a[256], b[256];
+    uint8_t qa[110], qb[110];
+    for (int j = 0; j < 32; j++)
+        b[j] = a[32 + j] = (float)((j * 7) % 11) - 5.0f;
+    gg_quantize_rows(GG_T_IQ3_S, a, qa, 1, 256);
+    gg_quantize_rows(GG_T_IQ3_S, b, qb, 1, 256);
+    const blk_iq3_s *ba = (const blk_iq3_s *)qa, *bb = (const blk_iq3_s *)qb;
+    CHECK(!memcmp(ba->qs, bb->qs, 8) && !memcmp(ba->signs, bb->signs, 4) && ba->qh[1] == bb->qh[0] &&
+              ba->scales[0] >> 4 == (bb->scales[0] & 15) && !memcmp(ba->d, bb->d, 2),
+          "IQ3_S: zeros then v puts v's codes where v then zeros does");
+}
+
 /* ---- every type gg_quantize_rows makes ---- */
 
 /* The types, each with a bound on |x - decoded| over a block, as a
@@ -328,6 +347,9 @@ static const struct made {
     {GG_T_TQ2_0, 0.5 + 0.002},
     /* max / d is 8..16 and the levels 0..4, 6, 8, 12: 12 for 16, or half of 8 -> 12 */
     {GG_T_MXFP4, 0.25},
+    /* levels 1, 3 .. 15 (a step of 2/15), but 4 values at a time on a grid
+     * of 512 of the 4096 points: coarse, half the maximum at worst */
+    {GG_T_IQ3_S, 0.5},
 };
 
 /* n values of x quantized by gg_quantize_rows as one row, then decoded. */
@@ -351,7 +373,9 @@ static float normal(void)
  * answer; for these k every float16 scale stays a normal number); (3) a
  * block of zeros decodes to zeros; (4) the rows quantized by 4 threads at
  * once, from an unaligned input, give the bytes of one call, and nothing is
- * written past them. */
+ * written past them; (5) blocks of NaN, infinities, huge and subnormal
+ * values quantize (ggml itself aborts on some of them, for IQ3_S) to the
+ * bytes of the blocks, nothing past them. */
 static void every_type(void)
 {
     enum { N = 256 * 64, GUARD = 64 };
@@ -401,6 +425,13 @@ static void every_type(void)
         for (size_t g = bytes; g < bytes + GUARD; g++)
             guard &= q2[g] == 0xa5;
         CHECK(!memcmp(q, q2, bytes) && guard, "%s: rows in 4 threads, unaligned, differ from one call", ty->name);
+        for (size_t i = 0; i < N; i++)
+            x[i] = draw(1);
+        memset(q2, 0xa5, sizeof q2);
+        guard = gg_quantize_rows(ty->tid, x, q2, 1, N) == bytes;
+        for (size_t g = bytes; g < bytes + GUARD; g++)
+            guard &= q2[g] == 0xa5;
+        CHECK(guard, "%s: odd values quantize to other than their blocks", ty->name);
     }
 }
 
@@ -475,6 +506,7 @@ int main(int argc, char **argv)
     rows_api();
     legacy_by_hand();
     ternary_fp4_by_hand();
+    iq3_s_zero_sub_block();
     every_type();
     printf("test_quantize: %ld passed, %d failed\n", checks - fails, fails);
     return fails != 0;

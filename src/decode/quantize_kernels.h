@@ -33,6 +33,9 @@ void gg_quantize_q6_k(const float *x, uint8_t *y, int64_t nblocks);
 /* quantize_iquants.c */
 void gg_quantize_iq4_nl(const float *x, uint8_t *y, int64_t nblocks);
 void gg_quantize_iq4_xs(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_iq3_s(const float *x, uint8_t *y, int64_t nblocks);
+/* 1 once IQ3_S's neighbour lists are made (the first call makes them). */
+int gg_quantize_iq3_s_ready(void);
 
 /* quantize_ternary.c: 256 values a block */
 void gg_quantize_tq1_0(const float *x, uint8_t *y, int64_t nblocks);
