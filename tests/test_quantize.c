@@ -31,6 +31,7 @@
 #include "gguffs/decode.h"
 #include "gguffs/quantize.h"
 #include "gguffs/types.h"
+#include "decode/blocks.h"
 #include "rng.h"
 #include "testlib.h"
 
@@ -187,13 +188,20 @@ static void rows_api(void)
     CHECK(!gg_quantize_has(GG_T_NONE) && !gg_quantize_has(GG_T_COUNT), "no type out of range");
 }
 
+static const gg_type *type_of(gg_tid t)
+{
+    for (size_t i = 0; i < gg_type_count(); i++)
+        if (gg_type_at(i)->tid == t)
+            return gg_type_at(i);
+    return NULL;
+}
+
 /* One block of x quantized to t must be want (bytes bytes). */
 static void by_hand(const char *what, gg_tid t, const float *x, const uint8_t *want, size_t bytes)
 {
     uint8_t got[512];
-    size_t n = gg_quantize_rows(t, x, got, 1, (int64_t)(bytes == 18 && t == GG_T_Q1_0   ? 128
-                                                         : bytes == 18 && t == GG_T_Q2_0 ? 64
-                                                                                         : 32));
+    const gg_type *ty = type_of(t);
+    size_t n = gg_quantize_rows(t, x, got, 1, ty ? ty->block_elems : 0);
     size_t at = 0;
     while (at < bytes && got[at] == want[at])
         at++;
@@ -251,6 +259,62 @@ static void legacy_by_hand(void)
     by_hand("Q2_0 codes", GG_T_Q2_0, x, w, 18);
 }
 
+/* TQ1_0, TQ2_0 and MXFP4 worked out from ggml's rules. */
+static void ternary_fp4_by_hand(void)
+{
+    static float x[256];
+    uint8_t w[66];
+    /* TQ2_0 x[0] 1, x[32] -1, x[64] 0.5, x[96] -0.5, zeros: d 1 (0x3c00),
+     * trits lroundf + 1 (half away from zero): 2, 0, 2, 0 in byte 0's bits
+     * 0-1, 2-3, 4-5, 6-7; the zeros are 1s */
+    x[0] = 1, x[32] = -1, x[64] = 0.5f, x[96] = -0.5f;
+    memset(w, 0x55, 64), w[0] = 0x22, w[64] = 0x00, w[65] = 0x3c;
+    by_hand("TQ2_0 trits", GG_T_TQ2_0, x, w, 66);
+    /* TQ2_0 4, NaN, then ones: the running max goes 4, NaN, 1: d 1, so 4
+     * gives lroundf 4 + 1 = 5, low bits 1; NaN gives LONG_MIN + 1 -> 1 */
+    for (int j = 0; j < 256; j++)
+        x[j] = 1;
+    x[0] = 4, x[1] = NAN;
+    memset(w, 0xaa, 64), w[0] = w[1] = 0xa9, w[64] = 0x00, w[65] = 0x3c;
+    by_hand("TQ2_0 after a NaN", GG_T_TQ2_0, x, w, 66);
+    /* TQ1_0 x[0] 1, zeros: qs[0] holds trits 2,1,1,1,1 = 202 -> ceil(202 *
+     * 256 / 243) = 213; other qs bytes 121 -> 128; qh bytes 40 * 3 -> 127 */
+    memset(x, 0, sizeof x);
+    x[0] = 1;
+    memset(w, 0x80, 48), memset(w + 48, 0x7f, 4), w[0] = 0xd5, w[52] = 0x00, w[53] = 0x3c;
+    by_hand("TQ1_0 trits", GG_T_TQ1_0, x, w, 54);
+    /* MXFP4 max 1: e = 0 - 2 + 127 = 125, d = 2^-3: 1 -> 8 (index 6),
+     * 0.3 -> 2.4 -> 2 (index 2), -0.75 -> -6 (index 13), 0 -> index 0 */
+    memset(x, 0, 32 * sizeof *x);
+    x[0] = 1, x[16] = 0.3f, x[1] = -0.75f;
+    memset(w, 0, 17), w[0] = 125, w[1] = 0x26, w[2] = 0x0d;
+    by_hand("MXFP4 codes", GG_T_MXFP4, x, w, 17);
+    /* MXFP4 max 2^-149: e = -149 - 2 + 127 = -24 as x86 makes a uint8_t:
+     * 232, d = 2^103; every value codes 0 */
+    memset(x, 0, 32 * sizeof *x);
+    x[5] = 0x1p-149f;
+    memset(w, 0, 17), w[0] = 232;
+    by_hand("MXFP4 subnormal max", GG_T_MXFP4, x, w, 17);
+}
+
+/* IQ3_S's quirk kept from ggml: a sub-block of zeros takes no qs and signs
+ * bytes, so a super-block of zeros then v has v's qs and signs where a
+ * super-block of v then zeros has them (and its grid's 9th bits and its
+ * scale one sub-block later). */
+static void iq3_s_zero_sub_block(void)
+{
+    static float a[256], b[256];
+    uint8_t qa[110], qb[110];
+    for (int j = 0; j < 32; j++)
+        b[j] = a[32 + j] = (float)((j * 7) % 11) - 5.0f;
+    gg_quantize_rows(GG_T_IQ3_S, a, qa, 1, 256);
+    gg_quantize_rows(GG_T_IQ3_S, b, qb, 1, 256);
+    const blk_iq3_s *ba = (const blk_iq3_s *)qa, *bb = (const blk_iq3_s *)qb;
+    CHECK(!memcmp(ba->qs, bb->qs, 8) && !memcmp(ba->signs, bb->signs, 4) && ba->qh[1] == bb->qh[0] &&
+              ba->scales[0] >> 4 == (bb->scales[0] & 15) && !memcmp(ba->d, bb->d, 2),
+          "IQ3_S: zeros then v puts v's codes where v then zeros does");
+}
+
 /* ---- every type gg_quantize_rows makes ---- */
 
 /* The types, each with a bound on |x - decoded| over a block, as a
@@ -268,15 +332,25 @@ static const struct made {
     {GG_T_Q8_0, 0.5 / 127 + 0.001},
     {GG_T_Q1_0, 1.0 + 0.002}, /* +-mean|x|: off by |x| or the mean at most */
     {GG_T_Q2_0, 0.5 + 0.002}, /* codes -1..2 of max */
+    /* K-quants: the step of a sub-block's codes (its range over 3, 7, 15,
+     * 31, 63), at worst the whole range when its scale is rounded to 4 or 6
+     * bits and the top codes clamp */
+    {GG_T_Q2_K, 2 / 3.0},
+    {GG_T_Q3_K, 2 / 7.0},
+    {GG_T_Q4_K, 2 / 15.0},
+    {GG_T_Q5_K, 2 / 31.0},
+    {GG_T_Q6_K, 2 / 63.0},
+    /* levels -127 .. 113 of max / -127: the widest gap (24) */
+    {GG_T_IQ4_NL, 24 / 127.0},
+    {GG_T_IQ4_XS, 24 / 127.0},
+    {GG_T_TQ1_0, 0.5 + 0.002}, /* -1, 0, 1 of max */
+    {GG_T_TQ2_0, 0.5 + 0.002},
+    /* max / d is 8..16 and the levels 0..4, 6, 8, 12: 12 for 16, or half of 8 -> 12 */
+    {GG_T_MXFP4, 0.25},
+    /* levels 1, 3 .. 15 (a step of 2/15), but 4 values at a time on a grid
+     * of 512 of the 4096 points: coarse, half the maximum at worst */
+    {GG_T_IQ3_S, 0.5},
 };
-
-static const gg_type *type_of(gg_tid t)
-{
-    for (size_t i = 0; i < gg_type_count(); i++)
-        if (gg_type_at(i)->tid == t)
-            return gg_type_at(i);
-    return NULL;
-}
 
 /* n values of x quantized by gg_quantize_rows as one row, then decoded. */
 static size_t quant_dequant(const gg_type *ty, const float *x, size_t n, uint8_t *q, float *y)
@@ -296,9 +370,12 @@ static float normal(void)
  * maximum; (2) x * 2^k decodes to (decoded x) * 2^k exactly (every step of
  * the reference quantizers is a product, quotient, sum or comparison, so
  * scaling by a power of two, away from over- and underflow, scales the
- * answer); (3) a block of zeros decodes to zeros; (4) the rows quantized by
- * 4 threads at once, from an unaligned input, give the bytes of one call,
- * and nothing is written past them. */
+ * answer; for these k every float16 scale stays a normal number); (3) a
+ * block of zeros decodes to zeros; (4) the rows quantized by 4 threads at
+ * once, from an unaligned input, give the bytes of one call, and nothing is
+ * written past them; (5) blocks of NaN, infinities, huge and subnormal
+ * values quantize (ggml itself aborts on some of them, for IQ3_S) to the
+ * bytes of the blocks, nothing past them. */
 static void every_type(void)
 {
     enum { N = 256 * 64, GUARD = 64 };
@@ -323,7 +400,7 @@ static void every_type(void)
             worst = fmax(worst, err / amax);
         }
         CHECK(worst <= made[m].err, "%s: error %.4f of the block maximum, over %.4f", ty->name, worst, made[m].err);
-        for (int k = -6; k <= 6; k += 12) {
+        for (int k = -2; k <= 5; k += 7) { /* (2^-6 makes Q6_K's d a float16 subnormal) */
             for (size_t i = 0; i < N; i++)
                 x2[i] = ldexpf(x[i], k);
             quant_dequant(ty, x2, N, q2, y2);
@@ -348,6 +425,13 @@ static void every_type(void)
         for (size_t g = bytes; g < bytes + GUARD; g++)
             guard &= q2[g] == 0xa5;
         CHECK(!memcmp(q, q2, bytes) && guard, "%s: rows in 4 threads, unaligned, differ from one call", ty->name);
+        for (size_t i = 0; i < N; i++)
+            x[i] = draw(1);
+        memset(q2, 0xa5, sizeof q2);
+        guard = gg_quantize_rows(ty->tid, x, q2, 1, N) == bytes;
+        for (size_t g = bytes; g < bytes + GUARD; g++)
+            guard &= q2[g] == 0xa5;
+        CHECK(guard, "%s: odd values quantize to other than their blocks", ty->name);
     }
 }
 
@@ -421,6 +505,8 @@ int main(int argc, char **argv)
     simd_equals_scalar();
     rows_api();
     legacy_by_hand();
+    ternary_fp4_by_hand();
+    iq3_s_zero_sub_block();
     every_type();
     printf("test_quantize: %ld passed, %d failed\n", checks - fails, fails);
     return fails != 0;

@@ -163,26 +163,40 @@ static void q8_0_rows(const float *x, uint8_t *y, int64_t nblocks)
     gg_quantize_q8_0(x, y, (size_t)nblocks);
 }
 
-/* The types gg_quantize_rows makes: values and bytes per block, kernel. */
+/* The types gg_quantize_rows makes: values and bytes per block, kernel,
+ * and for those with tables made on first use, the call that makes them. */
 static const struct quantizer {
     gg_tid type;
     int elems, bytes;
     gg_quantizer fn;
+    int (*ready)(void);
 } quantizers[] = {
-    {GG_T_Q4_0, 32, sizeof(blk_q4_0), gg_quantize_q4_0},
-    {GG_T_Q4_1, 32, sizeof(blk_q4_1), gg_quantize_q4_1},
-    {GG_T_Q5_0, 32, sizeof(blk_q5_0), gg_quantize_q5_0},
-    {GG_T_Q5_1, 32, sizeof(blk_q5_1), gg_quantize_q5_1},
-    {GG_T_Q8_0, GG_Q8_0_ELEMS, GG_Q8_0_BYTES, q8_0_rows},
-    {GG_T_Q1_0, 128, sizeof(blk_q1_0), gg_quantize_q1_0},
-    {GG_T_Q2_0, 64, sizeof(blk_q2_0), gg_quantize_q2_0},
+    {.type = GG_T_Q4_0, .elems = 32, .bytes = sizeof(blk_q4_0), .fn = gg_quantize_q4_0},
+    {.type = GG_T_Q4_1, .elems = 32, .bytes = sizeof(blk_q4_1), .fn = gg_quantize_q4_1},
+    {.type = GG_T_Q5_0, .elems = 32, .bytes = sizeof(blk_q5_0), .fn = gg_quantize_q5_0},
+    {.type = GG_T_Q5_1, .elems = 32, .bytes = sizeof(blk_q5_1), .fn = gg_quantize_q5_1},
+    {.type = GG_T_Q8_0, .elems = GG_Q8_0_ELEMS, .bytes = GG_Q8_0_BYTES, .fn = q8_0_rows},
+    {.type = GG_T_Q1_0, .elems = 128, .bytes = sizeof(blk_q1_0), .fn = gg_quantize_q1_0},
+    {.type = GG_T_Q2_0, .elems = 64, .bytes = sizeof(blk_q2_0), .fn = gg_quantize_q2_0},
+    {.type = GG_T_Q2_K, .elems = 256, .bytes = sizeof(blk_q2_k), .fn = gg_quantize_q2_k},
+    {.type = GG_T_Q3_K, .elems = 256, .bytes = sizeof(blk_q3_k), .fn = gg_quantize_q3_k},
+    {.type = GG_T_Q4_K, .elems = 256, .bytes = sizeof(blk_q4_k), .fn = gg_quantize_q4_k},
+    {.type = GG_T_Q5_K, .elems = 256, .bytes = sizeof(blk_q5_k), .fn = gg_quantize_q5_k},
+    {.type = GG_T_Q6_K, .elems = 256, .bytes = sizeof(blk_q6_k), .fn = gg_quantize_q6_k},
+    {.type = GG_T_IQ4_NL, .elems = 32, .bytes = sizeof(blk_iq4_nl), .fn = gg_quantize_iq4_nl},
+    {.type = GG_T_IQ4_XS, .elems = 256, .bytes = sizeof(blk_iq4_xs), .fn = gg_quantize_iq4_xs},
+    {.type = GG_T_IQ3_S, .elems = 256, .bytes = sizeof(blk_iq3_s), .fn = gg_quantize_iq3_s,
+     .ready = gg_quantize_iq3_s_ready},
+    {.type = GG_T_TQ1_0, .elems = 256, .bytes = sizeof(blk_tq1_0), .fn = gg_quantize_tq1_0},
+    {.type = GG_T_TQ2_0, .elems = 256, .bytes = sizeof(blk_tq2_0), .fn = gg_quantize_tq2_0},
+    {.type = GG_T_MXFP4, .elems = 32, .bytes = sizeof(blk_mxfp4), .fn = gg_quantize_mxfp4},
 };
 
 static const struct quantizer *quantizer_of(gg_tid t)
 {
     for (size_t i = 0; i < sizeof quantizers / sizeof *quantizers; i++)
         if (quantizers[i].type == t)
-            return &quantizers[i];
+            return !quantizers[i].ready || quantizers[i].ready() ? &quantizers[i] : NULL;
     return NULL;
 }
 

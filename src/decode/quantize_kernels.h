@@ -23,6 +23,27 @@ void gg_quantize_q5_1(const float *x, uint8_t *y, int64_t nblocks);
 void gg_quantize_q1_0(const float *x, uint8_t *y, int64_t nblocks);
 void gg_quantize_q2_0(const float *x, uint8_t *y, int64_t nblocks);
 
+/* quantize_kquants.c: 256 values a block */
+void gg_quantize_q2_k(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_q3_k(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_q4_k(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_q5_k(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_q6_k(const float *x, uint8_t *y, int64_t nblocks);
+
+/* quantize_iquants.c */
+void gg_quantize_iq4_nl(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_iq4_xs(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_iq3_s(const float *x, uint8_t *y, int64_t nblocks);
+/* 1 once IQ3_S's neighbour lists are made (the first call makes them). */
+int gg_quantize_iq3_s_ready(void);
+
+/* quantize_ternary.c: 256 values a block */
+void gg_quantize_tq1_0(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_tq2_0(const float *x, uint8_t *y, int64_t nblocks);
+
+/* quantize_fp4.c: 32 values a block */
+void gg_quantize_mxfp4(const float *x, uint8_t *y, int64_t nblocks);
+
 /* A float stored into an integer, as ggml's C does it on x86 (the
  * conversion is undefined in C outside the integer's range; x86's cvttss2si
  * truncates toward zero and gives INT32_MIN for NaN and for anything
