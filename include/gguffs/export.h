@@ -49,7 +49,8 @@ typedef struct gg_composite {
     uint64_t size;
     size_t n;
     gg_segment *seg;
-    char *header;        /* the literal bytes */
+    char *header;        /* the literal bytes it holds (others may lie in the model's header) */
+    uint64_t header_len;
 } gg_composite;
 
 void gg_composite_free(gg_composite *c);

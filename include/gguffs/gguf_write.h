@@ -38,21 +38,37 @@ typedef struct gg_gguf_tensor {
 
 #define GG_FILE_TYPE_KEEP (-1)
 
+/* Runs of the model's header copy that the new header holds as they are
+ * (keys and values of a GGUF v2 or v3 file: a vocabulary may be megabytes),
+ * left out of `out` so that several headers made of one model share them:
+ * run i is `len` bytes from `src`, at `at` in the new header. */
+typedef struct gg_gguf_run {
+    uint64_t at, len;
+    const uint8_t *src;
+} gg_gguf_run;
+typedef struct gg_gguf_runs {
+    gg_gguf_run *run; /* malloc'ed; the caller frees it */
+    size_t n, cap;
+    uint64_t bytes; /* in all runs */
+} gg_gguf_runs;
+
 /* How the header is written. */
 typedef struct gg_gguf_form {
     int64_t file_type;     /* a llama_ftype value, or GG_FILE_TYPE_KEEP */
     int quantized;         /* llama-quantize's keys and dimensions (above) */
     const uint64_t *order; /* the tensors in this order (model indexes); NULL: the model's */
+    gg_gguf_runs *share;   /* NULL: every byte goes to out; else runs as above */
 } gg_gguf_form;
 
 /* The quantization version llama-quantize writes (GGML_QNT_VERSION). */
 #define GG_QNT_VERSION 2
 
 /* The header of m with tensors ts[0 .. m->nt) (by the model's index) into
- * out (appended, without its padding); *data_start gets where the data
- * starts (the header's length padded), offset[i] tensor i's offset from
- * there, *data_bytes the length of the data section (paddings included).
- * Returns 0, or -1 with *e set (out of memory, sizes past 2^63). */
+ * out (appended, without its padding; but the runs of form->share);
+ * *data_start gets where the data starts (the header's length padded),
+ * offset[i] tensor i's offset from there, *data_bytes the length of the
+ * data section (paddings included). Returns 0, or -1 with *e set (out of
+ * memory, sizes past 2^63). */
 int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, const gg_gguf_form *form, gg_buf *out,
                    uint64_t *offset, uint64_t *data_start, uint64_t *data_bytes, gg_err *e);
 

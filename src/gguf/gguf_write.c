@@ -4,6 +4,7 @@
 #include "gguffs/gguf_write.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void put_u32(gg_buf *b, uint32_t v)
@@ -81,8 +82,37 @@ static void put_u32_kv(gg_buf *out, const char *key, uint32_t v)
     put_u32(out, v);
 }
 
+/* n bytes of the model's header at p, as they are: into out, or a run of
+ * form->share (one with the run before when they follow each other). */
+static void put_as_is(gg_buf *out, size_t start, const gg_gguf_form *form, const uint8_t *p, uint64_t n)
+{
+    gg_gguf_runs *r = form->share;
+    if (!r) {
+        gg_buf_put(out, p, n);
+        return;
+    }
+    uint64_t at = out->len - start + r->bytes;
+    gg_gguf_run *last = r->n ? &r->run[r->n - 1] : NULL;
+    if (last && last->at + last->len == at && last->src + last->len == p) {
+        last->len += n;
+    } else {
+        if (r->n == r->cap) {
+            size_t cap = r->cap ? 2 * r->cap : 8;
+            gg_gguf_run *g = realloc(r->run, cap * sizeof *g);
+            if (!g) {
+                out->oom = 1;
+                return;
+            }
+            r->run = g;
+            r->cap = cap;
+        }
+        r->run[r->n++] = (gg_gguf_run){at, n, p};
+    }
+    r->bytes += n;
+}
+
 /* The keys: see gguf_write.h; nkv counts them first. */
-static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, gg_buf *out, int count)
+static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, gg_buf *out, size_t start, int count)
 {
     int64_t ft = gg_find_key(f, "general.file_type");
     int64_t qv = form->quantized ? gg_find_key(f, "general.quantization_version") : -1;
@@ -104,7 +134,7 @@ static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, gg_buf *out
             put_u32(out, kv->type);
             widen_value(out, f->hdr + kv->val, kv->type);
         } else { /* key, type and value as they are */
-            gg_buf_put(out, f->hdr + kv->at, kv->val + kv->val_len - kv->at);
+            put_as_is(out, start, form, f->hdr + kv->at, kv->val + kv->val_len - kv->at);
         }
     }
     if (form->quantized) {
@@ -128,8 +158,8 @@ int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, const gg_gguf_fo
     gg_buf_put(out, "GGUF", 4);
     put_u32(out, 3);
     put_u64(out, m->nt);
-    put_u64(out, put_keys(f, form, out, 1));
-    put_keys(f, form, out, 0);
+    put_u64(out, put_keys(f, form, out, start, 1));
+    put_keys(f, form, out, start, 0);
     uint64_t at = 0;
     for (uint64_t j = 0; j < m->nt; j++) {
         uint64_t i = form->order ? form->order[j] : j;
@@ -149,7 +179,7 @@ int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, const gg_gguf_fo
             return gg_fail(e, GG_E_TOOBIG, "%s: the tensors would be more than 2^63 bytes", m->path);
         at += padded;
     }
-    uint64_t len = out->len - start;
+    uint64_t len = out->len - start + (form->share ? form->share->bytes : 0);
     *data_start = m->nt ? len + (align - len % align) % align : len; /* (no data: no padding before it) */
     *data_bytes = at;
     return out->oom ? gg_fail(e, GG_E_NOMEM, "%s: out of memory for a GGUF header", m->path) : 0;

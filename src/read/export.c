@@ -25,14 +25,7 @@ void gg_composite_free(gg_composite *c)
     free(c);
 }
 
-uint64_t gg_composite_bytes(const gg_composite *c)
-{
-    uint64_t n = sizeof *c + c->n * sizeof *c->seg;
-    for (size_t i = 0; i < c->n; i++)
-        if (c->seg[i].bytes)
-            n += c->seg[i].len; /* (they lie in c->header) */
-    return n;
-}
+uint64_t gg_composite_bytes(const gg_composite *c) { return sizeof *c + c->n * sizeof *c->seg + c->header_len; }
 
 static gg_composite *composite_new(gg_buf *header, size_t nseg, gg_err *e)
 {
@@ -48,6 +41,7 @@ static gg_composite *composite_new(gg_buf *header, size_t nseg, gg_err *e)
         return NULL;
     }
     c->header = header->p;
+    c->header_len = header->len;
     memset(header, 0, sizeof *header);
     return c;
 }
@@ -277,10 +271,32 @@ static uint32_t view_type_id(const gg_tensor *t, gg_view_kind v)
     return v == GG_VIEW_F16 ? 1 : v == GG_VIEW_BF16 ? 30 : 0;
 }
 
-/* A GGUF file of m's tensors, tensor i as views[i], its header as form says. */
-static gg_composite *gguf_file(const gg_model *m, const gg_view_kind *views, const gg_gguf_form *form, gg_err *e)
+/* The header's segments: the bytes made (c->header, hlen of them) with the
+ * runs of the model's header between them, where they lie (gguf_write.h);
+ * returns where the header ends. */
+static uint64_t header_segments(gg_composite *c, size_t hlen, const gg_gguf_runs *runs)
+{
+    uint64_t at = 0, made = 0; /* in the file; in c->header */
+    for (size_t i = 0; i <= runs->n; i++) {
+        uint64_t to = i < runs->n ? runs->run[i].at : hlen + runs->bytes;
+        if (to > at)
+            c->seg[c->n++] = (gg_segment){.at = at, .len = to - at, .bytes = c->header + made};
+        made += to - at;
+        at = to;
+        if (i < runs->n) {
+            c->seg[c->n++] = (gg_segment){.at = at, .len = runs->run[i].len, .bytes = (const char *)runs->run[i].src};
+            at += runs->run[i].len;
+        }
+    }
+    return at;
+}
+
+/* A GGUF file of m's tensors, tensor i as views[i], its header as form says
+ * (the model's keys where they lie, not copied: several views share them). */
+static gg_composite *gguf_file(const gg_model *m, const gg_view_kind *views, gg_gguf_form *form, gg_err *e)
 {
     gg_buf h = {0};
+    gg_gguf_runs runs = {0};
     gg_gguf_tensor *ts = malloc((m->nt ? m->nt : 1) * sizeof *ts);
     uint64_t *offset = malloc((m->nt ? m->nt : 1) * sizeof *offset);
     if (!ts || !offset) {
@@ -292,15 +308,15 @@ static gg_composite *gguf_file(const gg_model *m, const gg_view_kind *views, con
     for (uint64_t i = 0; i < m->nt; i++)
         ts[i] = (gg_gguf_tensor){view_type_id(&m->t[i], views[i]), gg_view_size(&m->t[i], views[i])};
     uint64_t start, data;
+    form->share = &runs;
     int rc = gg_gguf_header(m, ts, form, &h, offset, &start, &data, e);
     size_t hlen = h.len;
-    gg_composite *c = rc ? NULL : composite_new(&h, 2 + 2 * m->nt, e);
+    gg_composite *c = rc ? NULL : composite_new(&h, 2 + 2 * m->nt + 2 * runs.n, e);
     gg_buf_free(&h);
     if (c) {
         /* the header, its padding, then each tensor and its padding */
         gg_segment *s = c->seg;
-        s[c->n++] = (gg_segment){.len = hlen, .bytes = c->header};
-        uint64_t at = hlen;
+        uint64_t at = header_segments(c, hlen, &runs);
         for (uint64_t j = 0; j <= m->nt; j++) {
             uint64_t i = j < m->nt && form->order ? form->order[j] : j;
             uint64_t to = start + (j < m->nt ? offset[i] : data);
@@ -313,7 +329,9 @@ static gg_composite *gguf_file(const gg_model *m, const gg_view_kind *views, con
             }
         }
         c->size = at;
+        c->header_len = hlen;
     }
+    free(runs.run);
     free(ts);
     free(offset);
     return c;
