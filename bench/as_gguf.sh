@@ -11,9 +11,10 @@
 #    of a llama of 450 MB of f32 from a fresh mount, against the same bytes
 #    in a file on disk (page-cached: a second read of it);
 #  - a 64 GiB sparse model of 2048 tensors and a 131072-token vocabulary
-#    (bench/fsbench sparse): ls -l as/ on a fresh mount, then the first MiB
-#    of each view and of model.gguf against that of a tensor's raw file (a
-#    1 MiB read through FUSE), and what the daemon holds then.
+#    (bench/fsbench sparse): ls -l as/ (its ten default recipes) on a fresh
+#    mount, then the first MiB of some views and of model.gguf against that
+#    of a tensor's raw file (a 1 MiB read through FUSE), and what the daemon
+#    holds then.
 #
 #   bench/as_gguf.sh           (needs FUSE: run as root; RUNS=3)
 # Noisy on a shared 2-vCPU VM: compare figures within one run.
@@ -106,22 +107,24 @@ t = time.perf_counter()
 for n in os.listdir(m + "/as"):
     os.stat(m + "/as/" + n)
 print("ls_as", round((time.perf_counter() - t) * 1000, 1))
-for v in ("tensors/blk.0.ffn_up.weight/raw", "model.gguf", "as/f32.gguf", "as/f16.gguf", "as/bf16.gguf", "as/q8_0.gguf"):
+for v in ("tensors/blk.0.ffn_up.weight/raw", "model.gguf", "as/f32.gguf", "as/f16.gguf", "as/bf16.gguf", "as/q8_0.gguf",
+          "as/q4_k_m.gguf"):
     t = time.perf_counter()
     with open(m + "/" + v, "rb", buffering=0) as f:
         assert len(f.read(1 << 20)) == 1 << 20
     print("first_" + v.replace("/", "_"), round((time.perf_counter() - t) * 1e6))
 PY
     put ls_decoded "$(stat_of bytes_decoded)"
+    put ls_quantized "$(stat_of bytes_quantized)"
     pid=$(pid_of_mount)
     put rss_mb "$(awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$pid/status")"
     umnt
 done
 echo >&2
 echo "-- a 64 GiB sparse Q8_0 model, 2048 tensors, a 131072-token vocabulary, fresh mount (-o direct_io)"
-echo "   ls -l as/ (lists it, stats the four views: their headers are made): $(med ls_as) ms"
-echo "   bytes decoded by ls -l and the five first MiB: $(medv ls_decoded)"
-for v in tensors/blk.0.ffn_up.weight/raw model.gguf as/f32.gguf as/f16.gguf as/bf16.gguf as/q8_0.gguf; do
+echo "   ls -l as/ (lists it, stats the ten views of the default -o as=: their headers are made): $(med ls_as) ms"
+echo "   bytes decoded (quantized) by ls -l and the six first MiB: $(medv ls_decoded) ($(medv ls_quantized))"
+for v in tensors/blk.0.ffn_up.weight/raw model.gguf as/f32.gguf as/f16.gguf as/bf16.gguf as/q8_0.gguf as/q4_k_m.gguf; do
     echo "   first MiB of $(printf '%-34s' $v): $(med "first_${v//\//_}") us"
 done
 echo "   daemon RSS after all that: $(med rss_mb) MiB"

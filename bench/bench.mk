@@ -6,8 +6,10 @@
 # FUSE), remote models through nginx and the fault proxy against curl
 # and a local mount (remote.sh, needs FUSE and nginx), the GGUF views
 # (as_gguf.sh: as/*.gguf streams against the f32 files, llama.cpp from a
-# mount against a file, a 64 GiB model's as/; needs FUSE), and a comparison
-# of two models against decoding both (compare.sh). Never part of
+# mount against a file, a 64 GiB model's as/; needs FUSE), the recipes
+# (recipes.sh: as/q4_k_m.gguf against as/f32.gguf, llama.cpp from it against
+# llama-quantize's file, quantizing against llama_model_quantize; needs
+# FUSE), and a comparison of two models against decoding both (compare.sh). Never part of
 # `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
 	$(BUILD)/bench/halfconv_bench
@@ -33,6 +35,9 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== GGUF views: model.gguf, as/*.gguf (bench/as_gguf.sh)"
 	@BUILD=$(BUILD) bench/as_gguf.sh
+	@echo
+	@echo "== llama-quantize's recipes (bench/recipes.sh)"
+	@BUILD=$(BUILD) bench/recipes.sh
 	@echo
 	@echo "== a comparison of two models against decoding both (bench/compare.sh)"
 	@BUILD=$(BUILD) bench/compare.sh

@@ -2,12 +2,13 @@
 """quantize.py - llama-quantize itself: llama_model_quantize of the real llama.cpp
 (libllama.v0.4.0.so from npm @node-llama-cpp/linux-x64) through ctypes.
 
-  quantize.py IN.gguf OUT.gguf RECIPE [--threads N]
+  quantize.py IN.gguf OUT.gguf RECIPE [--threads N] [--time]
         what `llama-quantize IN.gguf OUT.gguf RECIPE N` makes: RECIPE a name of
         llama-quantize's (q4_k_m, Q6_K, f16, ...) or a llama_ftype number;
         llama_model_quantize_default_params() with ftype and nthread (default 1: one
         thread gives the same bytes as any number), no importance matrix. Exits 1 with
-        llama.cpp's reason on stderr when it refuses.
+        llama.cpp's reason on stderr when it refuses. --time: prints the milliseconds
+        llama_model_quantize took (not Python's start or the library's load).
 
     import quantize
     q = quantize.Llama()
@@ -19,6 +20,7 @@ that node-llama-cpp 3.21.1 ships (llama/gitRelease.bundle), field for field.
 import ctypes
 import os
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_LIB = os.path.join(HERE, "node_modules", "@node-llama-cpp", "linux-x64", "bins", "linux-x64",
@@ -118,12 +120,18 @@ def reason(log):
 
 
 def main(argv):
+    timed = "--time" in argv
+    argv = [a for a in argv if a != "--time"]
     if len(argv) not in (3, 5) or (len(argv) == 5 and argv[3] != "--threads"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    ok, log = Llama().quantize(argv[0], argv[1], argv[2], int(argv[4]) if len(argv) == 5 else 1)
+    q = Llama()
+    t = time.perf_counter()
+    ok, log = q.quantize(argv[0], argv[1], argv[2], int(argv[4]) if len(argv) == 5 else 1)
     if not ok:
         print("llama_model_quantize %s %s: %s" % (argv[0], argv[2], reason(log)), file=sys.stderr)
+    elif timed:
+        print(round((time.perf_counter() - t) * 1000))
     return 0 if ok else 1
 
 
