@@ -7,10 +7,12 @@
 # and a local mount (remote.sh, needs FUSE and nginx), the GGUF views
 # (as_gguf.sh: as/*.gguf streams against the f32 files, llama.cpp from a
 # mount against a file, a 64 GiB model's as/; needs FUSE), and a comparison
-# of two models against decoding both (compare.sh). Never part of
+# of two models against decoding both (compare.sh), and quantization speed
+# per type against the real ggml (quantize_bench). Never part of
 # `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
-	$(BUILD)/bench/halfconv_bench
+	$(BUILD)/bench/halfconv_bench $(BUILD)/bench/quantize_bench
+GGML_BASE := tests/peer/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so
 
 bench: gguffs $(BENCH_PROGS)
 	@echo "== decode speed per type (bench/decode.sh)"
@@ -36,3 +38,6 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== a comparison of two models against decoding both (bench/compare.sh)"
 	@BUILD=$(BUILD) bench/compare.sh
+	@echo
+	@echo "== quantization per type against ggml_quantize_chunk (bench/quantize_bench)"
+	@$(BUILD)/bench/quantize_bench $(GGML_BASE)

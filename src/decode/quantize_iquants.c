@@ -71,7 +71,7 @@ static float iq4_block_scale(const float *x)
 }
 
 /* 32 codes, two to a byte: byte j holds value j (lo nibble) and j + 16. */
-static void iq4_codes(const float *x, float id, uint8_t *qs)
+static void iq4_codes(const float *restrict x, float id, uint8_t *restrict qs)
 {
     for (int j = 0; j < 16; j++)
         qs[j] = (uint8_t)(nearest_level(gg_kvalues_iq4nl, id * x[j]) |
@@ -84,7 +84,7 @@ static void iq4_codes(const float *x, float id, uint8_t *qs)
  *          | d f16 | qs[16]: lo nibble = q[j], hi = q[j+16] |
  *
  * value = d * kvalues_iq4nl[q]; the codes are picked with the unrounded d. */
-void gg_quantize_iq4_nl(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_iq4_nl(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 32) {
         blk_iq4_nl *b = (blk_iq4_nl *)(void *)(y + i * sizeof(blk_iq4_nl));
@@ -103,7 +103,7 @@ void gg_quantize_iq4_nl(const float *x, uint8_t *y, int64_t nblocks)
  * nibble in scales_l[b/2] (hi nibble for odd b), its top 2 bits at bit 2b
  * of scales_h. d = -(scale of largest |scale|) / 32; as in ggml the codes
  * are picked against d * (s - 32) with d before its float16 rounding. */
-void gg_quantize_iq4_xs(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_iq4_xs(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 256) {
         blk_iq4_xs *b = (blk_iq4_xs *)(void *)(y + i * sizeof(blk_iq4_xs));
@@ -199,7 +199,8 @@ static void iq3s_init(void)
  * xv (4 |x|) weighted by w (ggml's iq3_find_best_neighbour: the first of
  * equals). L gets its l (0..7). ggml aborts when no distance is below
  * FLT_MAX (NaN or overflowing values); we take the first neighbour. */
-static int iq3s_best_neighbour(int u, const float *xv, const float *w, float scale, int8_t *L)
+static int iq3s_best_neighbour(int u, const float *restrict xv, const float *restrict w, float scale,
+                               int8_t *restrict L)
 {
     const uint16_t *near = iq3s.near - iq3s.on_grid[u] - 1;
     float best = FLT_MAX;
@@ -220,7 +221,7 @@ static int iq3s_best_neighbour(int u, const float *xv, const float *w, float sca
 
 /* The l (0..7) of 4 values |x| * id, moved to the grid's nearest neighbour
  * (for scale) when off it. Returns whether they were on it. */
-static int iq3s_point(const float *xv, const float *w, float id, float scale, int8_t *L)
+static int iq3s_point(const float *restrict xv, const float *restrict w, float id, float scale, int8_t *restrict L)
 {
     int u = 0;
     for (int k = 0; k < 4; k++) {
@@ -236,7 +237,8 @@ static int iq3s_point(const float *xv, const float *w, float id, float scale, in
 
 /* The x^2 weighted least-squares scale of the levels 2l + 1 for xv, into
  * *sumqx and *sumq2. */
-static void iq3s_fit(const float *xv, const float *w, const int8_t *L, float *sumqx, float *sumq2)
+static void iq3s_fit(const float *restrict xv, const float *restrict w, const int8_t *restrict L,
+                     float *restrict sumqx, float *restrict sumq2)
 {
     *sumqx = *sumq2 = 0.0f;
     for (int i = 0; i < 32; i++) {
@@ -252,7 +254,8 @@ static void iq3s_fit(const float *xv, const float *w, const int8_t *L, float *su
  * the best of 19 tried around max / 15 (each point off the grid moved to
  * its best neighbour), then, if some point of the kept codes was off the
  * grid, fitted again to the codes of 1 / that scale. */
-static int iq3s_sub_block(const float *x, uint8_t *signs, int8_t *L, float *out_scale)
+static int iq3s_sub_block(const float *restrict x, uint8_t *restrict signs, int8_t *restrict L,
+                          float *restrict out_scale)
 {
     float w[32], wroot[32], xv[32];
     int8_t Laux[32];
@@ -313,7 +316,7 @@ static int iq3s_sub_block(const float *x, uint8_t *signs, int8_t *L, float *out_
  * for point k of sub-block b. As in ggml, a sub-block of zeros takes no qs
  * and signs bytes: the next one's go where its would have gone (the
  * block's last bytes stay 0). d = max scale / 31 * 1.033. */
-static void iq3_s_block(const float *x, blk_iq3_s *b)
+static void iq3_s_block(const float *restrict x, blk_iq3_s *restrict b)
 {
     memset(b, 0, sizeof *b);
     float scales[8], max_scale = 0.0f;
@@ -353,7 +356,7 @@ int gg_quantize_iq3_s_ready(void)
     return iq3s.ok;
 }
 
-void gg_quantize_iq3_s(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_iq3_s(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++)
         iq3_s_block(x + 256 * i, (blk_iq3_s *)(void *)(y + (size_t)i * sizeof(blk_iq3_s)));

@@ -13,36 +13,36 @@
 #include "gguffs/fp16.h"
 #include "gguffs/halfconv.h"
 
-typedef void (*gg_quantizer)(const float *x, uint8_t *y, int64_t nblocks);
+typedef void (*gg_quantizer)(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
 
 /* quantize_legacy.c: 32 values a block (Q1_0 128, Q2_0 64) */
-void gg_quantize_q4_0(const float *x, uint8_t *y, int64_t nblocks);
-void gg_quantize_q4_1(const float *x, uint8_t *y, int64_t nblocks);
-void gg_quantize_q5_0(const float *x, uint8_t *y, int64_t nblocks);
-void gg_quantize_q5_1(const float *x, uint8_t *y, int64_t nblocks);
-void gg_quantize_q1_0(const float *x, uint8_t *y, int64_t nblocks);
-void gg_quantize_q2_0(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_q4_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+void gg_quantize_q4_1(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+void gg_quantize_q5_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+void gg_quantize_q5_1(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+void gg_quantize_q1_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+void gg_quantize_q2_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
 
 /* quantize_kquants.c: 256 values a block */
-void gg_quantize_q2_k(const float *x, uint8_t *y, int64_t nblocks);
-void gg_quantize_q3_k(const float *x, uint8_t *y, int64_t nblocks);
-void gg_quantize_q4_k(const float *x, uint8_t *y, int64_t nblocks);
-void gg_quantize_q5_k(const float *x, uint8_t *y, int64_t nblocks);
-void gg_quantize_q6_k(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_q2_k(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+void gg_quantize_q3_k(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+void gg_quantize_q4_k(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+void gg_quantize_q5_k(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+void gg_quantize_q6_k(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
 
 /* quantize_iquants.c */
-void gg_quantize_iq4_nl(const float *x, uint8_t *y, int64_t nblocks);
-void gg_quantize_iq4_xs(const float *x, uint8_t *y, int64_t nblocks);
-void gg_quantize_iq3_s(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_iq4_nl(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+void gg_quantize_iq4_xs(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+void gg_quantize_iq3_s(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
 /* 1 once IQ3_S's neighbour lists are made (the first call makes them). */
 int gg_quantize_iq3_s_ready(void);
 
 /* quantize_ternary.c: 256 values a block */
-void gg_quantize_tq1_0(const float *x, uint8_t *y, int64_t nblocks);
-void gg_quantize_tq2_0(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_tq1_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+void gg_quantize_tq2_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
 
 /* quantize_fp4.c: 32 values a block */
-void gg_quantize_mxfp4(const float *x, uint8_t *y, int64_t nblocks);
+void gg_quantize_mxfp4(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
 
 /* A float stored into an integer, as ggml's C does it on x86 (the
  * conversion is undefined in C outside the integer's range; x86's cvttss2si
@@ -52,9 +52,8 @@ void gg_quantize_mxfp4(const float *x, uint8_t *y, int64_t nblocks);
  * bytes. */
 static inline int32_t gg_q_trunc(float r)
 {
-    if (!(r >= -2147483648.0f && r < 2147483648.0f))
-        return INT32_MIN;
-    return (int32_t)r;
+    /* (a select, then a conversion that is always defined: vectorizes) */
+    return (int32_t)(r >= -2147483648.0f && r < 2147483648.0f ? r : -2147483648.0f);
 }
 
 /* ggml's nearest_int: round half to even by adding 1.5 * 2^23, read back

@@ -22,7 +22,7 @@
 static inline int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* The value of largest magnitude (the first of equals; never a NaN). */
-static float signed_max(const float *x, int n, float *amax)
+static float signed_max(const float *restrict x, int n, float *restrict amax)
 {
     float max = 0.0f;
     *amax = 0.0f;
@@ -36,7 +36,7 @@ static float signed_max(const float *x, int n, float *amax)
  * found by trying 19 slightly different inverse scales around -nmax / max
  * and keeping the one whose least-squares fit is best (ggml's
  * make_qx_quants with rmse_type 1, no importance). L gets l + nmax. */
-static float symmetric_scale(int n, int nmax, const float *x, int8_t *L)
+static float symmetric_scale(int n, int nmax, const float *restrict x, int8_t *restrict L)
 {
     float amax, max = signed_max(x, n, &amax);
     if (amax < GROUP_EPS) {
@@ -77,7 +77,7 @@ static float symmetric_scale(int n, int nmax, const float *x, int8_t *L)
  * -nmax..nmax-1 from -nmax / max, then up to 5 rounds that move one code
  * at a time wherever the weighted (x^2) least-squares fit improves. L gets
  * l + nmax. */
-static float q3_scale(int n, int nmax, const float *x, int8_t *L)
+static float q3_scale(int n, int nmax, const float *restrict x, int8_t *restrict L)
 {
     float amax, max = signed_max(x, n, &amax);
     if (amax < GROUP_EPS) {
@@ -122,7 +122,8 @@ static float q3_scale(int n, int nmax, const float *x, int8_t *L)
  * scales, each with its weighted least-squares scale and offset, the one
  * of least weighted error (|error| with mad, else error^2) kept. Returns
  * the scale; *neg_min gets -offset (>= 0). */
-static float scale_min(int n, int nmax, const float *x, const float *w, uint8_t *L, float *neg_min, float rmin,
+static float scale_min(int n, int nmax, const float *restrict x, const float *restrict w, uint8_t *restrict L,
+                       float *restrict neg_min, float rmin,
                        float rdelta, int nstep, int mad)
 {
     uint8_t Laux[32];
@@ -181,7 +182,7 @@ static float scale_min(int n, int nmax, const float *x, const float *w, uint8_t 
 
 /* The 2-bit codes of 256 values, four to a byte: byte l of each 32-byte
  * half holds values l, l+32, l+64, l+96 of its 128 (bits 0-1, 2-3, 4-5, 6-7). */
-static void pack_2bit(const uint8_t *L, uint8_t *qs)
+static void pack_2bit(const uint8_t *restrict L, uint8_t *restrict qs)
 {
     for (int h = 0; h < 2; h++, L += 128, qs += 32)
         for (int l = 0; l < 32; l++)
@@ -195,7 +196,7 @@ static void pack_2bit(const uint8_t *L, uint8_t *qs)
  *
  * value = d * scale * q - dmin * min, q 0..3; sub-block scales and mins
  * by the |x|-weighted search (mad), then 4 bits each of the largest. */
-static void q2_k_block(const float *x, blk_q2_k *b)
+static void q2_k_block(const float *restrict x, blk_q2_k *restrict b)
 {
     uint8_t L[256];
     float w[16], scales[16], mins[16], max_scale = 0.0f, max_min = 0.0f;
@@ -243,7 +244,7 @@ static void q2_k_block(const float *x, blk_q2_k *b)
  * value = d * (scale - 32) * (q - 4), q 0..7: bit 2 of value j is bit j/32
  * of hmask[j % 32]; scale j's low nibble is in byte j % 8 (hi nibble for
  * j >= 8), its top 2 bits at bit 2(j/4) of byte 8 + j % 4. */
-static void q3_k_block(const float *x, blk_q3_k *b)
+static void q3_k_block(const float *restrict x, blk_q3_k *restrict b)
 {
     int8_t L[256];
     float scales[16], amax = 0.0f, max_scale = 0.0f;
@@ -310,7 +311,8 @@ static void unpack_k4_scale(const uint8_t *sc, int j, uint8_t *s, uint8_t *m)
 /* Q4_K and Q5_K alike: 8 sub-blocks of 32 searched with weights
  * rms + |x|, scales and mins to 6 bits of d and dmin, then codes 0..nmax
  * against them into L. */
-static void k4_scales_codes(const float *x, int nmax, float rmin, int nstep, uint8_t *dm, uint8_t *scales,
+static void k4_scales_codes(const float *restrict x, int nmax, float rmin, int nstep, uint8_t *restrict dm,
+                            uint8_t *restrict scales,
                             uint8_t *L)
 {
     float w[32], sc[8], mins[8], max_scale = 0.0f, max_min = 0.0f;
@@ -359,7 +361,7 @@ static void k4_scales_codes(const float *x, int nmax, float rmin, int nstep, uin
  *
  * value = d * scale * q - dmin * min, q 0..15; qs byte l of each 32-byte
  * quarter holds value l (lo nibble) and l + 32 (hi) of its 64. */
-static void q4_k_block(const float *x, blk_q4_k *b)
+static void q4_k_block(const float *restrict x, blk_q4_k *restrict b)
 {
     uint8_t L[256];
     _Static_assert(offsetof(blk_q4_k, dmin) == 2, "d and dmin together");
@@ -376,7 +378,7 @@ static void q4_k_block(const float *x, blk_q4_k *b)
  *
  * As Q4_K with q 0..31: bit 4 of value 64q + l is bit 2q of qh[l], of
  * value 64q + 32 + l bit 2q + 1. */
-static void q5_k_block(const float *x, blk_q5_k *b)
+static void q5_k_block(const float *restrict x, blk_q5_k *restrict b)
 {
     uint8_t L[256];
     _Static_assert(offsetof(blk_q5_k, dmin) == 2, "d and dmin together");
@@ -399,7 +401,7 @@ static void q5_k_block(const float *x, blk_q5_k *b)
  * bytes, 32 qh bytes), value l + 32k (l < 32, k < 4) has its low nibble in
  * ql[l + 32(k & 1)] (hi nibble for k >= 2) and its top bits at bit 2k of
  * qh[l]. */
-static void q6_k_block(const float *x, blk_q6_k *b)
+static void q6_k_block(const float *restrict x, blk_q6_k *restrict b)
 {
     int8_t L[256];
     float scales[16], amax = 0.0f, max_scale = 0.0f;
@@ -436,11 +438,11 @@ static void q6_k_block(const float *x, blk_q6_k *b)
     }
 }
 
-#define K_QUANTIZER(name, blk)                                                   \
-    void gg_quantize_##name(const float *x, uint8_t *y, int64_t nblocks)        \
-    {                                                                            \
-        for (int64_t i = 0; i < nblocks; i++)                                    \
-            name##_block(x + 256 * i, (blk *)(void *)(y + (size_t)i * sizeof(blk))); \
+#define K_QUANTIZER(name, blk)                                                             \
+    void gg_quantize_##name(const float *restrict x, uint8_t *restrict y, int64_t nblocks) \
+    {                                                                                      \
+        for (int64_t i = 0; i < nblocks; i++)                                              \
+            name##_block(x + 256 * i, (blk *)(void *)(y + (size_t)i * sizeof(blk)));      \
     }
 K_QUANTIZER(q2_k, blk_q2_k)
 K_QUANTIZER(q3_k, blk_q3_k)
