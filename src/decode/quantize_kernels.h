@@ -10,10 +10,22 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "gguffs/decode.h"
 #include "gguffs/fp16.h"
 #include "gguffs/halfconv.h"
 
 typedef void (*gg_quantizer)(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+
+/* The SIMD quantizers of a family compiled for a target (like the decoding
+ * kernels, families.h): a list ended by {0}, empty where the target is not
+ * this machine's architecture. */
+typedef struct gg_quantizer_entry {
+    gg_tid type;
+    gg_quantizer fn;
+} gg_quantizer_entry;
+extern const gg_quantizer_entry gg_quantizers_kquants_avx2[], gg_quantizers_kquants_avx512[],
+    gg_quantizers_kquants_neon[];
+#define GV_QUANTIZERS(family) const gg_quantizer_entry GV_CAT(GV_CAT(gg_quantizers, family), GG_TARGET)[]
 
 /* quantize_legacy.c: 32 values a block (Q1_0 128, Q2_0 64) */
 void gg_quantize_q4_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
@@ -23,12 +35,22 @@ void gg_quantize_q5_1(const float *restrict x, uint8_t *restrict y, int64_t nblo
 void gg_quantize_q1_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
 void gg_quantize_q2_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
 
-/* quantize_kquants.c: 256 values a block */
-void gg_quantize_q2_k(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
-void gg_quantize_q3_k(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
-void gg_quantize_q4_k(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
-void gg_quantize_q5_k(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
-void gg_quantize_q6_k(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+/* quantize_kquants.c: 256 values a block, in two steps. The search finds
+ * every sub-block's scale (and min) and its codes L (0..nmax: Q3_K's and
+ * Q6_K's with nmax added), the costly part, which quantize_kquants_simd.c
+ * also does for 16 sub-blocks at once; the finish turns them into the
+ * block at y. */
+typedef struct gg_kq_search {
+    float scale[16], min[16];
+    uint8_t L[256];
+} gg_kq_search;
+#define GG_KQ_TYPES(X) X(q2_k, 84) X(q3_k, 110) X(q4_k, 144) X(q5_k, 176) X(q6_k, 210)
+#define GG_KQ_DECLARE(name, bytes)                                                           \
+    enum { GG_KQ_BYTES_##name = bytes };                                                     \
+    void gg_quantize_##name(const float *restrict x, uint8_t *restrict y, int64_t nblocks);  \
+    void gg_kq_search_##name(const float *restrict x, gg_kq_search *restrict s);             \
+    void gg_kq_finish_##name(const float *restrict x, gg_kq_search *restrict s, uint8_t *restrict y);
+GG_KQ_TYPES(GG_KQ_DECLARE)
 
 /* quantize_iquants.c */
 void gg_quantize_iq4_nl(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
