@@ -175,10 +175,11 @@ static const gg_quantizer_entry q8_0_x86[] = {{0}};
 
 /* The SIMD kernels of each path (the families compiled per target, and
  * Q8_0's AVX2 path above, which serves AVX-512 too). */
-static const gg_quantizer_entry *const simd_lists[GG_ISA_COUNT][2] = {
-    [GG_ISA_AVX2] = {gg_quantizers_kquants_avx2, q8_0_x86},
-    [GG_ISA_AVX512] = {gg_quantizers_kquants_avx512, q8_0_x86},
-    [GG_ISA_NEON] = {gg_quantizers_kquants_neon, NULL},
+enum { LISTS = 3 };
+static const gg_quantizer_entry *const simd_lists[GG_ISA_COUNT][LISTS] = {
+    [GG_ISA_AVX2] = {gg_quantizers_kquants_avx2, gg_quantizers_iquants_avx2, q8_0_x86},
+    [GG_ISA_AVX512] = {gg_quantizers_kquants_avx512, gg_quantizers_iquants_avx512, q8_0_x86},
+    [GG_ISA_NEON] = {gg_quantizers_kquants_neon, gg_quantizers_iquants_neon, NULL},
 };
 
 /* t's kernel on isa, or on the paths it falls back to (*path: the one
@@ -186,7 +187,7 @@ static const gg_quantizer_entry *const simd_lists[GG_ISA_COUNT][2] = {
 static gg_quantizer simd_kernel(gg_tid t, gg_isa isa, gg_isa *path)
 {
     for (; isa != GG_ISA_SCALAR; isa = gg_isa_fallback(isa))
-        for (int l = 0; l < 2; l++)
+        for (int l = 0; l < LISTS; l++)
             for (const gg_quantizer_entry *e = simd_lists[isa][l]; e && e->type; e++)
                 if (e->type == t)
                     return *path = isa, e->fn;

@@ -20,7 +20,7 @@
 
 /* The level of the 16 nearest to x (ggml's best_index_int8: the lower one
  * on a tie; a NaN goes to the top). */
-static int nearest_level(const int8_t *v, float x)
+static int nearest_level(const int8_t *restrict v, float x)
 {
     if (x <= v[0])
         return 0;
@@ -40,7 +40,7 @@ static int nearest_level(const int8_t *v, float x)
 /* The best scale of one block of 32 (0 for a block of zeros): the x^2
  * weighted fit of the levels x * id picks, for id = -127 / max and
  * (t - 127) / max, t = -7..7, the one that fits best kept. */
-static float iq4_block_scale(const float *x)
+float gg_iq4_block_scale(const float *restrict x)
 {
     const int8_t *v = gg_kvalues_iq4nl;
     float amax = 0.0f, max = 0.0f;
@@ -71,7 +71,7 @@ static float iq4_block_scale(const float *x)
 }
 
 /* 32 codes, two to a byte: byte j holds value j (lo nibble) and j + 16. */
-static void iq4_codes(const float *restrict x, float id, uint8_t *restrict qs)
+void gg_iq4_codes(const float *restrict x, float id, uint8_t *restrict qs)
 {
     for (int j = 0; j < 16; j++)
         qs[j] = (uint8_t)(nearest_level(gg_kvalues_iq4nl, id * x[j]) |
@@ -88,9 +88,9 @@ void gg_quantize_iq4_nl(const float *restrict x, uint8_t *restrict y, int64_t nb
 {
     for (int64_t i = 0; i < nblocks; i++, x += 32) {
         blk_iq4_nl *b = (blk_iq4_nl *)(void *)(y + i * sizeof(blk_iq4_nl));
-        const float d = iq4_block_scale(x);
+        const float d = gg_iq4_block_scale(x);
         gg_q_put_f16(b->d, d);
-        iq4_codes(x, d != 0.0f ? 1.0f / d : 0.0f, b->qs);
+        gg_iq4_codes(x, d != 0.0f ? 1.0f / d : 0.0f, b->qs);
     }
 }
 
@@ -102,33 +102,44 @@ void gg_quantize_iq4_nl(const float *restrict x, uint8_t *restrict y, int64_t nb
  * value = d * (s - 32) * kvalues_iq4nl[q]; block b's 6-bit s has its low
  * nibble in scales_l[b/2] (hi nibble for odd b), its top 2 bits at bit 2b
  * of scales_h. d = -(scale of largest |scale|) / 32; as in ggml the codes
- * are picked against d * (s - 32) with d before its float16 rounding. */
+ * are picked against d * (s - 32) with d before its float16 rounding.
+ * First the 8 blocks' scales into d and the sub-scales, idl[k] the inverse
+ * scale block k's codes are picked with: */
+void gg_iq4_xs_scales(const float *restrict scales, uint8_t *restrict y, float *restrict idl)
+{
+    blk_iq4_xs *b = (blk_iq4_xs *)(void *)y;
+    float amax = 0.0f, max_scale = 0.0f;
+    for (int k = 0; k < 8; k++)
+        if (fabsf(scales[k]) > amax)
+            amax = fabsf(scales[k]), max_scale = scales[k];
+    const float d = -max_scale / 32;
+    gg_q_put_f16(b->d, d);
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    uint16_t sh = 0;
+    memset(b->scales_l, 0, sizeof b->scales_l);
+    for (int k = 0; k < 8; k++) {
+        int l = gg_q_nearest(id * scales[k]);
+        l = l < -32 ? -32 : l > 31 ? 31 : l;
+        const float dl = d * (float)l;
+        idl[k] = dl != 0.0f ? 1.0f / dl : 0.0f;
+        l += 32;
+        b->scales_l[k / 2] |= (uint8_t)((l & 15) << 4 * (k % 2));
+        sh |= (uint16_t)((l >> 4) << 2 * k);
+    }
+    b->scales_h[0] = (uint8_t)sh;
+    b->scales_h[1] = (uint8_t)(sh >> 8);
+}
+
 void gg_quantize_iq4_xs(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 256) {
         blk_iq4_xs *b = (blk_iq4_xs *)(void *)(y + i * sizeof(blk_iq4_xs));
-        float scales[8], amax = 0.0f, max_scale = 0.0f;
-        for (int k = 0; k < 8; k++) {
-            scales[k] = iq4_block_scale(x + 32 * k);
-            if (fabsf(scales[k]) > amax)
-                amax = fabsf(scales[k]), max_scale = scales[k];
-        }
-        const float d = -max_scale / 32;
-        gg_q_put_f16(b->d, d);
-        const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        uint16_t sh = 0;
-        memset(b->scales_l, 0, sizeof b->scales_l);
-        for (int k = 0; k < 8; k++) {
-            int l = gg_q_nearest(id * scales[k]);
-            l = l < -32 ? -32 : l > 31 ? 31 : l;
-            const float dl = d * (float)l;
-            iq4_codes(x + 32 * k, dl != 0.0f ? 1.0f / dl : 0.0f, b->qs + 16 * k);
-            l += 32;
-            b->scales_l[k / 2] |= (uint8_t)((l & 15) << 4 * (k % 2));
-            sh |= (uint16_t)((l >> 4) << 2 * k);
-        }
-        b->scales_h[0] = (uint8_t)sh;
-        b->scales_h[1] = (uint8_t)(sh >> 8);
+        float scales[8], idl[8];
+        for (int k = 0; k < 8; k++)
+            scales[k] = gg_iq4_block_scale(x + 32 * k);
+        gg_iq4_xs_scales(scales, (uint8_t *)b, idl);
+        for (int k = 0; k < 8; k++)
+            gg_iq4_codes(x + 32 * k, idl[k], b->qs + 16 * k);
     }
 }
 

@@ -24,7 +24,8 @@ typedef struct gg_quantizer_entry {
     gg_quantizer fn;
 } gg_quantizer_entry;
 extern const gg_quantizer_entry gg_quantizers_kquants_avx2[], gg_quantizers_kquants_avx512[],
-    gg_quantizers_kquants_neon[];
+    gg_quantizers_kquants_neon[], gg_quantizers_iquants_avx2[], gg_quantizers_iquants_avx512[],
+    gg_quantizers_iquants_neon[];
 #define GV_QUANTIZERS(family) const gg_quantizer_entry GV_CAT(GV_CAT(gg_quantizers, family), GG_TARGET)[]
 
 /* quantize_legacy.c: 32 values a block (Q1_0 128, Q2_0 64) */
@@ -52,9 +53,14 @@ typedef struct gg_kq_search {
     void gg_kq_finish_##name(const float *restrict x, gg_kq_search *restrict s, uint8_t *restrict y);
 GG_KQ_TYPES(GG_KQ_DECLARE)
 
-/* quantize_iquants.c */
+/* quantize_iquants.c, and quantize_iquants_simd.c for IQ4's block scales
+ * and codes: a block of 32's scale, its 32 codes from the inverse scale id,
+ * IQ4_XS's d and sub-scales from its 8 blocks' scales (idl: each block's id) */
 void gg_quantize_iq4_nl(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
 void gg_quantize_iq4_xs(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+float gg_iq4_block_scale(const float *restrict x);
+void gg_iq4_codes(const float *restrict x, float id, uint8_t *restrict qs);
+void gg_iq4_xs_scales(const float *restrict scales, uint8_t *restrict y, float *restrict idl);
 void gg_quantize_iq3_s(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
 /* 1 once IQ3_S's neighbour lists are made (the first call makes them). */
 int gg_quantize_iq3_s_ready(void);

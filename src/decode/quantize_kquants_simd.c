@@ -1,19 +1,12 @@
 /* quantize_kquants_simd.c - the K-quants' sub-block searches (the costly
- * part of quantize_kquants.c), 16 sub-blocks at a time, compiled per target
- * like the decoding families (simd.h).
+ * part of quantize_kquants.c), a sub-block a lane (quantize_simd.h),
+ * compiled per target like the decoding families (simd.h).
  *
  * The scalar searches are chains of float sums that must be added in
  * ggml's order, so they cannot be split within a sub-block; but the
- * sub-blocks are independent. Here each of 16 lanes runs one sub-block's
- * search: the same operations on the same values in the same order, so
- * every lane gets the scalar answer bit for bit, and a branch of the scalar
- * code becomes a lane mask that selects. A vector is one register of the
- * target: 16 lanes on AVX-512, 8 on AVX2, 4 on NEON (GCC's generic
- * vectors, whose +, -, *, / are one IEEE operation each, never fused:
- * -ffp-contract=off; wider than a register they were split badly, AVX2
- * running at the scalar speed); the sub-blocks of one super-block (16 of
- * 16 for Q2_K, Q3_K, Q6_K; 8 of 32 for Q4_K, Q5_K), or of two, fill the
- * lanes in turn. */
+ * sub-blocks are independent. The sub-blocks of one super-block (16 of 16
+ * for Q2_K, Q3_K, Q6_K; 8 of 32 for Q4_K, Q5_K), or of two, fill the lanes
+ * in turn. */
 #include "simd.h"
 
 #include "quantize_kernels.h"
@@ -21,44 +14,7 @@
 #if GV_BUILT
 #include <math.h>
 
-#if defined(__AVX512F__)
-#define LANES 16
-#elif defined(__AVX2__)
-#define LANES 8
-#else
-#define LANES 4
-#endif
-typedef float vf __attribute__((vector_size(4 * LANES)));
-typedef int32_t vi __attribute__((vector_size(4 * LANES)));
-
-static inline vf sel(vi m, vf a, vf b) { return (vf)((m & (vi)a) | (~m & (vi)b)); }
-static inline vi seli(vi m, vi a, vi b) { return (m & a) | (~m & b); }
-static inline vf tof(vi v) { return __builtin_convertvector(v, vf); }
-static inline vf absv(vf a) { return (vf)((vi)a & 0x7fffffff); }
-static inline vi clampv(vi v, int lo, int hi) { return seli(v < lo, (vi){0} + lo, seli(v > hi, (vi){0} + hi, v)); }
-static inline int any(vi m)
-{
-    for (int k = 0; k < LANES; k++)
-        if (m[k])
-            return 1;
-    return 0;
-}
-
-/* gg_q_nearest, per lane */
-static inline vi nearest(vf f)
-{
-    vf v = f + 12582912.0f;
-    return ((vi)v & 0x007fffff) - 0x00400000;
-}
-
-/* xt[i] lane k = value i of sub-block k, the sub-blocks of n values laid
- * end to end at x. */
-static void transpose(const float *restrict x, int n, vf *restrict xt)
-{
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < LANES; k++)
-            xt[i][k] = x[n * k + i];
-}
+#include "quantize_simd.h"
 
 /* scale_min (ggml's make_qkx2_quants) in every lane: L[i] gets the codes,
  * *scale and *neg_min the answers. */
@@ -117,19 +73,6 @@ static void scale_min_v(int n, int nmax, const vf *restrict x, const vf *restric
         L[i] = seli(flat, (vi){0}, L[i]);
     *scale_out = sel(flat, (vf){0}, scale);
     *neg_min = -sel(flat, min0, min);
-}
-
-/* The value of largest magnitude per lane (the first of equals), and it. */
-static vf signed_max_v(int n, const vf *restrict x, vf *restrict amax)
-{
-    vf max = (vf){0};
-    *amax = (vf){0};
-    for (int i = 0; i < n; i++) {
-        vi m = absv(x[i]) > *amax;
-        *amax = sel(m, absv(x[i]), *amax);
-        max = sel(m, x[i], max);
-    }
-    return max;
 }
 
 /* symmetric_scale (ggml's make_qx_quants, rmse_type 1) in every lane; L[i]
@@ -307,6 +250,7 @@ static void run(const float *restrict x, uint8_t *restrict y, int64_t nblocks, i
             finish(x + 256 * (i + h), &s, y + (size_t)(i + h) * bytes);
         }
     }
+    lanes_done();
     for (; i < nblocks; i++) {
         scalar(x + 256 * i, &s);
         finish(x + 256 * i, &s, y + (size_t)i * bytes);
