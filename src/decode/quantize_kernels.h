@@ -7,6 +7,8 @@
 #ifndef GGUFFS_DECODE_QUANTIZE_KERNELS_H
 #define GGUFFS_DECODE_QUANTIZE_KERNELS_H
 
+#include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -82,6 +84,27 @@ static inline int32_t gg_q_trunc(float r)
 {
     /* (a select, then a conversion that is always defined: vectorizes) */
     return (int32_t)(r >= -2147483648.0f && r < 2147483648.0f ? r : -2147483648.0f);
+}
+
+/* roundf (half away from zero) to an integer, as ggml's (int)roundf(v) and
+ * lroundf(v) give them on x86 (INT32_MIN, LONG_MIN past the range, for NaN
+ * and infinities), without libm's call per value (Q2_0, the ternary types).
+ * Below 2^23 the truncation and the fraction left are exact; from 2^23 up
+ * a float is an integer already. */
+static inline int32_t gg_q_round_i32(float v)
+{
+    if (!(fabsf(v) < 0x1p23f))
+        return gg_q_trunc(v);
+    int32_t r = (int32_t)v;
+    float f = v - (float)r;
+    return r + (f >= 0.5f) - (f <= -0.5f);
+}
+
+static inline long gg_q_lroundf(float v)
+{
+    if (!(fabsf(v) < 0x1p23f))
+        return fabsf(v) < 0x1p63f ? (long)v : LONG_MIN;
+    return gg_q_round_i32(v);
 }
 
 /* ggml's nearest_int: round half to even by adding 1.5 * 2^23, read back

@@ -192,7 +192,7 @@ void gg_quantize_q2_0(const float *restrict x, uint8_t *restrict y, int64_t nblo
         gg_q_put_f16(b->d, amax);
         memset(b->qs, 0, sizeof b->qs);
         for (int j = 0; j < 64; j++) {
-            int32_t t = gg_q_trunc(roundf(x[j] * id));
+            int32_t t = gg_q_round_i32(x[j] * id);
             int q = t < -1 ? 0 : t > 2 ? 3 : t + 1; /* (INT32_MIN + 1 in ggml: no overflow) */
             b->qs[j / 4] |= (uint8_t)(q << 2 * (j % 4));
         }

@@ -8,18 +8,13 @@
  * or more), and NaN and infinities come out of glibc's lroundf as LONG_MIN,
  * whose +1 keeps 1 in an int. The codes are then packed in uint8_t
  * arithmetic, wrapping as ggml's do. */
-#include <limits.h>
 #include <math.h>
 
 #include "blocks.h"
 #include "quantize_kernels.h"
 
 /* lroundf(v) + 1 as ggml stores it in an int. */
-static inline int trit(float v)
-{
-    long r = fabsf(v) < 0x1p63f ? lroundf(v) : LONG_MIN;
-    return (int)(uint32_t)(uint64_t)(r + 1);
-}
+static inline int trit(float v) { return (int)(uint32_t)(uint64_t)(gg_q_lroundf(v) + 1); }
 
 static float running_amax(const float *x, int n)
 {
