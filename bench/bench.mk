@@ -9,10 +9,12 @@
 # mount against a file, a 64 GiB model's as/; needs FUSE), the recipes
 # (recipes.sh: as/q4_k_m.gguf against as/f32.gguf, llama.cpp from it against
 # llama-quantize's file, quantizing against llama_model_quantize; needs
-# FUSE), and a comparison of two models against decoding both (compare.sh). Never part of
+# FUSE), a comparison of two models against decoding both (compare.sh), and
+# quantization speed per type against the real ggml (quantize_bench). Never part of
 # `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
-	$(BUILD)/bench/halfconv_bench
+	$(BUILD)/bench/halfconv_bench $(BUILD)/bench/quantize_bench
+GGML_BASE := tests/peer/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so
 
 bench: gguffs $(BENCH_PROGS)
 	@echo "== decode speed per type (bench/decode.sh)"
@@ -41,3 +43,6 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== a comparison of two models against decoding both (bench/compare.sh)"
 	@BUILD=$(BUILD) bench/compare.sh
+	@echo
+	@echo "== quantization per type against ggml_quantize_chunk (bench/quantize_bench)"
+	@$(BUILD)/bench/quantize_bench $(GGML_BASE)

@@ -6,11 +6,12 @@
 For every type of TYPES (every type a llama-quantize recipe makes without an importance
 matrix, as llama_model_quantize of libllama 0.4.0 decides; or the types named), rows of many kinds of data, at several row lengths, are quantized by
 ggml_quantize_chunk (importance matrix NULL, the path llama-quantize takes without one) and
-by gguffs (test_quantize --rows TYPE N, i.e. gg_quantize_rows):
-  - the blocks must be equal byte for byte, row kind by row kind (one check per type and
-    kind, over every row length);
+by gguffs (test_quantize --rows TYPE N, i.e. gg_quantize_rows) on every path this CPU has
+that quantizes the type with a kernel of its own (test_quantize --paths; GGUFFS_SIMD):
+  - the blocks must be equal byte for byte, row kind by row kind (one check per type, kind
+    and path, over every row length);
   - gguffs' decoder reading its own blocks (test_quantize --rows TYPE N f32) must give
-    ggml's to_float of ggml's blocks, bit for bit (one check per type).
+    ggml's to_float of ggml's blocks, bit for bit (one check per type, at one row length).
 The kinds: normal values, outliers, heavy tails, zero rows and zero blocks among others,
 tiny, subnormal, huge and float16-overflowing magnitudes, constant rows, sparse rows, ties
 of the legacy types' rounding, and NaN and infinities sprinkled in (ggml's answer to those
@@ -120,9 +121,10 @@ def row_lengths(bs):
     return sorted({bs, 3 * bs, max(4096, bs), 8 * bs if bs < 256 else 2 * bs})
 
 
-def run(test_quantize, t, n, x, f32=False):
+def run(test_quantize, t, n, x, f32=False, isa=None):
     args = [test_quantize, "--rows", t, str(n)] + (["f32"] if f32 else [])
-    r = subprocess.run(args, input=x.tobytes(), capture_output=True)
+    env = dict(os.environ, GGUFFS_SIMD=isa) if isa else None
+    r = subprocess.run(args, input=x.tobytes(), capture_output=True, env=env)
     return r.returncode, r.stdout, r.stderr.decode().strip()
 
 
@@ -145,18 +147,13 @@ def check_type(g, test_quantize, t):
     code, _, err = run(test_quantize, t, bs, np.zeros(bs, np.float32))
     if not check(code == 0, "%s: test_quantize --rows: %s" % (t, err)):
         return False
+    isas = subprocess.run([test_quantize, "--paths", t], capture_output=True, text=True).stdout.split()
     rng = np.random.default_rng([SEED, ggml.type_id(t)])
-    bad_kinds = {}
-    rows_per = {}
+    bad_kinds = {}  # (kind, isa) -> what
     values = 0
     dec_bad = dec_n = 0
     dec_first = ""
     kinds = [k for k in KINDS if k not in ABORTS.get(t, [])]
-    for k in ABORTS.get(t, []):
-        x = kind_rows(k, 8, 4 * bs, rng, bs)
-        code, out, err = run(test_quantize, t, 4 * bs, x)
-        check(ggml_aborts(g, t, x) and code == 0 and len(out) == 8 * 4 * size,
-              "%s, %s: ggml aborts and gguffs quantizes (%d bytes, %s)" % (t, k, len(out), err))
     for n in row_lengths(bs):
         nrows = max(2, 8192 // n)
         parts = [kind_rows(k, nrows, n, rng, bs) for k in kinds]
@@ -164,23 +161,28 @@ def check_type(g, test_quantize, t):
         values += x.size
         with np.errstate(all="ignore"):
             want = np.frombuffer(g.quantize(t, x), np.uint8).reshape(len(x), -1)
-        code, out, err = run(test_quantize, t, n, x)
-        ok = code == 0 and len(out) == want.size
-        check(ok, "%s rows of %d: test_quantize gave %d bytes of %d: %s" % (t, n, len(out), want.size, err))
-        if not ok:
+        for isa in isas:
+            code, out, err = run(test_quantize, t, n, x, isa=isa)
+            ok = code == 0 and len(out) == want.size
+            check(ok, "%s rows of %d on %s: test_quantize gave %d bytes of %d: %s" % (
+                t, n, isa, len(out), want.size, err))
+            if not ok:
+                continue
+            got = np.frombuffer(out, np.uint8).reshape(len(x), -1)
+            for i, k in enumerate(kinds):
+                w = want[i * nrows:(i + 1) * nrows].reshape(-1, size)
+                o = got[i * nrows:(i + 1) * nrows].reshape(-1, size)
+                diff = np.nonzero((w != o).any(1))[0]
+                if len(diff) and (k, isa) not in bad_kinds:
+                    b = diff[0]
+                    xb = x[i * nrows:(i + 1) * nrows].reshape(-1, bs)[b]
+                    bad_kinds[k, isa] = "%d of %d blocks differ (rows of %d); first block %d: ours %s, ggml %s; " \
+                        "x[:8] %s" % (len(diff), len(w), n, b, o[b][:12].tobytes().hex(),
+                                      w[b][:12].tobytes().hex(), xb[:8])
+        # gguffs' decoder on its own blocks = ggml's to_float of ggml's blocks (one row
+        # length is enough: decoding does not see rows)
+        if n != row_lengths(bs)[0]:
             continue
-        got = np.frombuffer(out, np.uint8).reshape(len(x), -1)
-        for i, k in enumerate(kinds):
-            w = want[i * nrows:(i + 1) * nrows].reshape(-1, size)
-            o = got[i * nrows:(i + 1) * nrows].reshape(-1, size)
-            diff = np.nonzero((w != o).any(1))[0]
-            rows_per[k] = rows_per.get(k, 0) + nrows
-            if len(diff) and k not in bad_kinds:
-                b = diff[0]
-                xb = x[i * nrows:(i + 1) * nrows].reshape(-1, bs)[b]
-                bad_kinds[k] = "%d of %d blocks differ (rows of %d); first block %d: ours %s, ggml %s; x[:8] %s" % (
-                    len(diff), len(w), n, b, o[b][:12].tobytes().hex(), w[b][:12].tobytes().hex(), xb[:8])
-        # gguffs' decoder on its own blocks = ggml's to_float of ggml's blocks
         code, out, err = run(test_quantize, t, n, x, f32=True)
         ref = g.dequantize(t, want.tobytes(), x.size).view("<u4")
         dec = np.frombuffer(out, "<u4") if code == 0 else np.zeros(0, "<u4")
@@ -193,12 +195,19 @@ def check_type(g, test_quantize, t):
         dec_bad += len(bad)
         if len(bad) and not dec_first:
             dec_first = "first at %d (rows of %d): 0x%08x, ggml 0x%08x" % (bad[0], n, dec[bad[0]], ref[bad[0]])
+    for k in ABORTS.get(t, []):  # (after ggml's tables are made: the children inherit them)
+        x = kind_rows(k, 8, 4 * bs, rng, bs)
+        code, out, err = run(test_quantize, t, 4 * bs, x)
+        check(ggml_aborts(g, t, x) and code == 0 and len(out) == 8 * 4 * size,
+              "%s, %s: ggml aborts and gguffs quantizes (%d bytes, %s)" % (t, k, len(out), err))
     for k in kinds:
-        check(k not in bad_kinds, "%s, %s: %s" % (t, k, bad_kinds.get(k)))
+        for isa in isas:
+            check((k, isa) not in bad_kinds, "%s, %s, on %s: %s" % (t, k, isa, bad_kinds.get((k, isa))))
     check(dec_bad == 0, "%s: gguffs' f32 of its blocks: %d of %d values differ from ggml's to_float%s" % (
         t, dec_bad, dec_n, "; " + dec_first if dec_first else ""))
-    print("%-7s %8d values in rows of %s: %d kinds equal ggml" % (
-        t, values, "/".join(str(n) for n in row_lengths(bs)), len(kinds) - len(bad_kinds)))
+    print("%-7s %8d values in rows of %s: %d kinds, %d of %d equal ggml on %s" % (
+        t, values, "/".join(str(n) for n in row_lengths(bs)), len(kinds),
+        len(kinds) * len(isas) - len(bad_kinds), len(kinds) * len(isas), "/".join(isas)))
     return True
 
 

@@ -5,6 +5,8 @@
  *                                   of 32 values) -> Q8_0 blocks on stdout, on
  *                                   path ISA (default: the best here), for the
  *                                   comparison with ggml in check.d/11_oracle
+ *   test_quantize --paths TYPE      the SIMD paths this CPU has that quantize
+ *                                   TYPE with a kernel of their own (scalar first)
  *   test_quantize --rows TYPE N [f32]
  *                                   float32 rows of N values on stdin -> TYPE's
  *                                   blocks (gg_quantize_rows), or with f32 the
@@ -435,6 +437,50 @@ static void every_type(void)
     }
 }
 
+/* Every SIMD path gives the scalar path's bytes, for every type: rows of
+ * normal values, of outliers, of the odd mix (NaN, infinities, huge,
+ * subnormal, zeros, ties), runs of blocks of each kind, and runs of 32
+ * equal values (a sub-block with nothing to search). Lengths cover
+ * every way a path groups super-blocks (1 to 5 of them, and more). */
+static void simd_paths(void)
+{
+    enum { N = 256 * 37 };
+    static float x[N];
+    static uint8_t want[N * 2], got[N * 2];
+    rng_seed(0x36517D);
+    for (size_t m = 0; m < sizeof made / sizeof *made; m++) {
+        const gg_type *ty = type_of(made[m].t);
+        if (!ty || !gg_quantize_has(ty->tid))
+            continue;
+        for (int kind = 0; kind < 5; kind++) {
+            for (size_t i = 0; i < N; i++)
+                x[i] = kind == 0   ? normal()
+                       : kind == 1 ? normal() * (rng_next() % 50 ? 1.0f : 300.0f)
+                       : kind == 2 ? draw(1)
+                       : kind == 3 ? (i / 64 % 3 == 0 ? draw(1) : i / 64 % 3 == 1 ? 0.0f : normal())
+                       : i % 32    ? x[i - 1]
+                                   : normal();
+            for (int isa = 1; isa < GG_ISA_COUNT; isa++) {
+                if (!gg_isa_supported((gg_isa)isa))
+                    continue;
+                for (size_t n = ty->block_elems; n <= N; n += n < 256 * 6 ? ty->block_elems : 256 * 13) {
+                    size_t a = gg_quantize_rows_isa(ty->tid, x, want, 1, (int64_t)n, GG_ISA_SCALAR);
+                    size_t b = gg_quantize_rows_isa(ty->tid, x, got, 1, (int64_t)n, (gg_isa)isa);
+                    if (a != b || memcmp(want, got, a)) {
+                        size_t at = 0;
+                        while (at < a && want[at] == got[at])
+                            at++;
+                        CHECK(0, "%s on %s, kind %d, %zu values: byte %zu (block %zu) differs from scalar", ty->name,
+                              gg_isa_name((gg_isa)isa), kind, n, at, at / ty->block_bytes);
+                        break;
+                    }
+                    checks++;
+                }
+            }
+        }
+    }
+}
+
 static int quantize_stdin(int argc, char **argv)
 {
     gg_isa isa = gg_isa_detect();
@@ -500,6 +546,17 @@ int main(int argc, char **argv)
         return quantize_stdin(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "--rows"))
         return rows_stdin(argc, argv);
+    if (argc == 3 && !strcmp(argv[1], "--paths")) {
+        const gg_type *t = gg_type_by_name(argv[2]);
+        if (!t)
+            return fprintf(stderr, "test_quantize: no type %s\n", argv[2]), 2;
+        printf("scalar");
+        for (int isa = 1; isa < GG_ISA_COUNT; isa++)
+            if (gg_isa_supported((gg_isa)isa) && gg_quantize_path(t->tid, (gg_isa)isa) == (gg_isa)isa)
+                printf(" %s", gg_isa_name((gg_isa)isa));
+        printf("\n");
+        return 0;
+    }
     printf("SIMD paths here: up to %s\n", gg_isa_name(gg_isa_detect()));
     fixed_cases();
     simd_equals_scalar();
@@ -508,6 +565,7 @@ int main(int argc, char **argv)
     ternary_fp4_by_hand();
     iq3_s_zero_sub_block();
     every_type();
+    simd_paths();
     printf("test_quantize: %ld passed, %d failed\n", checks - fails, fails);
     return fails != 0;
 }

@@ -48,6 +48,12 @@ int gg_quantize_has(gg_tid t);
  * block). Thread-safe; the tables some types need are made once, on first
  * use, and only read after. */
 size_t gg_quantize_rows(gg_tid t, const float *x, uint8_t *y, int64_t nrows, int64_t n_per_row);
+/* The same on a given path (the CPU must have it), for tests and benchmarks;
+ * gg_quantize_rows takes gg_isa_active()'s. Every path gives the same bytes. */
+size_t gg_quantize_rows_isa(gg_tid t, const float *x, uint8_t *y, int64_t nrows, int64_t n_per_row, gg_isa isa);
+/* The path gg_quantize_rows_isa(t, ..., isa) runs: isa, one it falls back
+ * to, or GG_ISA_SCALAR. */
+gg_isa gg_quantize_path(gg_tid t, gg_isa isa);
 
 #define GG_Q8_0_ELEMS 32
 #define GG_Q8_0_BYTES 34

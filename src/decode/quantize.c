@@ -158,9 +158,47 @@ void gg_quantize_q8_0(const float *x, uint8_t *y, size_t nblocks)
     gg_quantize_q8_0_isa(x, y, nblocks, gg_isa_active());
 }
 
-static void q8_0_rows(const float *x, uint8_t *y, int64_t nblocks)
+static void q8_0_rows(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
-    gg_quantize_q8_0(x, y, (size_t)nblocks);
+    q8_0_scalar(x, y, (size_t)nblocks);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+static void q8_0_rows_avx2(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
+{
+    q8_0_avx2(x, y, (size_t)nblocks);
+}
+static const gg_quantizer_entry q8_0_x86[] = {{GG_T_Q8_0, q8_0_rows_avx2}, {0}};
+#else
+static const gg_quantizer_entry q8_0_x86[] = {{0}};
+#endif
+
+/* The SIMD kernels of each path (the families compiled per target, and
+ * Q8_0's AVX2 path above, which serves AVX-512 too). */
+enum { LISTS = 3 };
+static const gg_quantizer_entry *const simd_lists[GG_ISA_COUNT][LISTS] = {
+    [GG_ISA_AVX2] = {gg_quantizers_kquants_avx2, gg_quantizers_iquants_avx2, q8_0_x86},
+    [GG_ISA_AVX512] = {gg_quantizers_kquants_avx512, gg_quantizers_iquants_avx512, q8_0_x86},
+    [GG_ISA_NEON] = {gg_quantizers_kquants_neon, gg_quantizers_iquants_neon, NULL},
+};
+
+/* t's kernel on isa, or on the paths it falls back to (*path: the one
+ * found); NULL: the scalar one. */
+static gg_quantizer simd_kernel(gg_tid t, gg_isa isa, gg_isa *path)
+{
+    for (; isa != GG_ISA_SCALAR; isa = gg_isa_fallback(isa))
+        for (int l = 0; l < LISTS; l++)
+            for (const gg_quantizer_entry *e = simd_lists[isa][l]; e && e->type; e++)
+                if (e->type == t)
+                    return *path = isa, e->fn;
+    return *path = GG_ISA_SCALAR, NULL;
+}
+
+gg_isa gg_quantize_path(gg_tid t, gg_isa isa)
+{
+    gg_isa path;
+    simd_kernel(t, isa >= 0 && isa < GG_ISA_COUNT ? isa : GG_ISA_SCALAR, &path);
+    return path;
 }
 
 /* The types gg_quantize_rows makes: values and bytes per block, kernel,
@@ -202,14 +240,21 @@ static const struct quantizer *quantizer_of(gg_tid t)
 
 int gg_quantize_has(gg_tid t) { return quantizer_of(t) != NULL; }
 
-size_t gg_quantize_rows(gg_tid t, const float *x, uint8_t *y, int64_t nrows, int64_t n_per_row)
+size_t gg_quantize_rows_isa(gg_tid t, const float *x, uint8_t *y, int64_t nrows, int64_t n_per_row, gg_isa isa)
 {
     const struct quantizer *q = quantizer_of(t);
-    if (!q || nrows < 0 || n_per_row < 0 || n_per_row % q->elems)
+    if (!q || nrows < 0 || n_per_row < 0 || n_per_row % q->elems || isa < 0 || isa >= GG_ISA_COUNT)
         return 0;
     /* blocks never straddle rows, so the rows are one run of blocks */
     const int64_t nblocks = nrows * (n_per_row / q->elems);
+    gg_isa path;
+    gg_quantizer fn = simd_kernel(t, isa, &path);
     if (nblocks > 0)
-        q->fn(x, y, nblocks);
+        (fn ? fn : q->fn)(x, y, nblocks);
     return (size_t)nblocks * (size_t)q->bytes;
+}
+
+size_t gg_quantize_rows(gg_tid t, const float *x, uint8_t *y, int64_t nrows, int64_t n_per_row)
+{
+    return gg_quantize_rows_isa(t, x, y, nrows, n_per_row, gg_isa_active());
 }

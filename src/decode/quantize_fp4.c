@@ -31,7 +31,7 @@ static int nearest_fp4(float x, float d)
  * 12 * 2^(e-128), reaches max |x|), 0 for a block of zeros; ggml converts
  * that float to uint8_t as x86 does: an infinite max gives 0, a subnormal
  * one wraps (2^-149: -24 -> 232). value = kvalues_mxfp4[q] * 2^(e - 128). */
-void gg_quantize_mxfp4(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_mxfp4(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 32) {
         blk_mxfp4 *b = (blk_mxfp4 *)(void *)(y + i * sizeof(blk_mxfp4));

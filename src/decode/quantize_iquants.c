@@ -20,7 +20,7 @@
 
 /* The level of the 16 nearest to x (ggml's best_index_int8: the lower one
  * on a tie; a NaN goes to the top). */
-static int nearest_level(const int8_t *v, float x)
+static int nearest_level(const int8_t *restrict v, float x)
 {
     if (x <= v[0])
         return 0;
@@ -40,7 +40,7 @@ static int nearest_level(const int8_t *v, float x)
 /* The best scale of one block of 32 (0 for a block of zeros): the x^2
  * weighted fit of the levels x * id picks, for id = -127 / max and
  * (t - 127) / max, t = -7..7, the one that fits best kept. */
-static float iq4_block_scale(const float *x)
+float gg_iq4_block_scale(const float *restrict x)
 {
     const int8_t *v = gg_kvalues_iq4nl;
     float amax = 0.0f, max = 0.0f;
@@ -71,7 +71,7 @@ static float iq4_block_scale(const float *x)
 }
 
 /* 32 codes, two to a byte: byte j holds value j (lo nibble) and j + 16. */
-static void iq4_codes(const float *x, float id, uint8_t *qs)
+void gg_iq4_codes(const float *restrict x, float id, uint8_t *restrict qs)
 {
     for (int j = 0; j < 16; j++)
         qs[j] = (uint8_t)(nearest_level(gg_kvalues_iq4nl, id * x[j]) |
@@ -84,13 +84,13 @@ static void iq4_codes(const float *x, float id, uint8_t *qs)
  *          | d f16 | qs[16]: lo nibble = q[j], hi = q[j+16] |
  *
  * value = d * kvalues_iq4nl[q]; the codes are picked with the unrounded d. */
-void gg_quantize_iq4_nl(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_iq4_nl(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 32) {
         blk_iq4_nl *b = (blk_iq4_nl *)(void *)(y + i * sizeof(blk_iq4_nl));
-        const float d = iq4_block_scale(x);
+        const float d = gg_iq4_block_scale(x);
         gg_q_put_f16(b->d, d);
-        iq4_codes(x, d != 0.0f ? 1.0f / d : 0.0f, b->qs);
+        gg_iq4_codes(x, d != 0.0f ? 1.0f / d : 0.0f, b->qs);
     }
 }
 
@@ -102,33 +102,44 @@ void gg_quantize_iq4_nl(const float *x, uint8_t *y, int64_t nblocks)
  * value = d * (s - 32) * kvalues_iq4nl[q]; block b's 6-bit s has its low
  * nibble in scales_l[b/2] (hi nibble for odd b), its top 2 bits at bit 2b
  * of scales_h. d = -(scale of largest |scale|) / 32; as in ggml the codes
- * are picked against d * (s - 32) with d before its float16 rounding. */
-void gg_quantize_iq4_xs(const float *x, uint8_t *y, int64_t nblocks)
+ * are picked against d * (s - 32) with d before its float16 rounding.
+ * First the 8 blocks' scales into d and the sub-scales, idl[k] the inverse
+ * scale block k's codes are picked with: */
+void gg_iq4_xs_scales(const float *restrict scales, uint8_t *restrict y, float *restrict idl)
+{
+    blk_iq4_xs *b = (blk_iq4_xs *)(void *)y;
+    float amax = 0.0f, max_scale = 0.0f;
+    for (int k = 0; k < 8; k++)
+        if (fabsf(scales[k]) > amax)
+            amax = fabsf(scales[k]), max_scale = scales[k];
+    const float d = -max_scale / 32;
+    gg_q_put_f16(b->d, d);
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    uint16_t sh = 0;
+    memset(b->scales_l, 0, sizeof b->scales_l);
+    for (int k = 0; k < 8; k++) {
+        int l = gg_q_nearest(id * scales[k]);
+        l = l < -32 ? -32 : l > 31 ? 31 : l;
+        const float dl = d * (float)l;
+        idl[k] = dl != 0.0f ? 1.0f / dl : 0.0f;
+        l += 32;
+        b->scales_l[k / 2] |= (uint8_t)((l & 15) << 4 * (k % 2));
+        sh |= (uint16_t)((l >> 4) << 2 * k);
+    }
+    b->scales_h[0] = (uint8_t)sh;
+    b->scales_h[1] = (uint8_t)(sh >> 8);
+}
+
+void gg_quantize_iq4_xs(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 256) {
         blk_iq4_xs *b = (blk_iq4_xs *)(void *)(y + i * sizeof(blk_iq4_xs));
-        float scales[8], amax = 0.0f, max_scale = 0.0f;
-        for (int k = 0; k < 8; k++) {
-            scales[k] = iq4_block_scale(x + 32 * k);
-            if (fabsf(scales[k]) > amax)
-                amax = fabsf(scales[k]), max_scale = scales[k];
-        }
-        const float d = -max_scale / 32;
-        gg_q_put_f16(b->d, d);
-        const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        uint16_t sh = 0;
-        memset(b->scales_l, 0, sizeof b->scales_l);
-        for (int k = 0; k < 8; k++) {
-            int l = gg_q_nearest(id * scales[k]);
-            l = l < -32 ? -32 : l > 31 ? 31 : l;
-            const float dl = d * (float)l;
-            iq4_codes(x + 32 * k, dl != 0.0f ? 1.0f / dl : 0.0f, b->qs + 16 * k);
-            l += 32;
-            b->scales_l[k / 2] |= (uint8_t)((l & 15) << 4 * (k % 2));
-            sh |= (uint16_t)((l >> 4) << 2 * k);
-        }
-        b->scales_h[0] = (uint8_t)sh;
-        b->scales_h[1] = (uint8_t)(sh >> 8);
+        float scales[8], idl[8];
+        for (int k = 0; k < 8; k++)
+            scales[k] = gg_iq4_block_scale(x + 32 * k);
+        gg_iq4_xs_scales(scales, (uint8_t *)b, idl);
+        for (int k = 0; k < 8; k++)
+            gg_iq4_codes(x + 32 * k, idl[k], b->qs + 16 * k);
     }
 }
 
@@ -199,7 +210,8 @@ static void iq3s_init(void)
  * xv (4 |x|) weighted by w (ggml's iq3_find_best_neighbour: the first of
  * equals). L gets its l (0..7). ggml aborts when no distance is below
  * FLT_MAX (NaN or overflowing values); we take the first neighbour. */
-static int iq3s_best_neighbour(int u, const float *xv, const float *w, float scale, int8_t *L)
+static int iq3s_best_neighbour(int u, const float *restrict xv, const float *restrict w, float scale,
+                               int8_t *restrict L)
 {
     const uint16_t *near = iq3s.near - iq3s.on_grid[u] - 1;
     float best = FLT_MAX;
@@ -220,7 +232,7 @@ static int iq3s_best_neighbour(int u, const float *xv, const float *w, float sca
 
 /* The l (0..7) of 4 values |x| * id, moved to the grid's nearest neighbour
  * (for scale) when off it. Returns whether they were on it. */
-static int iq3s_point(const float *xv, const float *w, float id, float scale, int8_t *L)
+static int iq3s_point(const float *restrict xv, const float *restrict w, float id, float scale, int8_t *restrict L)
 {
     int u = 0;
     for (int k = 0; k < 4; k++) {
@@ -236,7 +248,8 @@ static int iq3s_point(const float *xv, const float *w, float id, float scale, in
 
 /* The x^2 weighted least-squares scale of the levels 2l + 1 for xv, into
  * *sumqx and *sumq2. */
-static void iq3s_fit(const float *xv, const float *w, const int8_t *L, float *sumqx, float *sumq2)
+static void iq3s_fit(const float *restrict xv, const float *restrict w, const int8_t *restrict L,
+                     float *restrict sumqx, float *restrict sumq2)
 {
     *sumqx = *sumq2 = 0.0f;
     for (int i = 0; i < 32; i++) {
@@ -252,7 +265,8 @@ static void iq3s_fit(const float *xv, const float *w, const int8_t *L, float *su
  * the best of 19 tried around max / 15 (each point off the grid moved to
  * its best neighbour), then, if some point of the kept codes was off the
  * grid, fitted again to the codes of 1 / that scale. */
-static int iq3s_sub_block(const float *x, uint8_t *signs, int8_t *L, float *out_scale)
+static int iq3s_sub_block(const float *restrict x, uint8_t *restrict signs, int8_t *restrict L,
+                          float *restrict out_scale)
 {
     float w[32], wroot[32], xv[32];
     int8_t Laux[32];
@@ -313,7 +327,7 @@ static int iq3s_sub_block(const float *x, uint8_t *signs, int8_t *L, float *out_
  * for point k of sub-block b. As in ggml, a sub-block of zeros takes no qs
  * and signs bytes: the next one's go where its would have gone (the
  * block's last bytes stay 0). d = max scale / 31 * 1.033. */
-static void iq3_s_block(const float *x, blk_iq3_s *b)
+static void iq3_s_block(const float *restrict x, blk_iq3_s *restrict b)
 {
     memset(b, 0, sizeof *b);
     float scales[8], max_scale = 0.0f;
@@ -353,7 +367,7 @@ int gg_quantize_iq3_s_ready(void)
     return iq3s.ok;
 }
 
-void gg_quantize_iq3_s(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_iq3_s(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++)
         iq3_s_block(x + 256 * i, (blk_iq3_s *)(void *)(y + (size_t)i * sizeof(blk_iq3_s)));

@@ -22,7 +22,7 @@
 static inline int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* The value of largest magnitude (the first of equals; never a NaN). */
-static float signed_max(const float *x, int n, float *amax)
+static float signed_max(const float *restrict x, int n, float *restrict amax)
 {
     float max = 0.0f;
     *amax = 0.0f;
@@ -36,7 +36,7 @@ static float signed_max(const float *x, int n, float *amax)
  * found by trying 19 slightly different inverse scales around -nmax / max
  * and keeping the one whose least-squares fit is best (ggml's
  * make_qx_quants with rmse_type 1, no importance). L gets l + nmax. */
-static float symmetric_scale(int n, int nmax, const float *x, int8_t *L)
+static float symmetric_scale(int n, int nmax, const float *restrict x, int8_t *restrict L)
 {
     float amax, max = signed_max(x, n, &amax);
     if (amax < GROUP_EPS) {
@@ -77,7 +77,7 @@ static float symmetric_scale(int n, int nmax, const float *x, int8_t *L)
  * -nmax..nmax-1 from -nmax / max, then up to 5 rounds that move one code
  * at a time wherever the weighted (x^2) least-squares fit improves. L gets
  * l + nmax. */
-static float q3_scale(int n, int nmax, const float *x, int8_t *L)
+static float q3_scale(int n, int nmax, const float *restrict x, int8_t *restrict L)
 {
     float amax, max = signed_max(x, n, &amax);
     if (amax < GROUP_EPS) {
@@ -122,7 +122,8 @@ static float q3_scale(int n, int nmax, const float *x, int8_t *L)
  * scales, each with its weighted least-squares scale and offset, the one
  * of least weighted error (|error| with mad, else error^2) kept. Returns
  * the scale; *neg_min gets -offset (>= 0). */
-static float scale_min(int n, int nmax, const float *x, const float *w, uint8_t *L, float *neg_min, float rmin,
+static float scale_min(int n, int nmax, const float *restrict x, const float *restrict w, uint8_t *restrict L,
+                       float *restrict neg_min, float rmin,
                        float rdelta, int nstep, int mad)
 {
     uint8_t Laux[32];
@@ -181,7 +182,7 @@ static float scale_min(int n, int nmax, const float *x, const float *w, uint8_t 
 
 /* The 2-bit codes of 256 values, four to a byte: byte l of each 32-byte
  * half holds values l, l+32, l+64, l+96 of its 128 (bits 0-1, 2-3, 4-5, 6-7). */
-static void pack_2bit(const uint8_t *L, uint8_t *qs)
+static void pack_2bit(const uint8_t *restrict L, uint8_t *restrict qs)
 {
     for (int h = 0; h < 2; h++, L += 128, qs += 32)
         for (int l = 0; l < 32; l++)
@@ -195,14 +196,23 @@ static void pack_2bit(const uint8_t *L, uint8_t *qs)
  *
  * value = d * scale * q - dmin * min, q 0..3; sub-block scales and mins
  * by the |x|-weighted search (mad), then 4 bits each of the largest. */
-static void q2_k_block(const float *x, blk_q2_k *b)
+void gg_kq_search_q2_k(const float *restrict x, gg_kq_search *restrict s)
 {
-    uint8_t L[256];
-    float w[16], scales[16], mins[16], max_scale = 0.0f, max_min = 0.0f;
+    float w[16];
     for (int j = 0; j < 16; j++) {
         for (int l = 0; l < 16; l++)
             w[l] = fabsf(x[16 * j + l]);
-        scales[j] = scale_min(16, 3, x + 16 * j, w, L + 16 * j, &mins[j], -0.5f, 0.1f, 15, 1);
+        s->scale[j] = scale_min(16, 3, x + 16 * j, w, s->L + 16 * j, &s->min[j], -0.5f, 0.1f, 15, 1);
+    }
+}
+
+void gg_kq_finish_q2_k(const float *restrict x, gg_kq_search *restrict s, uint8_t *restrict y)
+{
+    blk_q2_k *b = (blk_q2_k *)(void *)y;
+    const float *scales = s->scale, *mins = s->min;
+    uint8_t *L = s->L;
+    float max_scale = 0.0f, max_min = 0.0f;
+    for (int j = 0; j < 16; j++) {
         if (scales[j] > max_scale)
             max_scale = scales[j];
         if (mins[j] > max_min)
@@ -243,15 +253,21 @@ static void q2_k_block(const float *x, blk_q2_k *b)
  * value = d * (scale - 32) * (q - 4), q 0..7: bit 2 of value j is bit j/32
  * of hmask[j % 32]; scale j's low nibble is in byte j % 8 (hi nibble for
  * j >= 8), its top 2 bits at bit 2(j/4) of byte 8 + j % 4. */
-static void q3_k_block(const float *x, blk_q3_k *b)
+void gg_kq_search_q3_k(const float *restrict x, gg_kq_search *restrict s)
 {
-    int8_t L[256];
-    float scales[16], amax = 0.0f, max_scale = 0.0f;
-    for (int j = 0; j < 16; j++) {
-        scales[j] = q3_scale(16, 4, x + 16 * j, L + 16 * j);
+    for (int j = 0; j < 16; j++)
+        s->scale[j] = q3_scale(16, 4, x + 16 * j, (int8_t *)s->L + 16 * j);
+}
+
+void gg_kq_finish_q3_k(const float *restrict x, gg_kq_search *restrict s, uint8_t *restrict y)
+{
+    blk_q3_k *b = (blk_q3_k *)(void *)y;
+    const float *scales = s->scale;
+    uint8_t *L = s->L; /* (0..7) */
+    float amax = 0.0f, max_scale = 0.0f;
+    for (int j = 0; j < 16; j++)
         if (fabsf(scales[j]) > amax)
             amax = fabsf(scales[j]), max_scale = scales[j];
-    }
     uint8_t *sc = b->scales;
     memset(sc, 0, 12);
     float d = 0.0f;
@@ -267,20 +283,20 @@ static void q3_k_block(const float *x, blk_q3_k *b)
     }
     d = gg_q_put_f16(b->d, d);
     for (int j = 0; j < 16; j++) {
-        int s = (sc[j % 8] >> (j < 8 ? 0 : 4) & 15) | (sc[8 + j % 4] >> 2 * (j / 4) & 3) << 4;
-        const float dl = d * (float)(int8_t)(s - 32);
+        int sj = (sc[j % 8] >> (j < 8 ? 0 : 4) & 15) | (sc[8 + j % 4] >> 2 * (j / 4) & 3) << 4;
+        const float dl = d * (float)(int8_t)(sj - 32);
         if (dl == 0.0f)
             continue;
         for (int l = 0; l < 16; l++)
-            L[16 * j + l] = (int8_t)(clampi(gg_q_nearest(x[16 * j + l] / dl), -4, 3) + 4);
+            L[16 * j + l] = (uint8_t)(clampi(gg_q_nearest(x[16 * j + l] / dl), -4, 3) + 4);
     }
     memset(b->hmask, 0, sizeof b->hmask);
     for (int j = 0; j < 256; j++)
         if (L[j] > 3) {
             b->hmask[j % 32] |= (uint8_t)(1 << j / 32);
-            L[j] = (int8_t)(L[j] - 4);
+            L[j] = (uint8_t)(L[j] - 4);
         }
-    pack_2bit((const uint8_t *)L, b->qs);
+    pack_2bit(L, b->qs);
 }
 
 /* Q4_K's and Q5_K's 8 six-bit scales and mins in 12 bytes: bytes 0-3 hold
@@ -307,13 +323,10 @@ static void unpack_k4_scale(const uint8_t *sc, int j, uint8_t *s, uint8_t *m)
     }
 }
 
-/* Q4_K and Q5_K alike: 8 sub-blocks of 32 searched with weights
- * rms + |x|, scales and mins to 6 bits of d and dmin, then codes 0..nmax
- * against them into L. */
-static void k4_scales_codes(const float *x, int nmax, float rmin, int nstep, uint8_t *dm, uint8_t *scales,
-                            uint8_t *L)
+/* Q4_K's and Q5_K's search: 8 sub-blocks of 32, weights rms + |x|. */
+static void k4_search(const float *restrict x, int nmax, float rmin, int nstep, gg_kq_search *restrict s)
 {
-    float w[32], sc[8], mins[8], max_scale = 0.0f, max_min = 0.0f;
+    float w[32];
     for (int j = 0; j < 8; j++) {
         const float *xs = x + 32 * j;
         float sum_x2 = 0.0f;
@@ -322,7 +335,22 @@ static void k4_scales_codes(const float *x, int nmax, float rmin, int nstep, uin
         const float av_x = sqrtf(sum_x2 / 32);
         for (int l = 0; l < 32; l++)
             w[l] = av_x + fabsf(xs[l]);
-        sc[j] = scale_min(32, nmax, xs, w, L + 32 * j, &mins[j], rmin, 0.1f, nstep, 0);
+        s->scale[j] = scale_min(32, nmax, xs, w, s->L + 32 * j, &s->min[j], rmin, 0.1f, nstep, 0);
+    }
+}
+
+void gg_kq_search_q4_k(const float *restrict x, gg_kq_search *restrict s) { k4_search(x, 15, -1.0f, 20, s); }
+void gg_kq_search_q5_k(const float *restrict x, gg_kq_search *restrict s) { k4_search(x, 31, -0.5f, 15, s); }
+
+/* Then, alike: the scales and mins to 6 bits of d and dmin, and the codes
+ * 0..nmax again against them, into s->L. */
+static void k4_finish(const float *restrict x, int nmax, gg_kq_search *restrict s, uint8_t *restrict dm,
+                      uint8_t *restrict scales)
+{
+    const float *sc = s->scale, *mins = s->min;
+    uint8_t *L = s->L;
+    float max_scale = 0.0f, max_min = 0.0f;
+    for (int j = 0; j < 8; j++) {
         if (sc[j] > max_scale)
             max_scale = sc[j];
         if (mins[j] > max_min)
@@ -341,9 +369,9 @@ static void k4_scales_codes(const float *x, int nmax, float rmin, int nstep, uin
     const float d = gg_q_put_f16(dm, max_scale / 63.0f);
     const float dmin = gg_q_put_f16(dm + 2, max_min / 63.0f);
     for (int j = 0; j < 8; j++) {
-        uint8_t s, m;
-        unpack_k4_scale(scales, j, &s, &m);
-        const float dl = d * (float)s;
+        uint8_t sj, m;
+        unpack_k4_scale(scales, j, &sj, &m);
+        const float dl = d * (float)sj;
         if (dl == 0.0f)
             continue;
         const float ml = dmin * (float)m;
@@ -359,11 +387,12 @@ static void k4_scales_codes(const float *x, int nmax, float rmin, int nstep, uin
  *
  * value = d * scale * q - dmin * min, q 0..15; qs byte l of each 32-byte
  * quarter holds value l (lo nibble) and l + 32 (hi) of its 64. */
-static void q4_k_block(const float *x, blk_q4_k *b)
+void gg_kq_finish_q4_k(const float *restrict x, gg_kq_search *restrict s, uint8_t *restrict y)
 {
-    uint8_t L[256];
+    blk_q4_k *b = (blk_q4_k *)(void *)y;
+    const uint8_t *L = s->L;
     _Static_assert(offsetof(blk_q4_k, dmin) == 2, "d and dmin together");
-    k4_scales_codes(x, 15, -1.0f, 20, b->d, b->scales, L);
+    k4_finish(x, 15, s, b->d, b->scales);
     for (int q = 0; q < 4; q++)
         for (int l = 0; l < 32; l++)
             b->qs[32 * q + l] = (uint8_t)(L[64 * q + l] | L[64 * q + l + 32] << 4);
@@ -376,11 +405,12 @@ static void q4_k_block(const float *x, blk_q4_k *b)
  *
  * As Q4_K with q 0..31: bit 4 of value 64q + l is bit 2q of qh[l], of
  * value 64q + 32 + l bit 2q + 1. */
-static void q5_k_block(const float *x, blk_q5_k *b)
+void gg_kq_finish_q5_k(const float *restrict x, gg_kq_search *restrict s, uint8_t *restrict y)
 {
-    uint8_t L[256];
+    blk_q5_k *b = (blk_q5_k *)(void *)y;
+    const uint8_t *L = s->L;
     _Static_assert(offsetof(blk_q5_k, dmin) == 2, "d and dmin together");
-    k4_scales_codes(x, 31, -0.5f, 15, b->d, b->scales, L);
+    k4_finish(x, 31, s, b->d, b->scales);
     memset(b->qh, 0, sizeof b->qh);
     for (int q = 0; q < 4; q++)
         for (int l = 0; l < 32; l++) {
@@ -399,15 +429,21 @@ static void q5_k_block(const float *x, blk_q5_k *b)
  * bytes, 32 qh bytes), value l + 32k (l < 32, k < 4) has its low nibble in
  * ql[l + 32(k & 1)] (hi nibble for k >= 2) and its top bits at bit 2k of
  * qh[l]. */
-static void q6_k_block(const float *x, blk_q6_k *b)
+void gg_kq_search_q6_k(const float *restrict x, gg_kq_search *restrict s)
 {
-    int8_t L[256];
-    float scales[16], amax = 0.0f, max_scale = 0.0f;
-    for (int j = 0; j < 16; j++) {
-        scales[j] = symmetric_scale(16, 32, x + 16 * j, L + 16 * j);
+    for (int j = 0; j < 16; j++)
+        s->scale[j] = symmetric_scale(16, 32, x + 16 * j, (int8_t *)s->L + 16 * j);
+}
+
+void gg_kq_finish_q6_k(const float *restrict x, gg_kq_search *restrict s, uint8_t *restrict y)
+{
+    blk_q6_k *b = (blk_q6_k *)(void *)y;
+    const float *scales = s->scale;
+    uint8_t *L = s->L; /* (0..63) */
+    float amax = 0.0f, max_scale = 0.0f;
+    for (int j = 0; j < 16; j++)
         if (fabsf(scales[j]) > amax)
             amax = fabsf(scales[j]), max_scale = scales[j];
-    }
     if (amax < GROUP_EPS) {
         memset(b, 0, sizeof *b);
         return;
@@ -415,18 +451,18 @@ static void q6_k_block(const float *x, blk_q6_k *b)
     const float iscale = -128.0f / max_scale;
     const float d = gg_q_put_f16(b->d, 1.0f / iscale);
     for (int j = 0; j < 16; j++) {
-        int s = gg_q_nearest(iscale * scales[j]);
-        b->scales[j] = (uint8_t)(s < 127 ? s : 127);
+        int l = gg_q_nearest(iscale * scales[j]);
+        b->scales[j] = (uint8_t)(l < 127 ? l : 127);
     }
     for (int j = 0; j < 16; j++) {
         const float dl = d * (float)(int8_t)b->scales[j];
         if (dl == 0.0f)
             continue;
         for (int l = 0; l < 16; l++)
-            L[16 * j + l] = (int8_t)(clampi(gg_q_nearest(x[16 * j + l] / dl), -32, 31) + 32);
+            L[16 * j + l] = (uint8_t)(clampi(gg_q_nearest(x[16 * j + l] / dl), -32, 31) + 32);
     }
     for (int h = 0; h < 2; h++) {
-        const int8_t *Lh = L + 128 * h;
+        const uint8_t *Lh = L + 128 * h;
         uint8_t *ql = b->ql + 64 * h, *qh = b->qh + 32 * h;
         for (int l = 0; l < 32; l++) {
             ql[l] = (uint8_t)((Lh[l] & 15) | (Lh[l + 64] & 15) << 4);
@@ -436,14 +472,18 @@ static void q6_k_block(const float *x, blk_q6_k *b)
     }
 }
 
-#define K_QUANTIZER(name, blk)                                                   \
-    void gg_quantize_##name(const float *x, uint8_t *y, int64_t nblocks)        \
-    {                                                                            \
-        for (int64_t i = 0; i < nblocks; i++)                                    \
-            name##_block(x + 256 * i, (blk *)(void *)(y + (size_t)i * sizeof(blk))); \
+/* Each type: search, then finish, one super-block at a time. */
+#define K_QUANTIZER(name)                                                                  \
+    void gg_quantize_##name(const float *restrict x, uint8_t *restrict y, int64_t nblocks) \
+    {                                                                                      \
+        gg_kq_search s;                                                                    \
+        for (int64_t i = 0; i < nblocks; i++, x += 256) {                                  \
+            gg_kq_search_##name(x, &s);                                                    \
+            gg_kq_finish_##name(x, &s, y + (size_t)i * GG_KQ_BYTES_##name);                \
+        }                                                                                  \
     }
-K_QUANTIZER(q2_k, blk_q2_k)
-K_QUANTIZER(q3_k, blk_q3_k)
-K_QUANTIZER(q4_k, blk_q4_k)
-K_QUANTIZER(q5_k, blk_q5_k)
-K_QUANTIZER(q6_k, blk_q6_k)
+K_QUANTIZER(q2_k)
+K_QUANTIZER(q3_k)
+K_QUANTIZER(q4_k)
+K_QUANTIZER(q5_k)
+K_QUANTIZER(q6_k)

@@ -32,16 +32,27 @@ static inline uint8_t code_min(float v, float offset, int top)
 }
 
 /* The block's extremes for the _1 types, NaN skipped (FLT_MAX and -FLT_MAX
- * when every value is NaN). */
-static void min_max(const float *x, int n, float *min, float *max)
+ * when every value is NaN): ggml's `if (v < min) min = v` over the block,
+ * which keeps the first of equals (+0 or -0). Four runs of 8 in parallel,
+ * each keeping its first, then joined in order keeping the earlier run's:
+ * the same answer with a quarter of the dependency chain. */
+static inline void min_max(const float *restrict x, float *restrict min_out, float *restrict max_out)
 {
-    *min = FLT_MAX, *max = -FLT_MAX;
-    for (int j = 0; j < n; j++) {
-        if (x[j] < *min)
-            *min = x[j];
-        if (x[j] > *max)
-            *max = x[j];
+    float min[4] = {FLT_MAX, FLT_MAX, FLT_MAX, FLT_MAX}, max[4] = {-FLT_MAX, -FLT_MAX, -FLT_MAX, -FLT_MAX};
+    for (int j = 0; j < 8; j++)
+        for (int r = 0; r < 4; r++) {
+            if (x[8 * r + j] < min[r])
+                min[r] = x[8 * r + j];
+            if (x[8 * r + j] > max[r])
+                max[r] = x[8 * r + j];
+        }
+    for (int r = 1; r < 4; r++) {
+        if (min[r] < min[0])
+            min[0] = min[r];
+        if (max[r] > max[0])
+            max[0] = max[r];
     }
+    *min_out = min[0], *max_out = max[0];
 }
 
 /* Q4_0, 32 values in 18 bytes:
@@ -51,7 +62,7 @@ static void min_max(const float *x, int n, float *min, float *max)
  *
  * d = max / -8 (max: the value of largest |x|, so it codes as 0, i.e. -8),
  * q = min(15, x/d + 8.5 truncated); value = (q - 8) * d. */
-void gg_quantize_q4_0(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_q4_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 32) {
         blk_q4_0 *b = (blk_q4_0 *)(void *)(y + i * sizeof(blk_q4_0));
@@ -70,12 +81,12 @@ void gg_quantize_q4_0(const float *x, uint8_t *y, int64_t nblocks)
  *
  * m = min, d = (max - min) / 15, q = min(15, (x - m)/d + 0.5 truncated);
  * value = q * d + m. */
-void gg_quantize_q4_1(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_q4_1(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 32) {
         blk_q4_1 *b = (blk_q4_1 *)(void *)(y + i * sizeof(blk_q4_1));
         float min, max;
-        min_max(x, 32, &min, &max);
+        min_max(x, &min, &max);
         const float d = (max - min) / 15;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         gg_q_put_f16(b->d, d);
@@ -92,7 +103,7 @@ void gg_quantize_q4_1(const float *x, uint8_t *y, int64_t nblocks)
  *          | d f16 | qh: bit j = bit 4 of q[j] | qs[16]: low nibbles as Q4_0 |
  *
  * d = max / -16, q = min(31, x/d + 16.5 truncated); value = (q - 16) * d. */
-void gg_quantize_q5_0(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_q5_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 32) {
         blk_q5_0 *b = (blk_q5_0 *)(void *)(y + i * sizeof(blk_q5_0));
@@ -117,12 +128,12 @@ void gg_quantize_q5_0(const float *x, uint8_t *y, int64_t nblocks)
  *
  * m = min, d = (max - min) / 31, q = (x - m)/d + 0.5 truncated to a byte
  * (no clamp in ggml: only bits 0-4 are stored); value = q * d + m. */
-void gg_quantize_q5_1(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_q5_1(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 32) {
         blk_q5_1 *b = (blk_q5_1 *)(void *)(y + i * sizeof(blk_q5_1));
         float min, max;
-        min_max(x, 32, &min, &max);
+        min_max(x, &min, &max);
         const float d = (max - min) / 31;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         gg_q_put_f16(b->d, d);
@@ -145,7 +156,7 @@ void gg_quantize_q5_1(const float *x, uint8_t *y, int64_t nblocks)
  *          | d f16 | qs[16]: bit j%8 of byte j/8 = (x[j] >= 0) |
  *
  * d = mean |x| (summed in order); value = +d or -d. */
-void gg_quantize_q1_0(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_q1_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 128) {
         blk_q1_0 *b = (blk_q1_0 *)(void *)(y + i * sizeof(blk_q1_0));
@@ -169,7 +180,7 @@ void gg_quantize_q1_0(const float *x, uint8_t *y, int64_t nblocks)
  *
  * d = max |x|, q = clamp(round(x/d) + 1, 0, 3) (roundf: half away from
  * zero); value = (q - 1) * d. */
-void gg_quantize_q2_0(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_q2_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 64) {
         blk_q2_0 *b = (blk_q2_0 *)(void *)(y + i * sizeof(blk_q2_0));
@@ -181,7 +192,7 @@ void gg_quantize_q2_0(const float *x, uint8_t *y, int64_t nblocks)
         gg_q_put_f16(b->d, amax);
         memset(b->qs, 0, sizeof b->qs);
         for (int j = 0; j < 64; j++) {
-            int32_t t = gg_q_trunc(roundf(x[j] * id));
+            int32_t t = gg_q_round_i32(x[j] * id);
             int q = t < -1 ? 0 : t > 2 ? 3 : t + 1; /* (INT32_MIN + 1 in ggml: no overflow) */
             b->qs[j / 4] |= (uint8_t)(q << 2 * (j % 4));
         }

@@ -8,18 +8,13 @@
  * or more), and NaN and infinities come out of glibc's lroundf as LONG_MIN,
  * whose +1 keeps 1 in an int. The codes are then packed in uint8_t
  * arithmetic, wrapping as ggml's do. */
-#include <limits.h>
 #include <math.h>
 
 #include "blocks.h"
 #include "quantize_kernels.h"
 
 /* lroundf(v) + 1 as ggml stores it in an int. */
-static inline int trit(float v)
-{
-    long r = fabsf(v) < 0x1p63f ? lroundf(v) : LONG_MIN;
-    return (int)(uint32_t)(uint64_t)(r + 1);
-}
+static inline int trit(float v) { return (int)(uint32_t)(uint64_t)(gg_q_lroundf(v) + 1); }
 
 static float running_amax(const float *x, int n)
 {
@@ -50,7 +45,7 @@ static inline uint8_t fixed_point(uint8_t q) { return (uint8_t)(((uint16_t)q * 2
  *
  * five trits a qs byte, four a qh byte (x[240 + j + 4n], shifted up one
  * trit), each byte q -> ceil(q * 256 / 243); value = (t - 1) * d. */
-void gg_quantize_tq1_0(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_tq1_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 256) {
         blk_tq1_0 *b = (blk_tq1_0 *)(void *)(y + i * sizeof(blk_tq1_0));
@@ -71,7 +66,7 @@ void gg_quantize_tq1_0(const float *x, uint8_t *y, int64_t nblocks)
  *          | qs[64]: 2 bits each, bits 2n of qs[32h + m] = x[128h + m + 32n] | d f16 |
  *
  * value = (t - 1) * d, t 0..2 (only its low 2 bits are kept). */
-void gg_quantize_tq2_0(const float *x, uint8_t *y, int64_t nblocks)
+void gg_quantize_tq2_0(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
     for (int64_t i = 0; i < nblocks; i++, x += 256) {
         blk_tq2_0 *b = (blk_tq2_0 *)(void *)(y + i * sizeof(blk_tq2_0));

@@ -4,8 +4,8 @@
 # 3.21.1): for every type it makes, rows of 22 kinds of data (normal,
 # outliers, zero and constant rows, tiny, subnormal and huge magnitudes,
 # ties, NaN and infinities) at four row lengths quantize to ggml_quantize_chunk's
-# bytes, and gguffs' decoder reads ggml's to_float from them
-# (tests/check_quantize.py says how).
+# bytes on every SIMD path this CPU has, and gguffs' decoder reads ggml's
+# to_float from them (tests/check_quantize.py says how).
 . "$(dirname "$0")/../lib.sh"
 cd "$TOP"
 BUILD=${BUILD:-build}
