@@ -26,6 +26,7 @@ expects from the GGUF file itself (tests/peer/mkllama.py's reader), never from g
                                        U+2581 in BERT: the original tokenizer's (NAME.orig.json)
 Each ends with "check_hf.py MODE: N passed, N failed".
 """
+import functools
 import json
 import os
 import struct
@@ -117,7 +118,9 @@ def vocabs(d):
 
 
 # ---------------------------------------------------------------- config.json
+@functools.lru_cache(maxsize=None)
 def kvmap(path):
+    """({key: value}, {tensor name: Tensor}) of a GGUF, read once (callers only read them)."""
     kvs, ts = read_gguf(path)
     return {k: v for k, t, v in kvs}, {t.name: t for t in ts}
 
@@ -285,17 +288,19 @@ def hf_names(gguf):
     return {k: v[0] for k, v in hf_sources(gguf).items()}
 
 
-def views(mnt, gguf):
+def views(mnt, gguf, st=None):
     """Every HF tensor of MOUNT's as/hf/model.safetensors (f32) is its GGUF tensor's f32.npy
     of the same mount, rearranged as the converter's inverse: llama's q/k rows back from
     reshape(heads, 2, hd/2, ...).swapaxes(1, 2), gemma's norms minus 1 (in float32), each
-    expert its slice; bit for bit."""
+    expert its slice; bit for bit. ST: {HF name: float32 values} as another reader read
+    the file (check_pypeers.py: safetensors' safe_open); default load_st's."""
     K, _ = kvmap(gguf)
     a = K["general.architecture"]
     n_head = K[a + ".attention.head_count"]
     n_kv = K.get(a + ".attention.head_count_kv", n_head)
     arch = os.path.basename(gguf)[:-5]
-    st = load_st(os.path.join(mnt, arch, "as", "hf", "model.safetensors"))
+    if st is None:
+        st = {k: v.view("<f4") for k, (_, v) in load_st(os.path.join(mnt, arch, "as", "hf", "model.safetensors")).items()}
     for hf, (shape, name, e) in hf_sources(gguf).items():
         w = np.load(os.path.join(mnt, arch, "tensors", name, "f32.npy"))
         if e is not None:
@@ -306,7 +311,7 @@ def views(mnt, gguf):
             w = w.reshape(heads, w.shape[0] // heads // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
         if a.startswith("gemma") and hf.endswith("norm.weight"):
             w = (w - np.float32(1)).astype(np.float32)
-        got = st[hf][1].view("<f4").reshape(shape) if hf in st else None
+        got = st[hf].reshape(shape) if hf in st else None
         expect(got is not None and np.array_equal(got.view(np.uint32), np.ascontiguousarray(w, "<f4").reshape(shape)
                                                   .view(np.uint32)),
                "%s: %s is not %s rearranged" % (arch, hf, name))
