@@ -452,19 +452,16 @@ def safetensors_mode(mnt, f16mnt, bf16mnt, d):
         ", ".join(models), ", ".join(HF_ARCHS), str(err)[:80]))
 
 
+MODES = {"make": (make, 1), "gguf": (gguf_mode, 2), "safetensors": (safetensors_mode, 4)}
+
+
 def main(argv):
-    mode = argv[0] if argv else ""
-    if mode == "make":
-        make(argv[1])
-    elif mode == "gguf":
-        gguf_mode(argv[1], argv[2])
-    elif mode == "safetensors":
-        safetensors_mode(*argv[1:5])
-    else:
+    mode, n = (argv[0], MODES[argv[0]][1]) if argv and argv[0] in MODES else (None, -1)
+    if len(argv) != n + 1:
         print(__doc__)
         return 2
-    print("check_pypeers.py %s: %d passed, %d failed" % (mode, checks.passed, checks.failed))
-    return 1 if checks.failed else 0
+    MODES[mode][0](*argv[1:])
+    return checks.finish("check_pypeers.py " + mode)
 
 
 if __name__ == "__main__":
