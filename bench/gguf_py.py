@@ -4,7 +4,8 @@
                                   values, seconds
   gguf_py.py read MOUNT           read every tensors/<name>/f32 file of MOUNT (1 MiB reads, in
                                   tensors.tsv order): values, seconds
-  gguf_py.py verify MODEL MOUNT   each tensor's f32 file equals gguf-py's values, bit for bit
+  gguf_py.py verify MOUNT         GGUFReader on MOUNT/model.gguf: each tensor's f32 file equals
+                                  gguf-py's values of it, bit for bit
 """
 import csv
 import os
@@ -44,10 +45,10 @@ def read(mnt):
     print("seconds", time.perf_counter() - t0)
 
 
-def verify(model, mnt):
+def verify(mnt):
     import gguf
     from gguf import quants
-    r = gguf.GGUFReader(model)
+    r = gguf.GGUFReader(os.path.join(mnt, "model.gguf"))
     bad = [t.name for t, name in zip(r.tensors, tree_names(mnt))
            if np.fromfile(os.path.join(mnt, "tensors", name, "f32"), "<u4").tobytes() !=
            np.ascontiguousarray(quants.dequantize(t.data, t.tensor_type), "<f4").tobytes()]

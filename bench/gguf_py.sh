@@ -6,7 +6,8 @@
 #  - gguffs, cold: a fresh mount, every tensors/<name>/f32 file read in 1 MiB reads, one
 #    reader, in file order;
 #  - gguffs, warm: the same files again on that mount.
-# Then, untimed, every f32 file is checked equal to gguf-py's values bit for bit.
+# Then, untimed, every f32 file is checked equal to gguf-py's values (of the mount's model.gguf)
+# bit for bit.
 #
 #   bench/gguf_py.sh           (needs FUSE: run as root; RUNS=3)
 # Noisy on a shared 2-vCPU VM: compare figures within one run.
@@ -42,7 +43,7 @@ for run in $(seq "$RUNS"); do
 done
 echo >&2
 mnt "$GEMMA"
-same=$("$PY" bench/gguf_py.py verify "$GEMMA" "$M" | awk '{ v[$1] = $0 } END { print v["tensors"] "; " v["differ"] }')
+same=$("$PY" bench/gguf_py.py verify "$M" | awk '{ v[$1] = $0 } END { print v["tensors"] "; " v["differ"] }')
 umnt
 echo "-- Gemma 3 270M Q4_K_M ($(($(stat -c %s "$GEMMA") >> 20)) MiB), every tensor as float32: M values/s"
 echo "   gguf-py dequantize           $(med gguf_py)"
