@@ -12,7 +12,10 @@ files it serves.
           ik.gguf   IQ2_KS of ik_llama.cpp (id 145: an f16 scale per row, then blocks of
                     random bytes), 1 layer
           odd.gguf  rows of 96 and 200 values: the fallbacks (K-quants to 32-blocks, rows
-                    32 does not divide to F16; q1_0 has none: llama-quantize refuses)
+                    32 does not divide to F16; q1_0 has none: llama-quantize refuses);
+                    12 layers (blk.10 after blk.9); names llama-quantize treats apart: a
+                    5-byte name (quantized: its "ends in weight" test wraps), a router and
+                    position_embd (kept), a 3-D tensor
           moe.gguf  8 experts (3-D ffn_*_exps, ffn_gate_inp): the 8-expert rules and MXFP4
   check_recipes.py oracle MODEL_DIR OUT_DIR NAME RECIPE...
         for each recipe: llama_model_quantize(MODEL_DIR/as/f32.gguf) into OUT_DIR/NAME-RECIPE.gguf
@@ -121,9 +124,14 @@ def mode_models(d):
            for x in tensors]
     mk.set_kv(kvs, "general.file_type", mk.U32, 0)
     write_raw(os.path.join(d, "ik.gguf"), kvs, raw)
-    m = mk.make_llama(vocab=vocab, types=["q4_0", "q8_0", "f16"], n_embd=96, n_layer=2, n_head=4, n_head_kv=2,
-                      n_ff=200, seed=14, name="tiny-odd")
-    mk.write_gguf(os.path.join(d, "odd.gguf"), *m)
+    kvs, tensors = mk.make_llama(vocab=vocab, types=["q4_0", "q8_0", "f16"], n_embd=96, n_layer=12, n_head=4,
+                                 n_head_kv=2, n_ff=200, seed=14, name="tiny-odd")
+    rng = np.random.default_rng(14)
+    for name, ne in (("abcde", [96, 4]), ("blk.1.ffn_gate_inp.weight", [96, 4]), ("position_embd.weight", [96, 8]),
+                     ("blk.11.extra.weight", [96, 2, 3])):
+        v = (rng.standard_normal(int(np.prod(ne))) / 10).astype(np.float32)
+        tensors.append(mk.Tensor(name, ne, "f32", v.tobytes()))
+    mk.write_gguf(os.path.join(d, "odd.gguf"), kvs, tensors)
     mk.write_gguf(os.path.join(d, "moe.gguf"), *moe_llama(vocab))
 
 

@@ -452,10 +452,9 @@ static int place(walk *w, uint64_t ti, kind k, int64_t *i, int64_t *n, gg_err *e
     *i = (*counter)++;
     *n = f->has_layer_count ? (int64_t)f->n_layer : -1;
     if (f->n_expert > 1) {
-        if (f->layer[ti] < 0)
-            return fail_at(f, ti, e, "no layer number in its name (blk.N.), which a model with experts needs");
-        if (!f->has_layer_count || f->layer[ti] >= *n)
-            return fail_at(f, ti, e, "its layer is not below the model's block_count");
+        if (f->layer[ti] < 0 || !f->has_layer_count || f->layer[ti] >= *n)
+            return fail_at(f, ti, e, "a model with experts needs its layer (blk.N.) in its name, below the model's "
+                                     "block_count");
         *i = f->layer[ti];
     }
     return 0;
