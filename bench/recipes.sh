@@ -11,13 +11,16 @@
 #    (llama_model_quantize) on disk, page-cached;
 #  - quantization per recipe: the whole as/<recipe>.gguf of an F32 file on
 #    disk (a llama of 2 layers of 1024 and a 512-token vocabulary: its f32
-#    is read as it lies, so what is timed is the quantizing) with
-#    -o threads=1 and with every core, against llama_model_quantize of the
-#    same file with nthread 1 and every core (tests/peer/quantize.py --time:
-#    the call alone), in million values per second (RECIPE_RUNS, default 1:
-#    a run is a few minutes).
+#    is read as it lies, so what is timed is the quantizing) against
+#    llama_model_quantize of the same file (tests/peer/quantize.py --time:
+#    the call alone), in million values per second: of CPU time with one
+#    thread (-o threads=1, nthread 1: the daemon's CPU time, the child's;
+#    on a shared machine the clock says more about the neighbours), and of
+#    the clock with every core (RECIPE_RUNS, default 1: a run is a few
+#    minutes).
 #
-#   bench/recipes.sh            (needs FUSE: run as root; RUNS=3)
+#   bench/recipes.sh            (needs FUSE: run as root; RUNS=3, RECIPE_RUNS=1,
+#                                RECIPES="q4_k_m q6_k" for fewer)
 # Noisy on a shared 2-vCPU VM: compare figures within one run.
 set -u
 cd "$(dirname "$0")/.."
@@ -95,8 +98,8 @@ done
 echo "   as/q4_k_m.gguf, fresh mount: $(ratio fresh_total disk_total)x the file on disk; warm: $(ratio warm_total disk_total)x"
 
 # --- 3. quantization per recipe: gguffs against llama_model_quantize, same F32 file, same threads
-RECIPES="f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k_s q3_k_m q3_k_l q4_k_s q4_k_m q5_k_s q5_k_m q6_k iq4_nl iq4_xs
-iq3_s iq3_m tq1_0 tq2_0 mxfp4_moe q1_0 q2_0"
+RECIPES=${RECIPES:-"f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k_s q3_k_m q3_k_l q4_k_s q4_k_m q5_k_s q5_k_m q6_k iq4_nl
+iq4_xs iq3_s iq3_m tq1_0 tq2_0 mxfp4_moe q1_0 q2_0"}
 "$PY" -c "import sys; sys.path.insert(0, 'tests'); import check_recipes as c; c.small_vocab(sys.argv[1])" \
     "$D/vocab.gguf" || exit 1
 "$PY" tests/peer/mkllama.py model "$D/small.gguf" --type Q4_K --vocab "$D/vocab.gguf" --n-embd 1024 --n-layer 2 \
@@ -104,18 +107,23 @@ iq3_s iq3_m tq1_0 tq2_0 mxfp4_moe q1_0 q2_0"
 "$GGUFFS" --cat "$D/small.gguf" as/f32.gguf > "$D/small-f32.gguf" || exit 1
 cat "$D/small-f32.gguf" > /dev/null
 NF=$(values "$D/small-f32.gguf")
+rate() { awk -v n="$NF" -v ms="$1" 'BEGIN { printf "%.1f", (ms > 0 ? n / 1000 / ms : 0) }'; }
 ours() { # ours RECIPE THREADS: the whole view on a fresh mount of the F32 file
-    local t0
+    local t0 c0
     mnt "$D/small-f32.gguf" -o threads="$2"
+    c0=$(cpu_ms)
     t0=$(now)
     dd if="$M/as/$1.gguf" of=/dev/null bs=1M status=none
-    put "ours_$1_$2" "$(awk -v n="$NF" -v ns=$(($(now) - t0)) 'BEGIN { printf "%.1f", n * 1000 / ns }')"
+    put "ours_$1_$2" "$(rate $((($(now) - t0) / 1000000)))"
+    put "ours_$1_$2_cpu" "$(rate $(($(cpu_ms) - c0)))"
     umnt
 }
 theirs() { # theirs RECIPE THREADS
-    local ms
-    ms=$("$PY" tests/peer/quantize.py "$D/small-f32.gguf" "$D/out.gguf" "$1" --threads "$2" --time) || return
-    put "llama_$1_$2" "$(awk -v n="$NF" -v ms="$ms" 'BEGIN { printf "%.1f", n / 1000 / ms }')"
+    local ms cpu
+    read -r ms cpu < <("$PY" tests/peer/quantize.py "$D/small-f32.gguf" "$D/out.gguf" "$1" --threads "$2" --time) ||
+        return
+    put "llama_$1_$2" "$(rate "$ms")"
+    put "llama_$1_$2_cpu" "$(rate "$cpu")"
     rm -f "$D/out.gguf"
 }
 for run in $(seq "$RECIPE_RUNS"); do
@@ -129,10 +137,10 @@ for run in $(seq "$RECIPE_RUNS"); do
 done
 echo >&2
 echo "-- the whole as/<recipe>.gguf of an F32 file of $((NF / 1000000)) M values (fresh mount) against llama_model_quantize"
-echo "   of the same file (page-cached): M values/s, one thread and $CORES (medians of $RECIPE_RUNS)"
-printf "   %-10s %14s %14s %6s   %14s %14s %6s\n" recipe "gguffs 1" "llama 1" "" "gguffs $CORES" "llama $CORES" ""
+echo "   of the same file (page-cached): M values per CPU second with one thread, M values/s with $CORES (medians of $RECIPE_RUNS)"
+printf "   %-10s %12s %12s %7s   %12s %12s %7s\n" recipe "gguffs 1" "llama 1" "" "gguffs $CORES" "llama $CORES" ""
 for r in $RECIPES; do
-    printf "   %-10s %14s %14s %6sx  %14s %14s %6sx\n" "$r" "$(medv ours_${r}_1)" "$(medv llama_${r}_1)" \
-        "$(ratio ours_${r}_1 llama_${r}_1)" "$(medv ours_${r}_$CORES)" "$(medv llama_${r}_$CORES)" \
+    printf "   %-10s %12s %12s %6sx   %12s %12s %6sx\n" "$r" "$(medv ours_${r}_1_cpu)" "$(medv llama_${r}_1_cpu)" \
+        "$(ratio ours_${r}_1_cpu llama_${r}_1_cpu)" "$(medv ours_${r}_$CORES)" "$(medv llama_${r}_$CORES)" \
         "$(ratio ours_${r}_$CORES llama_${r}_$CORES)"
 done

@@ -8,7 +8,8 @@
         llama_model_quantize_default_params() with ftype and nthread (default 1: one
         thread gives the same bytes as any number), no importance matrix. Exits 1 with
         llama.cpp's reason on stderr when it refuses. --time: prints the milliseconds
-        llama_model_quantize took (not Python's start or the library's load).
+        llama_model_quantize took (not Python's start or the library's load), and the
+        CPU milliseconds it used (all its threads).
 
     import quantize
     q = quantize.Llama()
@@ -106,7 +107,8 @@ class Llama:
                 break
             log += b
         os.close(r)
-        _, status = os.waitpid(pid, 0)
+        _, status, usage = os.wait4(pid, 0)
+        self.cpu_ms = round((usage.ru_utime + usage.ru_stime) * 1000)
         log = log.decode("utf-8", "replace")
         if os.WIFSIGNALED(status):
             log += "\nllama_model_quantize: failed to quantize: killed by signal %d (an abort)" % os.WTERMSIG(status)
@@ -131,7 +133,7 @@ def main(argv):
     if not ok:
         print("llama_model_quantize %s %s: %s" % (argv[0], argv[2], reason(log)), file=sys.stderr)
     elif timed:
-        print(round((time.perf_counter() - t) * 1000))
+        print(round((time.perf_counter() - t) * 1000), q.cpu_ms)
     return 0 if ok else 1
 
 
