@@ -6,9 +6,11 @@
 # FUSE), remote models through nginx and the fault proxy against curl
 # and a local mount (remote.sh, needs FUSE and nginx), the GGUF views
 # (as_gguf.sh: as/*.gguf streams against the f32 files, llama.cpp from a
-# mount against a file, a 64 GiB model's as/; needs FUSE), and a comparison
-# of two models against decoding both (compare.sh), and quantization speed
-# per type against the real ggml (quantize_bench). Never part of
+# mount against a file, a 64 GiB model's as/; needs FUSE), a comparison
+# of two models against decoding both (compare.sh), gguf-py's dequantize
+# of the real Gemma 3 270M against its f32 files, cold and warm (gguf_py.sh,
+# needs FUSE), and quantization speed per type against the real ggml
+# (quantize_bench). Never part of
 # `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
 	$(BUILD)/bench/halfconv_bench $(BUILD)/bench/quantize_bench
@@ -38,6 +40,9 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== a comparison of two models against decoding both (bench/compare.sh)"
 	@BUILD=$(BUILD) bench/compare.sh
+	@echo
+	@echo "== gguf-py's dequantize against the f32 files, the real Gemma 3 270M (bench/gguf_py.sh)"
+	@bench/gguf_py.sh
 	@echo
 	@echo "== quantization per type against ggml_quantize_chunk (bench/quantize_bench)"
 	@$(BUILD)/bench/quantize_bench $(GGML_BASE)
