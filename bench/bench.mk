@@ -10,9 +10,9 @@
 # (recipes.sh: as/q4_k_m.gguf against as/f32.gguf, llama.cpp from it against
 # llama-quantize's file, quantizing against llama_model_quantize; needs
 # FUSE), a comparison of two models against decoding both (compare.sh),
-# quantization speed per type against the real ggml (quantize_bench), and
 # gguf-py's dequantize of the real Gemma 3 270M against its f32 files, cold
-# and warm (gguf_py.sh, needs FUSE). Never part of
+# and warm (gguf_py.sh, needs FUSE), and quantization speed per type against
+# the real ggml (quantize_bench). Never part of
 # `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
 	$(BUILD)/bench/halfconv_bench $(BUILD)/bench/quantize_bench
@@ -46,8 +46,8 @@ bench: gguffs $(BENCH_PROGS)
 	@echo "== a comparison of two models against decoding both (bench/compare.sh)"
 	@BUILD=$(BUILD) bench/compare.sh
 	@echo
-	@echo "== quantization per type against ggml_quantize_chunk (bench/quantize_bench)"
-	@$(BUILD)/bench/quantize_bench $(GGML_BASE)
-	@echo
 	@echo "== gguf-py's dequantize against the f32 files, the real Gemma 3 270M (bench/gguf_py.sh)"
 	@bench/gguf_py.sh
+	@echo
+	@echo "== quantization per type against ggml_quantize_chunk (bench/quantize_bench)"
+	@$(BUILD)/bench/quantize_bench $(GGML_BASE)

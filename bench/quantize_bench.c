@@ -9,8 +9,9 @@
  *
  * The input is N MiB (default 16) of normal float32 values in rows of 4096.
  * Each figure is M values per second, the best of 3 rounds of at least
- * 0.2 s, the two quantizers taking turns (one thread: its CPU time, all:
- * the wall clock); the bytes of both must be equal
+ * 0.2 s, the two quantizers taking turns; time is the CPU time of the
+ * busiest thread (static shares of the rows), which on a shared machine
+ * stands for the wall clock of one core each; the bytes of both must be equal
  * (a mismatch is printed, and the exit status is 1). */
 #include <dlfcn.h>
 #include <math.h>
@@ -34,13 +35,14 @@ static struct {
     size_t (*chunk)(int, const float *, void *, int64_t, int64_t, int64_t, const float *);
 } gl;
 
-/* One thread is timed by its own CPU time (this machine may be shared:
- * time spent waiting for a CPU is not the quantizer's), all threads by the
- * wall clock. */
-static double now(int threads)
+/* This thread's CPU time. The machine may be shared, so a quantizer is
+ * timed by the CPU its threads used, not by the wall clock (which counts
+ * the time they waited for a CPU): all threads together take as long as
+ * the busiest of them. */
+static double now(void)
 {
     struct timespec ts;
-    clock_gettime(threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -56,19 +58,27 @@ static int ggml_id(const gg_type *t)
     return -1;
 }
 
-/* All rows in chunks of CHUNK_ROWS over `threads` threads, by ggml or by us. */
-static void quantize_all(const gg_type *t, int id, int by_ggml, const float *x, uint8_t *y, int64_t rows,
-                         int threads)
+/* All rows in chunks of CHUNK_ROWS over `threads` threads, by ggml or by
+ * us; returns the CPU time of the busiest thread. */
+static double quantize_all(const gg_type *t, int id, int by_ggml, const float *x, uint8_t *y, int64_t rows,
+                           int threads)
 {
     const size_t row_bytes = ROW / t->block_elems * t->block_bytes;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (int64_t r = 0; r < rows; r += CHUNK_ROWS) {
-        int64_t n = rows - r < CHUNK_ROWS ? rows - r : CHUNK_ROWS;
-        if (by_ggml)
-            gl.chunk(id, x + r * ROW, y + (size_t)r * row_bytes, 0, n, ROW, NULL);
-        else
-            gg_quantize_rows(t->tid, x + r * ROW, y + (size_t)r * row_bytes, n, ROW);
+    double busiest = 0;
+#pragma omp parallel num_threads(threads) reduction(max : busiest)
+    {
+        double t0 = now();
+#pragma omp for schedule(static)
+        for (int64_t r = 0; r < rows; r += CHUNK_ROWS) {
+            int64_t n = rows - r < CHUNK_ROWS ? rows - r : CHUNK_ROWS;
+            if (by_ggml)
+                gl.chunk(id, x + r * ROW, y + (size_t)r * row_bytes, 0, n, ROW, NULL);
+            else
+                gg_quantize_rows(t->tid, x + r * ROW, y + (size_t)r * row_bytes, n, ROW);
+        }
+        busiest = now() - t0;
     }
+    return busiest;
 }
 
 /* M values per second, the best round of each, taking turns. */
@@ -79,10 +89,10 @@ static void measure(const gg_type *t, int id, const float *x, uint8_t *ya, uint8
     for (int round = 0; round < 3; round++)
         for (int g = 0; g < 2; g++) {
             int reps = 0;
-            double t0 = now(threads), dt;
+            double dt = 0;
             do
-                quantize_all(t, id, g, x, g ? yb : ya, rows, threads), reps++;
-            while ((dt = now(threads) - t0) < 0.2);
+                dt += quantize_all(t, id, g, x, g ? yb : ya, rows, threads), reps++;
+            while (dt < 0.2);
             best[g] = fmin(best[g], dt / reps);
         }
     *ours = (double)rows * ROW / best[0] / 1e6;

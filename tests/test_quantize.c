@@ -34,6 +34,7 @@
 #include "gguffs/quantize.h"
 #include "gguffs/types.h"
 #include "decode/blocks.h"
+#include "decode/quantize_kernels.h"
 #include "rng.h"
 #include "testlib.h"
 
@@ -196,6 +197,32 @@ static const gg_type *type_of(gg_tid t)
         if (gg_type_at(i)->tid == t)
             return gg_type_at(i);
     return NULL;
+}
+
+/* The inline roundings (quantize_kernels.h) against libm's roundf and
+ * lroundf, on every sign and exponent with random mantissas, the ties
+ * below 2^23 and the ends of the ranges. */
+static void roundings(void)
+{
+    rng_seed(0x36B0);
+    long bad = 0;
+    for (long i = 0; i < 2000000; i++) {
+        uint32_t b = (uint32_t)rng_next();
+        if (i % 4 == 1) /* a tie: an integer and a half */
+            b = gg_f32_to_bits((float)(int32_t)(b >> 9) * (b & 1 ? 1.0f : -1.0f) + 0.5f);
+        float v = gg_bits_to_f32(b);
+        int32_t want = gg_q_trunc(roundf(v));
+        long lwant = fabsf(v) < 0x1p63f ? lroundf(v) : LONG_MIN;
+        bad += gg_q_round_i32(v) != want || gg_q_lroundf(v) != lwant;
+    }
+    const float ends[] = {0x1p23f, -0x1p23f, 0x1p23f - 0.5f, 2147483520.0f, -2147483648.0f, 2147483648.0f,
+                          0x1p63f, -0x1p63f, 0x1p62f, INFINITY, -INFINITY, NAN, -0.5f, 0.5f, -0.0f, 0x1p-149f};
+    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
+        float v = ends[i];
+        bad += gg_q_round_i32(v) != gg_q_trunc(roundf(v)) ||
+               gg_q_lroundf(v) != (fabsf(v) < 0x1p63f ? lroundf(v) : LONG_MIN);
+    }
+    CHECK(bad == 0, "%ld roundings differ from roundf / lroundf", bad);
 }
 
 /* One block of x quantized to t must be want (bytes bytes). */
@@ -561,6 +588,7 @@ int main(int argc, char **argv)
     fixed_cases();
     simd_equals_scalar();
     rows_api();
+    roundings();
     legacy_by_hand();
     ternary_fp4_by_hand();
     iq3_s_zero_sub_block();

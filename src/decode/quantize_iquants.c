@@ -157,6 +157,7 @@ enum { CUBE = 4096, GRID = 512, NEAR_LEVELS = 3, NEIGHBOURS_CAP = 1 << 15 }; /* 
 static struct {
     int32_t on_grid[CUBE]; /* grid index, or -1 - (start of its list in near[]) */
     uint16_t near[NEIGHBOURS_CAP]; /* per off-grid point: n, then n grid indices */
+    float q[4][NEIGHBOURS_CAP]; /* value k of the point near[j], at [k][j] */
     int ok;
 } iq3s;
 
@@ -199,8 +200,11 @@ static void iq3s_init(void)
         size_t n = at++;
         for (int l = 0; l < NEAR_LEVELS && level[l] != INT32_MAX; l++)
             for (int j = 0; j < GRID; j++)
-                if (d2[j] == level[l])
+                if (d2[j] == level[l]) {
+                    for (int k = 0; k < 4; k++)
+                        iq3s.q[k][at] = (float)(int8_t)(gg_iq3s_grid[j] >> 8 * k);
                     iq3s.near[at++] = (uint16_t)j;
+                }
         iq3s.near[n] = (uint16_t)(at - n - 1);
     }
     iq3s.ok = 1;
@@ -209,22 +213,30 @@ static void iq3s_init(void)
 /* The neighbour of off-grid point u whose values, times scale, are nearest
  * xv (4 |x|) weighted by w (ggml's iq3_find_best_neighbour: the first of
  * equals). L gets its l (0..7). ggml aborts when no distance is below
- * FLT_MAX (NaN or overflowing values); we take the first neighbour. */
+ * FLT_MAX (NaN or overflowing values); we take the first neighbour. The
+ * distances are summed in ggml's order for each neighbour, but for all the
+ * neighbours at once (their values laid out by coordinate, the loop over
+ * neighbours innermost), which the compiler vectorizes. */
 static int iq3s_best_neighbour(int u, const float *restrict xv, const float *restrict w, float scale,
                                int8_t *restrict L)
 {
-    const uint16_t *near = iq3s.near - iq3s.on_grid[u] - 1;
-    float best = FLT_MAX;
-    int index = near[1];
-    for (int j = 1; j <= near[0]; j++) {
-        float d2 = 0.0f;
-        for (int k = 0; k < 4; k++) {
-            float diff = scale * (float)(int8_t)(gg_iq3s_grid[near[j]] >> 8 * k) - xv[k];
-            d2 += w[k] * diff * diff;
+    const int at = -iq3s.on_grid[u] - 1, n = iq3s.near[at];
+    const uint16_t *near = iq3s.near + at + 1;
+    float d2[GRID];
+    for (int j = 0; j < n; j++)
+        d2[j] = 0.0f;
+    for (int k = 0; k < 4; k++) {
+        const float *q = iq3s.q[k] + at + 1;
+        for (int j = 0; j < n; j++) {
+            float diff = scale * q[j] - xv[k];
+            d2[j] += w[k] * diff * diff;
         }
-        if (d2 < best)
-            best = d2, index = near[j];
     }
+    float best = FLT_MAX;
+    int index = near[0];
+    for (int j = 0; j < n; j++)
+        if (d2[j] < best)
+            best = d2[j], index = near[j];
     for (int k = 0; k < 4; k++)
         L[k] = (int8_t)(((int)(gg_iq3s_grid[index] >> 8 * k & 0xff) - 1) / 2);
     return index;

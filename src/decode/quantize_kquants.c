@@ -35,37 +35,40 @@ static float signed_max(const float *restrict x, int n, float *restrict amax)
 /* Symmetric codes l in -nmax..nmax-1 for x, weighted by x^2, the scale
  * found by trying 19 slightly different inverse scales around -nmax / max
  * and keeping the one whose least-squares fit is best (ggml's
- * make_qx_quants with rmse_type 1, no importance). L gets l + nmax. */
-static float symmetric_scale(int n, int nmax, const float *restrict x, int8_t *restrict L)
+ * make_qx_quants with rmse_type 1, no importance). L gets l + nmax. The
+ * codes of one inverse scale into L, their x^2-weighted sums sum(w x l)
+ * (returned) and sum(w l^2): */
+static float symmetric_fit(int n, int nmax, const float *restrict x, float iscale, int8_t *restrict L,
+                           float *restrict suml2)
 {
-    float amax, max = signed_max(x, n, &amax);
-    if (amax < GROUP_EPS) {
-        memset(L, 0, (size_t)n);
-        return 0.0f;
-    }
-    float iscale = (float)-nmax / max, sumlx = 0.0f, suml2 = 0.0f;
+    float sumlx = 0.0f;
+    *suml2 = 0.0f;
     for (int i = 0; i < n; i++) {
         int l = clampi(gg_q_nearest(iscale * x[i]), -nmax, nmax - 1);
         L[i] = (int8_t)(l + nmax);
         float w = x[i] * x[i];
         sumlx += w * x[i] * (float)l;
-        suml2 += w * (float)l * (float)l;
+        *suml2 += w * (float)l * (float)l;
     }
+    return sumlx;
+}
+
+static float symmetric_scale(int n, int nmax, const float *restrict x, int8_t *restrict L)
+{
+    float amax, max = signed_max(x, n, &amax), suml2;
+    if (amax < GROUP_EPS) {
+        memset(L, 0, (size_t)n);
+        return 0.0f;
+    }
+    float sumlx = symmetric_fit(n, nmax, x, (float)-nmax / max, L, &suml2);
     float scale = suml2 != 0.0f ? sumlx / suml2 : 0.0f, best = scale * sumlx;
+    int8_t Laux[32];
     for (int is = -9; is <= 9; is++) {
         if (is == 0)
             continue;
-        iscale = -((float)nmax + 0.1f * (float)is) / max;
-        sumlx = suml2 = 0.0f;
-        for (int i = 0; i < n; i++) {
-            int l = clampi(gg_q_nearest(iscale * x[i]), -nmax, nmax - 1);
-            float w = x[i] * x[i];
-            sumlx += w * x[i] * (float)l;
-            suml2 += w * (float)l * (float)l;
-        }
+        sumlx = symmetric_fit(n, nmax, x, -((float)nmax + 0.1f * (float)is) / max, Laux, &suml2);
         if (suml2 > 0.0f && sumlx * sumlx > best * suml2) {
-            for (int i = 0; i < n; i++)
-                L[i] = (int8_t)(nmax + clampi(gg_q_nearest(iscale * x[i]), -nmax, nmax - 1));
+            memcpy(L, Laux, (size_t)n);
             scale = sumlx / suml2;
             best = scale * sumlx;
         }
@@ -264,10 +267,7 @@ void gg_kq_finish_q3_k(const float *restrict x, gg_kq_search *restrict s, uint8_
     blk_q3_k *b = (blk_q3_k *)(void *)y;
     const float *scales = s->scale;
     uint8_t *L = s->L; /* (0..7) */
-    float amax = 0.0f, max_scale = 0.0f;
-    for (int j = 0; j < 16; j++)
-        if (fabsf(scales[j]) > amax)
-            amax = fabsf(scales[j]), max_scale = scales[j];
+    float amax, max_scale = signed_max(scales, 16, &amax);
     uint8_t *sc = b->scales;
     memset(sc, 0, 12);
     float d = 0.0f;
@@ -440,10 +440,7 @@ void gg_kq_finish_q6_k(const float *restrict x, gg_kq_search *restrict s, uint8_
     blk_q6_k *b = (blk_q6_k *)(void *)y;
     const float *scales = s->scale;
     uint8_t *L = s->L; /* (0..63) */
-    float amax = 0.0f, max_scale = 0.0f;
-    for (int j = 0; j < 16; j++)
-        if (fabsf(scales[j]) > amax)
-            amax = fabsf(scales[j]), max_scale = scales[j];
+    float amax, max_scale = signed_max(scales, 16, &amax);
     if (amax < GROUP_EPS) {
         memset(b, 0, sizeof *b);
         return;

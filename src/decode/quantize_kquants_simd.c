@@ -76,33 +76,32 @@ static void scale_min_v(int n, int nmax, const vf *restrict x, const vf *restric
 }
 
 /* symmetric_scale (ggml's make_qx_quants, rmse_type 1) in every lane; L[i]
- * gets l + nmax. */
-static vf symmetric_scale_v(int n, int nmax, const vf *restrict x, vi *restrict L)
+ * gets l + nmax. As there, the codes and sums of one inverse scale: */
+static vf symmetric_fit_v(int n, int nmax, const vf *restrict x, vf iscale, vi *restrict L, vf *restrict suml2)
 {
-    vf amax, max = signed_max_v(n, x, &amax);
-    const vi zero = amax < 1e-15f;
-    vf iscale = (float)-nmax / max, sumlx = (vf){0}, suml2 = (vf){0};
+    vf sumlx = (vf){0};
+    *suml2 = (vf){0};
     for (int i = 0; i < n; i++) {
         vi l = clampv(nearest(iscale * x[i]), -nmax, nmax - 1);
         L[i] = l + nmax;
         vf w = x[i] * x[i], lf = tof(l);
         sumlx += w * x[i] * lf;
-        suml2 += w * lf * lf;
+        *suml2 += w * lf * lf;
     }
+    return sumlx;
+}
+
+static vf symmetric_scale_v(int n, int nmax, const vf *restrict x, vi *restrict L)
+{
+    vf amax, max = signed_max_v(n, x, &amax), suml2;
+    const vi zero = amax < 1e-15f;
+    vf sumlx = symmetric_fit_v(n, nmax, x, (float)-nmax / max, L, &suml2);
     vf scale = sel(suml2 != 0.0f, sumlx / suml2, (vf){0}), best = scale * sumlx;
     vi Laux[32];
     for (int is = -9; is <= 9; is++) {
         if (is == 0)
             continue;
-        iscale = -((float)nmax + 0.1f * (float)is) / max;
-        sumlx = suml2 = (vf){0};
-        for (int i = 0; i < n; i++) {
-            vi l = clampv(nearest(iscale * x[i]), -nmax, nmax - 1);
-            Laux[i] = l + nmax;
-            vf w = x[i] * x[i], lf = tof(l);
-            sumlx += w * x[i] * lf;
-            suml2 += w * lf * lf;
-        }
+        sumlx = symmetric_fit_v(n, nmax, x, -((float)nmax + 0.1f * (float)is) / max, Laux, &suml2);
         vi better = (suml2 > 0.0f) & (sumlx * sumlx > best * suml2);
         if (!any(better))
             continue;

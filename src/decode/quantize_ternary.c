@@ -16,12 +16,14 @@
 /* lroundf(v) + 1 as ggml stores it in an int. */
 static inline int trit(float v) { return (int)(uint32_t)(uint64_t)(gg_q_lroundf(v) + 1); }
 
-static float running_amax(const float *x, int n)
+/* A block's d = max |x| into d (float16), and 1 / d to code with. */
+static float ternary_scale(const float *restrict x, uint8_t *restrict d)
 {
     float amax = 0.0f;
-    for (int j = 0; j < n; j++)
+    for (int j = 0; j < 256; j++)
         amax = amax > fabsf(x[j]) ? amax : fabsf(x[j]);
-    return amax;
+    gg_q_put_f16(d, amax);
+    return amax != 0.0f ? 1.0f / amax : 0.0f;
 }
 
 /* n trits (x[0], x[stride], ...) as one base-3 number, first most
@@ -49,8 +51,7 @@ void gg_quantize_tq1_0(const float *restrict x, uint8_t *restrict y, int64_t nbl
 {
     for (int64_t i = 0; i < nblocks; i++, x += 256) {
         blk_tq1_0 *b = (blk_tq1_0 *)(void *)(y + i * sizeof(blk_tq1_0));
-        const float d = running_amax(x, 256), id = d != 0.0f ? 1.0f / d : 0.0f;
-        gg_q_put_f16(b->d, d);
+        const float id = ternary_scale(x, b->d);
         for (int m = 0; m < 32; m++)
             b->qs[m] = fixed_point(base3(x + m, 5, 32, id));
         for (int m = 0; m < 16; m++)
@@ -70,8 +71,7 @@ void gg_quantize_tq2_0(const float *restrict x, uint8_t *restrict y, int64_t nbl
 {
     for (int64_t i = 0; i < nblocks; i++, x += 256) {
         blk_tq2_0 *b = (blk_tq2_0 *)(void *)(y + i * sizeof(blk_tq2_0));
-        const float d = running_amax(x, 256), id = d != 0.0f ? 1.0f / d : 0.0f;
-        gg_q_put_f16(b->d, d);
+        const float id = ternary_scale(x, b->d);
         for (int h = 0; h < 2; h++)
             for (int m = 0; m < 32; m++) {
                 uint8_t q = 0;
