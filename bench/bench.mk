@@ -6,8 +6,10 @@
 # FUSE), remote models through nginx and the fault proxy against curl
 # and a local mount (remote.sh, needs FUSE and nginx), the GGUF views
 # (as_gguf.sh: as/*.gguf streams against the f32 files, llama.cpp from a
-# mount against a file, a 64 GiB model's as/; needs FUSE), and a comparison
-# of two models against decoding both (compare.sh). Never part of
+# mount against a file, a 64 GiB model's as/; needs FUSE), a comparison
+# of two models against decoding both (compare.sh), and llama.cpp's load and
+# first token of a real model from a mount against its file (gemma.sh, needs
+# FUSE and the Python peers). Never part of
 # `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
 	$(BUILD)/bench/halfconv_bench
@@ -36,3 +38,6 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== a comparison of two models against decoding both (bench/compare.sh)"
 	@BUILD=$(BUILD) bench/compare.sh
+	@echo
+	@echo "== llama.cpp on a real model: the file, model.gguf, as/f32.gguf (bench/gemma.sh)"
+	@bench/gemma.sh
