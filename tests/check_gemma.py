@@ -125,6 +125,9 @@ def summary(L, d, model):
     log("llama.cpp: %s, %s" % (m.desc(), ", ".join("%s %d" % kv for kv in ll.items())))
     for k, v in ll.items():
         expect(j[k] == v, "summary.json %s: %r, llama.cpp says %r" % (k, j[k], v))
+    # llama.cpp's "file size ... (N BPW)" is the tensors' bytes over the parameters
+    bpw = ll["tensor_bytes"] * 8 / ll["parameters"]
+    expect(abs(j["bits_per_weight"] - bpw) <= 5e-5, "bits_per_weight %r, llama.cpp %r" % (j["bits_per_weight"], bpw))
     p = j["parameters_text"]
     for line in ["parameters      %s (%d)" % (p, ll["parameters"]), "context length  %d" % ll["context_length"],
                  "layers          %d" % ll["layers"], "heads           %d" % ll["heads"],
@@ -268,13 +271,18 @@ def hf(L, mnt, name, model, text_ids, ll_text, sliding):
     # tokenization: AutoTokenizer on as/hf/ against llama.cpp's vocabulary of the file
     tok = AutoTokenizer.from_pretrained(d)
     vm = L.load(model, vocab_only=True)
-    same = 0
+    same = back = 0
     for t in TEXTS:
         a = tok(t).input_ids
         b = vm.tokenize(t, add_special=True, parse_special=True)
         same += a == b
         expect(a == b, "AutoTokenizer %r: %s, llama.cpp %s" % (t, a[:20], b[:20]))
-    log("AutoTokenizer and llama.cpp: %d of %d texts tokenized alike (BOS added as both add it)" % (same, len(TEXTS)))
+        # and back to text: the decoders agree (special tokens written out)
+        da, db = tok.decode(b), vm.detokenize(b)
+        back += da == db
+        expect(da == db, "tokenizer decode %r, llama.cpp %r" % (da[:60], db[:60]))
+    log("AutoTokenizer and llama.cpp: %d of %d texts tokenized alike (BOS added as both add it), "
+        "%d decoded alike" % (same, len(TEXTS), back))
     # the chat: the file's template where it has one, else gemma's turns; transformers
     # renders the Jinja, llama.cpp formats with its built-in template of that name
     own = vm.chat_template()

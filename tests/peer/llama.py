@@ -10,7 +10,7 @@ include/llama.h of the llama.cpp source node-llama-cpp 3.21.1 ships
     import llama
     L = llama.Llama()                           # loads libllama and the CPU backends
     m = L.load("model.gguf")                    # raises LlamaError with llama.cpp's log
-    m.n_params(), m.n_layer(), m.chat_template(), m.tokenize("text")
+    m.n_params(), m.n_layer(), m.chat_template(), m.tokenize("text"), m.detokenize(ids)
     with m.context(n_ctx=256) as c:             # one thread, float32 KV cache
         logits = c.logits(ids)                  # numpy (len(ids), n_vocab), every position
     L.chat_apply_template(tmpl, [("user", "hi")], add_ass=True)
@@ -128,6 +128,8 @@ class Llama:
         _sig(L, "llama_vocab_n_tokens", C.c_int32, P)
         _sig(L, "llama_tokenize", C.c_int32, P, C.c_char_p, C.c_int32, C.POINTER(C.c_int32), C.c_int32,
              C.c_bool, C.c_bool)
+        _sig(L, "llama_detokenize", C.c_int32, P, C.POINTER(C.c_int32), C.c_int32, C.c_char_p, C.c_int32,
+             C.c_bool, C.c_bool)
         _sig(L, "llama_decode", C.c_int32, P, Batch)
         _sig(L, "llama_get_logits_ith", C.POINTER(C.c_float), P, C.c_int32)
         _sig(L, "llama_chat_apply_template", C.c_int32, C.c_char_p, C.POINTER(ChatMessage), C.c_size_t,
@@ -215,6 +217,15 @@ class Model(_Owned):
         if k < 0:
             raise LlamaError("llama_tokenize: %d" % k)
         return list(out[:k])
+
+    def detokenize(self, ids, remove_special=False, unparse_special=True):
+        toks = (C.c_int32 * max(len(ids), 1))(*ids)
+        n = 64 + 64 * len(ids)
+        buf = C.create_string_buffer(n)
+        k = self.lib.llama_detokenize(self.vocab, toks, len(ids), buf, n, remove_special, unparse_special)
+        if k < 0:
+            raise LlamaError("llama_detokenize: %d" % k)
+        return buf.raw[:k].decode("utf-8", "replace")
 
     def context(self, n_ctx=256, n_batch=256, threads=1, kv=GGML_TYPE_F32, swa_full=False):
         p = self.lib.llama_context_default_params()
