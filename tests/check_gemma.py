@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""check_gemma.py - a real trained model end to end (tests/check.d/79_gemma.sh): Gemma 3
+"""check_gemma.py - a real trained model end to end (tests/check.d/80_gemma.sh): Gemma 3
 270M Q4_K_M from PyPI, judged by llama.cpp (tests/peer/llama.py, one thread), transformers
 and numpy on ggml's own dequantization, never by gguffs.
 

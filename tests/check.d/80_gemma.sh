@@ -17,9 +17,9 @@
 # A missing peer or model fails the suite, naming it.
 . "$(dirname "$0")/../lib.sh"
 cd "$TOP"
-G=$(tests/pyenv.sh gemma) || { fail "the real model (tests/pyenv.sh gemma): run tests/deps.sh"; finish 79_gemma; exit 1; }
+G=$(tests/pyenv.sh gemma) || { fail "the real model (tests/pyenv.sh gemma): run tests/deps.sh"; finish 80_gemma; exit 1; }
 LIB=tests/peer/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libllama.v0.4.0.so
-[ -f "$LIB" ] || { fail "llama.cpp's $LIB (npm node-llama-cpp): run tests/deps.sh"; finish 79_gemma; exit 1; }
+[ -f "$LIB" ] || { fail "llama.cpp's $LIB (npm node-llama-cpp): run tests/deps.sh"; finish 80_gemma; exit 1; }
 
 mkdir -p "$TMP/models"
 ln -s "$G" "$TMP/models/gemma.gguf"
@@ -32,4 +32,4 @@ check "the mount has both models" [ -d "$TMP/m/gemma/as/hf" ] && [ -d "$TMP/m/ge
 check "llama.cpp, transformers and numpy agree with the mount" \
     $PY tests/check_gemma.py all "$TMP/m" gemma gemma-q8_0 "$G" "$TMP/models/gemma-q8_0.gguf"
 unmount "$TMP/m"
-finish 79_gemma
+finish 80_gemma
