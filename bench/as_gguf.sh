@@ -38,9 +38,6 @@ stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$M/.stats"; }
 "$FSB" gen "$D/q4k.gguf" a:q4_k:4096:16384 b:q4_k:4096:16384 c:q4_k:4096:16384 d:q4_k:4096:16384 > /dev/null || exit 1
 cat "$D/q4k.gguf" > /dev/null
 NV=$((4 * 4096 * 16384))
-# cpu_ms: the daemon's CPU time so far (user + system), which load on a
-# shared machine disturbs less than the clock
-cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$(pid_of_mount)/stat"; }
 stream() { # stream NAME FILE...: dd them on a fresh mount
     local name=$1 t0 c0
     shift
@@ -72,16 +69,11 @@ if command -v node > /dev/null && [ -f tests/peer/node_modules/node-llama-cpp/pa
         --n-head-kv 4 --n-ff 2816 2> /dev/null || exit 1
     "$GGUFFS" --cat "$D/llama.gguf" as/f32.gguf > "$D/llama-f32.gguf" || exit 1
     cat "$D/llama-f32.gguf" > /dev/null
-    lt() { # lt MODEL NAME: load, context and eval ms of one run of llama.cpp
-        EMBED_TIMING=1 node tests/peer/embed.mjs probs "$1" "Once upon a time" "$D/p.f32" 2>&1 >/dev/null |
-            awk -v n="$2" '/^timing_ms probs/ { for (i = 1; i < NF; i++) if ($i == "load" || $i == "eval" || $i == "context") t[$i] = $(i + 1);
-                printf "%s_load %s\n%s_eval %s\n%s_total %s\n", n, t["load"], n, t["eval"], n, t["load"] + t["context"] + t["eval"] }'
-    }
     for run in $(seq "$RUNS"); do
         printf "\rllama.cpp: run %d/%d " "$run" "$RUNS" >&2
-        lt "$D/llama-f32.gguf" disk | while read -r k v; do put "$k" "$v"; done
+        llama_time "$D/llama-f32.gguf" disk
         mnt "$D/llama.gguf"
-        lt "$M/as/f32.gguf" mount | while read -r k v; do put "$k" "$v"; done
+        llama_time "$M/as/f32.gguf" mount
         umnt
     done
     echo >&2

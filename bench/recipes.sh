@@ -39,7 +39,6 @@ bench_need_fuse recipes.sh
 bench_setup recipes
 MED_FORMAT=%6.0f
 mnt() { "$GGUFFS" "$@" "$M" || { echo "recipes.sh: mount failed" >&2; exit 1; }; ls "$M" > /dev/null; }
-cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$(pid_of_mount)/stat"; }
 # values MODEL.gguf: its element count
 values() { "$PY" -c "
 import sys; sys.path.insert(0, 'tests'); import gguf_tool as g, math
@@ -75,17 +74,12 @@ echo "   as/f32.gguf      $(med f32)         cpu $(med f32_cpu)"
 echo "   as/q4_k_m.gguf   $(med q4_k_m)  $(ratio q4_k_m f32)x   cpu $(med q4_k_m_cpu)  $(ratio q4_k_m_cpu f32_cpu)x"
 
 # --- 2. llama.cpp: load and first token
-lt() { # lt MODEL NAME: load, context and eval ms of one run of llama.cpp
-    EMBED_TIMING=1 node tests/peer/embed.mjs probs "$1" "Once upon a time" "$D/p.f32" 2>&1 >/dev/null |
-        awk -v n="$2" '/^timing_ms probs/ { for (i = 1; i < NF; i++) if ($i == "load" || $i == "eval" || $i == "context") t[$i] = $(i + 1);
-            printf "%s_load %s\n%s_eval %s\n%s_total %s\n", n, t["load"], n, t["eval"], n, t["load"] + t["context"] + t["eval"] }'
-}
 for run in $(seq "$RUNS"); do
     printf "\rllama.cpp: run %d/%d " "$run" "$RUNS" >&2
-    lt "$D/llama-q4_k_m.gguf" disk | while read -r k v; do put "$k" "$v"; done
+    llama_time "$D/llama-q4_k_m.gguf" disk
     mnt "$D/llama.gguf"
-    lt "$M/as/q4_k_m.gguf" fresh | while read -r k v; do put "$k" "$v"; done
-    lt "$M/as/q4_k_m.gguf" warm | while read -r k v; do put "$k" "$v"; done
+    llama_time "$M/as/q4_k_m.gguf" fresh
+    llama_time "$M/as/q4_k_m.gguf" warm
     umnt
 done
 echo >&2

@@ -200,7 +200,7 @@ def why_of(model_dir, recipe):
 
 
 def mode_oracle(model_dir, out_dir, name, recipes):
-    q = quantize.Llama()
+    q = quantize.Quantizer()
     f32 = os.path.join(model_dir, "as", "f32.gguf")
     for r in recipes:
         out = os.path.join(out_dir, "%s-%s.gguf" % (name, r))

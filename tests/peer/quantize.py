@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """quantize.py - llama-quantize itself: llama_model_quantize of the real llama.cpp
-(libllama.v0.4.0.so from npm @node-llama-cpp/linux-x64) through ctypes.
+(tests/peer/llama.py's Llama: libllama.v0.4.0.so from npm @node-llama-cpp/linux-x64),
+by recipe name, each call in a child process.
 
   quantize.py IN.gguf OUT.gguf RECIPE [--threads N] [--time]
         what `llama-quantize IN.gguf OUT.gguf RECIPE N` makes: RECIPE a name of
@@ -12,20 +13,15 @@
         CPU milliseconds it used (all its threads).
 
     import quantize
-    q = quantize.Llama()
+    q = quantize.Quantizer()
     ok, log = q.quantize("in.gguf", "out.gguf", "q4_k_m")    # log: llama.cpp's messages
-
-The struct below is llama_model_quantize_params of include/llama.h in the llama.cpp
-that node-llama-cpp 3.21.1 ships (llama/gitRelease.bundle), field for field.
 """
-import ctypes
 import os
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_LIB = os.path.join(HERE, "node_modules", "@node-llama-cpp", "linux-x64", "bins", "linux-x64",
-                           "libllama.v0.4.0.so")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import llama  # noqa: E402
 
 # llama-quantize's names (tools/quantize/quantize.cpp QUANT_OPTIONS) -> llama_ftype (llama.h)
 FTYPES = {
@@ -38,67 +34,36 @@ FTYPES = {
 }
 
 
-class Params(ctypes.Structure):
-    _fields_ = [
-        ("nthread", ctypes.c_int32),
-        ("ftype", ctypes.c_int),                 # enum llama_ftype
-        ("output_tensor_type", ctypes.c_int),    # enum ggml_type
-        ("token_embedding_type", ctypes.c_int),  # enum ggml_type
-        ("allow_requantize", ctypes.c_bool),
-        ("quantize_output_tensor", ctypes.c_bool),
-        ("only_copy", ctypes.c_bool),
-        ("pure", ctypes.c_bool),
-        ("keep_split", ctypes.c_bool),
-        ("dry_run", ctypes.c_bool),
-        ("imatrix", ctypes.c_void_p),
-        ("kv_overrides", ctypes.c_void_p),
-        ("tt_overrides", ctypes.c_void_p),
-        ("prune_layers", ctypes.c_void_p),
-        ("max_buf_size", ctypes.c_size_t),
-    ]
-
-
-LOG_CB = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
-_LOG = []
-_CB = LOG_CB(lambda level, text, user: _LOG.append(text.decode("utf-8", "replace")))
-
-
 def ftype_of(recipe):
     if isinstance(recipe, int) or str(recipe).isdigit():
         return int(recipe)
     return FTYPES[str(recipe).lower()]
 
 
-class Llama:
-    def __init__(self, path=None):
+class Quantizer:
+    def __init__(self):
         os.environ["GGML_NO_BACKTRACE"] = "1"  # (ggml would attach gdb to print one)
-        path = path or os.environ.get("LLAMA_LIB") or DEFAULT_LIB
-        L = self.lib = ctypes.CDLL(path)
-        L.llama_model_quantize_default_params.restype = Params
-        L.llama_model_quantize_default_params.argtypes = []
-        L.llama_model_quantize.restype = ctypes.c_uint32
-        L.llama_model_quantize.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(Params)]
-        L.llama_log_set.argtypes = [LOG_CB, ctypes.c_void_p]
-        L.llama_log_set(_CB, None)
-        L.llama_backend_init()
+        self.llama = llama.Llama()
+        self.cpu_ms = 0
 
     def quantize(self, inp, out, recipe, nthread=1):
-        """(ok, llama.cpp's log) of llama_model_quantize(inp, out) in recipe. It runs in a
-        child process: llama.cpp aborts on some files (a GGML_ASSERT), which must fail
-        the one call, not the caller."""
+        """(ok, llama.cpp's log) of llama_model_quantize(inp, out) in recipe, with the
+        default parameters. It runs in a child process: llama.cpp aborts on some files
+        (a GGML_ASSERT), which must fail the one call, not the caller. self.cpu_ms: the
+        CPU time the child used."""
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(r)
-            rc = 1
+            ok = False
             try:
-                p = self.lib.llama_model_quantize_default_params()
-                p.ftype = ftype_of(recipe)
-                p.nthread = nthread
-                rc = self.lib.llama_model_quantize(os.fsencode(inp), os.fsencode(out), ctypes.byref(p))
-                os.write(w, "".join(_LOG).encode())
+                self.llama.quantize(inp, out, ftype_of(recipe), nthread, requantize=False)
+                ok = True
+            except llama.LlamaError:
+                pass
             finally:
-                os._exit(0 if rc == 0 else 1)
+                os.write(w, "".join(self.llama.log).encode())
+                os._exit(0 if ok else 1)
         os.close(w)
         log = b""
         while True:
@@ -127,7 +92,7 @@ def main(argv):
     if len(argv) not in (3, 5) or (len(argv) == 5 and argv[3] != "--threads"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
-    q = Llama()
+    q = Quantizer()
     t = time.perf_counter()
     ok, log = q.quantize(argv[0], argv[1], argv[2], int(argv[4]) if len(argv) == 5 else 1)
     if not ok:
