@@ -6,9 +6,13 @@
  *
  * What it promises:
  *  - a GET of a byte range gives exactly those bytes or fails: a 206 must
- *    carry a Content-Range equal to the request and the exact body length; a
- *    200 with the whole body (a server that ignores Range) is read for the
- *    wanted bytes only, never taken as the range;
+ *    carry a Content-Range that starts where the request does and the exact
+ *    body length; a 206 that ends early (HTTP allows a server to send less)
+ *    and an answer that breaks are taken for what came, and the rest is
+ *    asked for, from an answer that says the same of the object (size,
+ *    ETag, Last-Modified: else GG_E_STALE); a 200 with the whole body (a
+ *    server that ignores Range) is read for the wanted bytes only, never
+ *    taken as the range;
  *  - redirects are followed here, not by libcurl, at most GG_NET_MAX_REDIRECTS
  *    of them and only to http/https; the -o header headers go to the host
  *    (and port) of the URL they were given for only, never to a host a
@@ -141,10 +145,12 @@ struct gg_http_get {
     uint64_t part_bytes;   /* parts[k / part_bytes] + k % part_bytes (no copy in between) */
     /* With parts: told of each part as soon as all its bytes are in, in
      * order, from the thread in gg_net_get, with g's total and validators
-     * those of the answer that brought it (a 206 of the range asked for, or
-     * a 200 with a Content-Length). A part told is never written again: a
-     * retry asks for the parts after it. Nonzero: the answer is not the
-     * object wanted; no part is told again. NULL: none told. */
+     * those of the answer that brought its last byte (a 206 from the byte
+     * asked for, or a 200 with a Content-Length). A part is whole when all
+     * its bytes came, or the answer says the object ends in it: never a part
+     * a short answer left partly unwritten. A part told is never written
+     * again: a retry asks for the bytes after it. Nonzero: the answer is not
+     * the object wanted; no part is told again. NULL: none told. */
     int (*part_in)(void *arg, uint64_t part, const gg_http_get *g);
     void *part_arg;
     uint64_t parts_in;     /* in: parts of the range already in (not asked for); out: and told */
@@ -155,7 +161,8 @@ struct gg_http_get {
                             * (url may be where it redirected to); NULL: url */
     int no_retry;          /* fail on the first transient error (probing) */
     int parts_refused;     /* (internal) part_in said no: tell no more */
-    uint64_t parts_base;   /* (internal) parts in before this try: off, len, parts start after them */
+    uint64_t parts_base;   /* (internal) the part this try's bytes begin in: parts starts there */
+    uint64_t part_skew;    /* (internal) bytes of that part in before this try */
     const gg_net_policy *policy; /* its scheme's, or NULL */
 
     int status;            /* of the last hop */

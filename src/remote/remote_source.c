@@ -24,8 +24,9 @@
  * its GET comes (fetch.h's part_in): the round trip is paid once per part,
  * not once per block, so few big GETs keep up with the network (several
  * small ones in parallel cost more: 8 of 2 MiB took 1.5x one GET's time
- * through the bench's proxy). A GET that breaks is resumed after its
- * blocks already in. The window starts at 16 MiB (8 MiB while blocks come
+ * through the bench's proxy). A GET that breaks, or whose 206 ends early,
+ * is resumed after its bytes already in (net.h); a block is settled only
+ * once all its bytes are in. The window starts at 16 MiB (8 MiB while blocks come
  * from the disk cache: no latency to hide) and doubles, up to 32 MiB,
  * only while the reader has to wait for its blocks (at most once per
  * window's worth read): each block of it is a buffer, and fresh memory is
@@ -188,7 +189,7 @@ static int fetch_checked(remote_source *h, uint64_t off, uint64_t len, uint8_t *
                      h->s.name, off, off + len - 1, r.got);
     if (rc == 0)
         return 0;
-    if (rc && fe.code == GG_E_STALE)
+    if (fe.code == GG_E_STALE)
         stale(h, NULL, fe.msg);
     /* The reader only sees EIO: say why in the log, at most once every 10 s
      * per model file (a reader retrying must not flood it). */

@@ -1,0 +1,106 @@
+#!/bin/bash
+# Answers a server chooses per request (tests/net/faultproxy.py in front of
+# nginx), those found when remote models were tried as a new user would
+# (issue 32):
+#  - a 206 shorter than the range asked for, with an honest Content-Range:
+#    the rest is asked for, every byte is right, and no block that did not
+#    come whole is kept, in memory or in cache_dir (a later mount against a
+#    right server reads the same bytes);
+#  - a Content-Range whose total is one byte more than the file: never a
+#    byte that no server sent;
+#  - a Content-Range with no total (bytes 0-1048575/*), a body that
+#    trickles: the messages say what was seen.
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/tests/net/netlib.sh"
+unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HF_TOKEN HF_TOKEN_PATH HF_ENDPOINT
+export HOME=$TMP/home
+RC=$TOP/tests/net/readcmp.py
+M=$TMP/m
+MiB=1048576
+PIDS=""
+trap 'for p in $PIDS; do net_kill "$p"; done; net_cleanup; cleanup' EXIT
+
+W=$TMP/www
+mkdir -p "$W" "$HOME"
+"$PY" "$TOP/tests/net/mkmodels.py" data "$W/data.gguf" 24 || { fail "making the model"; finish; exit 1; }
+for f in short total; do cp "$W/data.gguf" "$W/$f.gguf"; done
+SIZE=$(stat -c %s "$W/data.gguf")
+net_start start "$W" "$TMP/web" || { fail "servers.sh start"; finish; exit 1; }
+. "$TMP/web/env"
+net_proxy P "$HTTP_PORT"
+PU=http://127.0.0.1:$P
+LOG=$TMP/daemon.log
+pj() { net_plog "$P" | "$PY" -c 'import json,sys; L=json.load(sys.stdin); print('"$1"')'; }
+# at FILE OFFSET N: what a read of N bytes at OFFSET of FILE gives (its bytes in hex, or the errno's name)
+at() {
+    "$PY" -c 'import errno, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+try:
+    print(os.pread(fd, int(sys.argv[3]), int(sys.argv[2])).hex() or "EOF")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$@"
+}
+
+# --- a 206 shorter than asked for: every GET with a range is answered with
+# at most 1.5 MiB of it (the server's honest Content-Range says so)
+C=$TMP/cache
+net_rules "$P" '{"rules": [{"range": "^bytes=", "action": "cap_range", "bytes": 1572864, "times": -1}]}'
+if mount_model "$M" "$PU/short.gguf" -o timeout=10,cache_dir="$C",logfile="$LOG"; then
+    check "short 206s: model.gguf is the file, byte for byte" cmp "$M/model.gguf" "$W/short.gguf"
+    check "short 206s: every tensor right" test "$(timeout 120 "$PY" "$RC" "$M" "$W/short.gguf" --all | tr ' ' '\n' | sort -u)" = ok
+    asked=$(pj "sum(1 for a in L for b in L if a['range'] and b['range'] and b['n'] > a['n']
+        and int(b['range'][6:].split('-')[0]) == int(a['range'][6:].split('-')[0]) + 1572864)")
+    check "short 206s: the rest asked for, from the byte after what came ($asked)" test "$asked" -ge 1
+    unmount "$M"
+else
+    fail "mount through short 206s"
+fi
+net_reset "$P"
+if mount_model "$M" "$PU/short.gguf" -o timeout=10,cache_dir="$C"; then
+    check "short 206s: what cache_dir kept is the file's bytes (a mount against a right server)" \
+        cmp "$M/model.gguf" "$W/short.gguf"
+    unmount "$M"
+else
+    fail "mount from the cache_dir of the short 206s"
+fi
+
+# --- a Content-Range total one byte more than the file, in every answer
+net_rules "$P" '{"rules": [{"action": "wrong_total", "shift": 1, "times": -1}]}'
+if mount_model "$M" "$PU/total.gguf" -o direct_io,timeout=4,retries=1,logfile="$LOG"; then
+    got=$(at "$M/model.gguf" "$SIZE" 1)
+    check "a total one byte more: the byte past the file is no byte ($got)" sh -c "[ '$got' = ESTALE ] || [ '$got' = EIO ]"
+    got=$(at "$M/model.gguf" $((SIZE - 2)) 3)
+    check "a total one byte more: the file's last bytes are not served with it ($got)" \
+        sh -c "[ '$got' = ESTALE ] || [ '$got' = EIO ]"
+    unmount "$M"
+else
+    fail "mount with a wrong total"
+fi
+net_reset "$P"
+if mount_model "$M" "$PU/total.gguf" -o direct_io,timeout=4,retries=1,logfile="$LOG"; then
+    net_rules "$P" '{"rules": [{"action": "wrong_total", "shift": 1, "times": -1}]}'
+    got=$("$PY" "$RC" "$M" "$W/total.gguf" --at $((9 * MiB)) --len 4096)
+    check "a total that differs from the mount's: ESTALE ($got)" test "$got" = ESTALE
+    check "the size stays the one mounted" test "$(stat -c %s "$M/model.gguf")" = "$SIZE"
+    net_reset "$P"
+    unmount "$M"
+else
+    fail "mount before a wrong total"
+fi
+
+# --- what was seen: a Content-Range without a total, a trickling body
+net_rules "$P" '{"rules": [{"action": "set_header", "name": "Content-Range", "value": "bytes 0-1048575/*", "times": -1}]}'
+"$GGUFFS" --dump -o timeout=2,retries=0 "$PU/data.gguf" >/dev/null 2>"$TMP/err"
+rc=$?
+echo "Content-Range without a total: $(cat "$TMP/err")"
+check "Content-Range bytes 0-1048575/*: exit 3, named as sent ($(cat "$TMP/err"))" \
+    sh -c "[ $rc = 3 ] && grep -q 'bytes 0-1048575/\*' '$TMP/err' && ! grep -q '0-0/0' '$TMP/err'"
+net_rules "$P" '{"rules": [{"action": "trickle", "bytes": 1000, "ms": 50, "times": -1}]}'
+"$GGUFFS" --dump -o timeout=4,retries=0 "$PU/data.gguf" >/dev/null 2>"$TMP/err"
+rc=$?
+echo "a trickling body: $(cat "$TMP/err")"
+check "a trickling body: exit 3, says it came too slowly, with the bytes that came ($(cat "$TMP/err"))" \
+    sh -c "[ $rc = 3 ] && grep -q 'too slowly: [0-9]* of 1048576 bytes in' '$TMP/err' && ! grep -q 'no answer' '$TMP/err'"
+net_reset "$P"
+
+finish 79_remote_answers
