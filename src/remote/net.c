@@ -37,6 +37,9 @@
  * times more, quickly: a server that is down does not come back within the
  * backoff of a read, and a reader must not wait for it. */
 #define REFUSED_RETRIES 1
+/* A try needs this long at least: one with less time left than that would
+ * only be one more request cut at the deadline. */
+#define TRY_MIN_MS 100
 
 #define JOBS_MAX 256
 
@@ -255,6 +258,7 @@ typedef struct resume {
     uint8_t *const *parts;
     uint64_t in;       /* its bytes in, from its first one, after the tries so far */
     int on;
+    int64_t start_ms;  /* when the request began (gg_scope_now_ms() clock) */
     int have_v;        /* what the answer that brought them said of the object: */
     uint64_t total;
     char etag[160], last_modified[64];
@@ -272,7 +276,6 @@ typedef struct xfer {
     uint64_t want;      /* then: the bytes of the range it brings */
     int checked;        /* it was compared with what the earlier tries' answers said */
     int changed;        /* and it says another object: stopped */
-    int64_t start_ms;   /* when the hop began */
     uint64_t body;      /* body bytes of this response seen */
     int overflow;       /* more body than the range */
     int done;           /* we stopped the transfer on purpose: we have our bytes */
@@ -736,12 +739,17 @@ static outcome transfer_failed(gg_net *n, const gg_http_get *g, xfer *x, CURLcod
                     : rc == CURLE_PARTIAL_FILE ? GG_NC_SHORT_BODIES : GG_NC_CONNECT_ERRORS, 1);
     x->refused = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST;
     /* A timeout is an I/O error for the reader (EIO), as any other failure
-     * to get the bytes; what came by then says why. */
-    uint64_t of = x->have_cl ? x->cl : g->len;
-    double took = (double)(gg_scope_now_ms() - x->start_ms) / 1000;
-    if (rc == CURLE_OPERATION_TIMEDOUT && x->body && of)
+     * to get the bytes; what came by then, over the request's tries, says
+     * why. */
+    const resume *r = x->rs;
+    uint64_t came = (r->on ? r->in : 0) + (g->len ? g->got : x->body), of = r->on ? r->len : x->have_cl ? x->cl : 0;
+    double took = (double)(gg_scope_now_ms() - r->start_ms) / 1000;
+    if (rc == CURLE_OPERATION_TIMEDOUT && came && of)
         gg_fail(e, GG_E_IO, "%s: the answer came too slowly: %" PRIu64 " of %" PRIu64 " bytes in %.1f s (-o timeout=%d)",
-                shown, x->body, of, took, n->o.timeout_s);
+                shown, came, of, took, n->o.timeout_s);
+    else if (rc == CURLE_OPERATION_TIMEDOUT && came)
+        gg_fail(e, GG_E_IO, "%s: the answer came too slowly: %" PRIu64 " bytes in %.1f s (-o timeout=%d)", shown, came,
+                took, n->o.timeout_s);
     else if (rc == CURLE_OPERATION_TIMEDOUT && x->status)
         gg_fail(e, GG_E_IO, "%s: HTTP %d, then no byte of its body within the -o timeout= of %d s", shown, x->status,
                 n->o.timeout_s);
@@ -870,7 +878,7 @@ static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const resume *rs, con
     x->rs = rs;
     x->retry_after = -1;
     x->stall_ms = n->o.timeout_s >= 2 ? (int64_t)n->o.timeout_s * 500 : 1000;
-    x->moved_ms = x->start_ms = gg_scope_now_ms();
+    x->moved_ms = gg_scope_now_ms();
     if (g->len)
         g->got = 0;
     struct curl_slist *hdr = hop_headers(n, g, url, first_hop);
@@ -987,6 +995,7 @@ static outcome follow(gg_net *n, CURL *h, gg_http_get *g, const resume *rs, int6
 static void resume_begin(resume *r, gg_http_get *g)
 {
     memset(r, 0, sizeof *r);
+    r->start_ms = gg_scope_now_ms();
     g->parts_refused = 0;
     g->part_skew = g->parts_base = 0;
     r->off = g->off;
@@ -1093,7 +1102,7 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
         long wait = progressed ? 0 : out == OUTCOME_RETRY ? backoff_ms(attempt, x.refused ? -1 : x.retry_after) : 0;
         int again = out == OUTCOME_RETRY && !g->no_retry && (progressed || attempt < n->o.retries) &&
                     !(x.refused && refused++ >= REFUSED_RETRIES);
-        if (again && gg_scope_now_ms() + wait >= deadline) {
+        if (again && gg_scope_now_ms() + wait + TRY_MIN_MS >= deadline) {
             /* No time left for the next try: fail now, not at the deadline. */
             gg_err_prefix(ep, "after %d %s (no time left in the -o timeout= of %d s)", attempt + 1,
                           attempt ? "tries" : "try", n->o.timeout_s);
