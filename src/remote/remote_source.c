@@ -191,6 +191,11 @@ static int fetch_checked(remote_source *h, uint64_t off, uint64_t len, uint8_t *
         return 0;
     if (fe.code == GG_E_STALE)
         stale(h, NULL, fe.msg);
+    /* An object gone from the server since it was mounted: its file is
+     * still in the tree, so a read fails with EIO (ENOENT would say the
+     * file is not there). */
+    if (fe.code == GG_E_NOTFOUND)
+        fe.code = GG_E_IO;
     /* The reader only sees EIO: say why in the log, at most once every 10 s
      * per model file (a reader retrying must not flood it). */
     long long now = (long long)time(NULL), last = atomic_load(&h->logged_io);

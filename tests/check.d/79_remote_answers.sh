@@ -9,7 +9,8 @@
 #  - a Content-Range whose total is one byte more than the file: never a
 #    byte that no server sent;
 #  - a Content-Range with no total (bytes 0-1048575/*), a body that
-#    trickles: the messages say what was seen.
+#    trickles: the messages say what was seen;
+#  - the object deleted on the server: EIO, not ENOENT.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/net/netlib.sh"
 unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HF_TOKEN HF_TOKEN_PATH HF_ENDPOINT
@@ -23,7 +24,7 @@ trap 'for p in $PIDS; do net_kill "$p"; done; net_cleanup; cleanup' EXIT
 W=$TMP/www
 mkdir -p "$W" "$HOME"
 "$PY" "$TOP/tests/net/mkmodels.py" data "$W/data.gguf" 24 || { fail "making the model"; finish; exit 1; }
-for f in short total; do cp "$W/data.gguf" "$W/$f.gguf"; done
+for f in short total del; do cp "$W/data.gguf" "$W/$f.gguf"; done
 SIZE=$(stat -c %s "$W/data.gguf")
 net_start start "$W" "$TMP/web" || { fail "servers.sh start"; finish; exit 1; }
 . "$TMP/web/env"
@@ -102,5 +103,16 @@ echo "a trickling body: $(cat "$TMP/err")"
 check "a trickling body: exit 3, says it came too slowly, with the bytes that came ($(cat "$TMP/err"))" \
     sh -c "[ $rc = 3 ] && grep -q 'too slowly: [0-9]* of 1048576 bytes in' '$TMP/err' && ! grep -q 'no answer' '$TMP/err'"
 net_reset "$P"
+
+# --- the object deleted on the server
+if mount_model "$M" "$PU/del.gguf" -o direct_io,timeout=4,retries=1,logfile="$LOG"; then
+    rm "$W/del.gguf"
+    got=$("$PY" "$RC" "$M" "$W/data.gguf" --at $((9 * MiB)) --len 4096)
+    check "deleted on the server: EIO, not ENOENT ($got)" test "$got" = EIO
+    check "deleted on the server: the log says so" grep -q 'del.gguf: reading bytes .* failed: .*HTTP 404' "$LOG"
+    unmount "$M"
+else
+    fail "mount before the deletion"
+fi
 
 finish 79_remote_answers
