@@ -91,6 +91,11 @@ struct gg_schemes *gg_net_schemes(gg_net *n);
 /* "scheme://host:port" of a URL, host in lowercase, default port filled in
  * (malloc'ed), or NULL: whom a header may go to. */
 char *gg_url_origin(const char *url);
+/* What names url's object in the disk cache: "scheme://host:port/path",
+ * as gg_url_origin and the path as given (malloc'ed), or NULL: never its
+ * credentials (user:password@) or its query (a presigned URL's signature
+ * and token, which change at each signing anyway). */
+char *gg_url_cache_key(const char *url);
 
 typedef struct gg_http_get gg_http_get;
 struct curl_slist;

@@ -302,8 +302,8 @@ static char *tree_url(const hub *hb, const hf_name *h)
     return url.p;
 }
 
-/* With a disk cache, the listing at url is kept there (by its URL, which
- * holds the revision): a listing fetched (rc 0) is put there; when the hub
+/* With a disk cache, the listing at url is kept there (by its URL's
+ * gg_url_cache_key, which holds the revision): a listing fetched (rc 0) is put there; when the hub
  * could not be reached (*le), the one kept for this revision replaces
  * paths and r's refused entries. Returns rc, or 0 for the kept listing. */
 static int listing_cache(gg_net *n, const hf_name *h, const char *url, int rc, gg_err *le, gg_buf *paths,
@@ -312,8 +312,11 @@ static int listing_cache(gg_net *n, const hf_name *h, const char *url, int rc, g
     gg_diskcache *d = gg_net_diskcache(n);
     if (!d)
         return rc;
-    char key[4200], want[300];
-    snprintf(key, sizeof key, "hf-tree %s", url);
+    char key[4200], want[300], *name = gg_url_cache_key(url); /* (no credentials of $HF_ENDPOINT) */
+    if (!name)
+        return rc;
+    snprintf(key, sizeof key, "hf-tree %s", name);
+    free(name);
     snprintf(want, sizeof want, "rev %s\n", h->rev);
     gg_buf meta = {0};
     if (rc == 0) {

@@ -116,6 +116,20 @@ char *gg_url_origin(const char *url)
     return out;
 }
 
+/* (see net.h) */
+char *gg_url_cache_key(const char *url)
+{
+    char *origin = gg_url_origin(url), *path = NULL, *out = NULL;
+    CURLU *u = curl_url();
+    if (origin && u && curl_url_set(u, CURLUPART_URL, url, CURLU_PATH_AS_IS) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK && asprintf(&out, "%s%s", origin, path) < 0)
+        out = NULL;
+    curl_free(path);
+    curl_url_cleanup(u);
+    free(origin);
+    return out;
+}
+
 static int same_origin(const char *a, const char *b)
 {
     char *x = gg_url_origin(a), *y = gg_url_origin(b);

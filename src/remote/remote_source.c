@@ -77,7 +77,7 @@ typedef struct remote_source {
     gg_fetcher *f;      /* where the bytes come from */
     gg_cache *cache;
     gg_diskcache *disk;
-    char *okey;         /* the object for caches: the fetcher's key and the validator */
+    char *okey;         /* the object for the disk cache: the fetcher's cache_key and the validator */
     uint32_t sid;       /* its number in the block cache's keys */
     uint64_t bsize;
     gg_validator v;     /* of the object; v.etag the strong ETag, or "" */
@@ -548,7 +548,7 @@ static int set_identity(remote_source *h, const gg_validator *v)
         h->v.etag[0] = 0;
     }
     free(h->okey);
-    if (asprintf(&h->okey, "%s\n%s|%s|%s|%" PRIu64, h->f->key, h->v.etag[0] ? h->v.etag : h->weak_etag,
+    if (asprintf(&h->okey, "%s\n%s|%s|%s|%" PRIu64, h->f->cache_key, h->v.etag[0] ? h->v.etag : h->weak_etag,
                  h->v.last_modified, h->v.extra, h->s.size) < 0)
         h->okey = NULL;
     return h->okey ? 0 : -1;
@@ -568,13 +568,13 @@ static void save_meta(remote_source *h)
     char line[1024];
     snprintf(line, sizeof line, "%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%lld", h->s.size, h->v.etag, h->weak_etag,
              h->v.last_modified, h->v.extra, h->v.revision, (long long)h->s.mtime.tv_sec);
-    gg_diskcache_put_meta(h->disk, h->f->key, line);
+    gg_diskcache_put_meta(h->disk, h->f->cache_key, line);
 }
 
 static int load_meta(remote_source *h)
 {
     gg_buf m = {0};
-    if (!h->disk || gg_diskcache_get_meta(h->disk, h->f->key, &m)) {
+    if (!h->disk || gg_diskcache_get_meta(h->disk, h->f->cache_key, &m)) {
         gg_buf_free(&m);
         return -1;
     }

@@ -10,7 +10,9 @@
 #    byte that no server sent;
 #  - a Content-Range with no total (bytes 0-1048575/*), a body that
 #    trickles: the messages say what was seen;
-#  - the object deleted on the server: EIO, not ENOENT.
+#  - the object deleted on the server: EIO, not ENOENT;
+#  - credentials, a signature and a token in the URL: in no file gguffs
+#    writes (cache_dir, the log), nor in the daemon's /proc/PID/cmdline.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/net/netlib.sh"
 unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HF_TOKEN HF_TOKEN_PATH HF_ENDPOINT
@@ -24,7 +26,7 @@ trap 'for p in $PIDS; do net_kill "$p"; done; net_cleanup; cleanup' EXIT
 W=$TMP/www
 mkdir -p "$W" "$HOME"
 "$PY" "$TOP/tests/net/mkmodels.py" data "$W/data.gguf" 24 || { fail "making the model"; finish; exit 1; }
-for f in short total del; do cp "$W/data.gguf" "$W/$f.gguf"; done
+for f in short total del sec; do cp "$W/data.gguf" "$W/$f.gguf"; done
 SIZE=$(stat -c %s "$W/data.gguf")
 net_start start "$W" "$TMP/web" || { fail "servers.sh start"; finish; exit 1; }
 . "$TMP/web/env"
@@ -113,6 +115,31 @@ if mount_model "$M" "$PU/del.gguf" -o direct_io,timeout=4,retries=1,logfile="$LO
     unmount "$M"
 else
     fail "mount before the deletion"
+fi
+
+# --- secrets in the URL: the password, a signature and a token
+PASS=pw-7c1e9f SIG=sig-5b2d0c TOK=tok-9a8f7e
+C2=$TMP/cache2
+LOG2=$TMP/daemon2.log
+mkdir -p "$M"
+MOUNTS="$MOUNTS $M"
+"$GGUFFS" -f "http://bob:$PASS@127.0.0.1:$P/sec.gguf?X-Amz-Signature=$SIG&X-Amz-Security-Token=$TOK" "$M" \
+    -o direct_io,timeout=5,cache_dir="$C2",logfile="$LOG2" >"$TMP/fg.out" 2>&1 &
+DPID=$!
+PIDS="$PIDS $DPID"
+if wait_until 10 grep -qs " $M fuse" /proc/mounts; then
+    "$PY" "$RC" "$M" "$W/sec.gguf" --at $((5 * MiB)) --len 4096 >/dev/null
+    cat "$M/tensors.tsv" "$M"/tensors/*/info.json >"$TMP/texts"
+    tr '\0' ' ' <"/proc/$DPID/cmdline" >"$TMP/cmdline"
+    check "secrets: cache_dir has files to look into ($(find "$C2" -type f | wc -l))" test "$(find "$C2" -type f | wc -l)" -ge 2
+    for s in PASS SIG TOK; do
+        check "secrets: the $s is in no file of cache_dir" sh -c "! grep -rqF -- \"\$1\" '$C2'" _ "${!s}"
+        check "secrets: the $s is not in the log, the texts, /proc/mounts or /proc/PID/cmdline" \
+            sh -c "! grep -qF -- \"\$1\" '$LOG2' '$TMP/fg.out' '$TMP/texts' '$TMP/cmdline' /proc/mounts" _ "${!s}"
+    done
+    fusermount3 -u "$M"
+else
+    fail "mount of a URL with secrets ($(cat "$TMP/fg.out"))"
 fi
 
 finish 79_remote_answers
