@@ -73,6 +73,9 @@ if mount_model "$M" ollama://tiny:q8 "${NO[@]}"; then
     check "ollama://: system as written" test "$(cat "$M/tiny:q8/system")" = 'You are terse.'
     check "ollama://: two licenses: license and license~2" \
         test "$(cat "$M/tiny:q8/license")|$(cat "$M/tiny:q8/license~2")" = "MIT License|Gemma Terms"
+    check "ollama://: models.tsv filled for the model and its projector ($(cut -f1-6 "$M/models.tsv" | tr '\t\n' ' |'))" \
+        test "$(awk -F'\t' 'NR > 1 { print $1, $2 != "-", $6 }' "$M/models.tsv" | tr '\n' '|')" = \
+        "tiny:q8 1 $(stat -c %s "$TMP/data.gguf")|tiny:q8.projector 1 $(stat -c %s "$PROJ")|"
     check "ollama://: the projector has no small files" sh -c "! ls '$M/tiny:q8.projector' | grep -qx -e template -e license"
     check "ollama://: the manifest asked for with Ollama's user agent and the manifest type" \
         test "$(rj "[($(hdr 'e' user-agent) or '')[:7] + ' ' + str($(hdr 'e' accept)) for e in L if '/manifests/' in e['path']]")" \

@@ -12,7 +12,9 @@
 #    trickles: the messages say what was seen;
 #  - the object deleted on the server: EIO, not ENOENT;
 #  - credentials, a signature and a token in the URL: in no file gguffs
-#    writes (cache_dir, the log), nor in the daemon's /proc/PID/cmdline.
+#    writes (cache_dir, the log), nor in the daemon's /proc/PID/cmdline;
+#  - models.tsv filled for files and URLs named on the command line, as for
+#    the same files mounted as a folder.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/net/netlib.sh"
 unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HF_TOKEN HF_TOKEN_PATH HF_ENDPOINT
@@ -140,6 +142,22 @@ if wait_until 10 grep -qs " $M fuse" /proc/mounts; then
     fusermount3 -u "$M"
 else
     fail "mount of a URL with secrets ($(cat "$TMP/fg.out"))"
+fi
+
+# --- models.tsv of models named on the command line, as of a folder's
+mkdir -p "$TMP/folder"
+cp "$W/data.gguf" "$TMP/folder/"
+cp "$DATA/mainline/mainline.gguf" "$TMP/folder/"
+cols() { awk -F'\t' 'NR > 1 { print $2, $3, $4, $5, $6 }' "$1/models.tsv" | sort; }
+if mount_model "$M" "$PU/data.gguf" "$DATA/mainline/mainline.gguf" && mount_model "$TMP/f" "$TMP/folder"; then
+    check "models.tsv of a URL and a file named: as of a folder ($(cols "$M" | tr '\n' '|'))" \
+        test "$(cols "$M")" = "$(cols "$TMP/f")"
+    check "models.tsv of a URL and a file named: every column filled" \
+        sh -c "! awk -F'\t' 'NR > 1' '$M/models.tsv' | grep -q -P '\t-\t0\t-\t-\t'"
+    unmount "$TMP/f"
+    unmount "$M"
+else
+    fail "mount of a URL and a file, and of a folder"
 fi
 
 finish 79_remote_answers
