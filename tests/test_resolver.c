@@ -88,7 +88,10 @@ static void test_resolve(gg_net *n)
         {"hf://org", "expected hf://ORG/REPO"},
         {"hf://org/repo/README.md", "not a .gguf file"},
         {"hf://org/repo/../x.gguf", "a '.' or '..' segment"},
-        {"hf://org/repo@/m.gguf", "empty or overlong revision"},
+        {"hf://org/repo@/m.gguf", "the revision after '@': empty"},
+        {"hf://org/repo@../x/m.gguf", "an empty, '.' or '..' segment in the revision"},
+        {"hf://org/../m.gguf", "not '.' and without '..'"},
+        {"hf://org/repo@a%00b/m.gguf", "a control character (%00)"},
         {"gs://bucket/key.gguf", "gs: no source for this scheme (http:// and https:// URLs, hf://"},
         {"hff://org/repo/m.gguf", "hff: no source for this scheme"},
     };

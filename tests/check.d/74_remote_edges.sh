@@ -283,14 +283,21 @@ if mount_model "$M" "hf://org/repo@refs/pr/1" "${NO[@]}"; then
 else
     fail "mount of hf://org/repo@refs/pr/1"
 fi
-# '..' segments and paths that are not .gguf
+# '..' segments and paths that are not .gguf; an organization, repository
+# or revision of '..', a %00 that would end a name early: refused before
+# any request
+n0=$(wc -l <"$HLOG")
 for c in "hf://org/repo/../other/x.gguf|a '.' or '..' segment" "hf://org/repo/sub/%2E%2E/a.gguf|a '.' or '..' segment" \
-    "hf://org/repo/README.md|not a .gguf file"; do
+    "hf://org/repo/README.md|not a .gguf file" "hf://org/repo@../x/a.gguf|'..' segment in the revision" \
+    "hf://org/repo@refs/../x/a.gguf|'..' segment in the revision" "hf://../repo/a.gguf|not '.' and without '..'" \
+    "hf://org/../a.gguf|not '.' and without '..'" "hf://org/repo@a%00b/a.gguf|revision after '@': a control character (%00)" \
+    "hf://org/repo/a%00b.gguf|the path: a control character (%00)"; do
     "$GGUFFS" "${c%%|*}" "$M" "${NO[@]}" 2>"$TMP/err"
     rc=$?
     check "${c%%|*}: refused, exit 2 ($rc): $(cat "$TMP/err")" sh -c "[ $rc = 2 ] && grep -qF \"${c#*|}\" '$TMP/err'"
     grep -qs " $M fuse" /proc/mounts && unmount "$M"
 done
+check "names refused: no request reached the hub ($(hub_uris_since "$n0" | tr '\n' ' '))" test -z "$(hub_uris_since "$n0")"
 n0=$(wc -l <"$HLOG")
 if mount_model "$M" hf://org/repo@evil "${NO[@]}" 2>"$TMP/err"; then
     check "a listing with '../../org/other/x.gguf': not mounted, and said ($(cat "$TMP/err"))" \
