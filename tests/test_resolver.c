@@ -307,18 +307,26 @@ static void test_s3(void)
     }
     gg_net_free(n);
     unsetenv("AWS_PROFILE");
-    /* A bad endpoint is said when s3:// is used, and stops nothing else. */
+    /* A bad -o s3_endpoint= stops the net (it is checked before anything
+     * is opened); a bad $AWS_ENDPOINT_URL is said when s3:// is used, and
+     * stops nothing else. */
     n = s3_net("http://192.0.2.7:9000", &e);
-    EXPECT(n, "a bad s3 endpoint does not stop the net: %s", n ? "" : e.msg);
+    EXPECT(!n && e.code == GG_E_INVAL && strstr(e.msg, "-o s3_endpoint=http://192.0.2.7:9000: http:// only to this machine"),
+           "a bad -o s3_endpoint=: %s", n ? "a net" : e.msg);
+    gg_net_free(n);
+    setenv("AWS_ENDPOINT_URL", "http://192.0.2.7:9000", 1);
+    n = s3_net(NULL, &e);
+    EXPECT(n, "a bad $AWS_ENDPOINT_URL does not stop the net: %s", n ? "" : e.msg);
     if (n) {
         gg_resolved r;
         EXPECT(gg_resolve_spec(n, "s3://b/k.gguf", &r, &e) == -1 && e.code == GG_E_INVAL &&
-                   strstr(e.msg, "-o s3_endpoint=: http:// only to this machine"),
+                   strstr(e.msg, "$AWS_ENDPOINT_URL: http:// only to this machine"),
                "bad endpoint: %s", e.msg);
         EXPECT(gg_resolve_spec(n, "https://x.example/m.gguf", &r, &e) == 0, "a URL still resolves");
         gg_resolved_free(&r);
         gg_net_free(n);
     }
+    unsetenv("AWS_ENDPOINT_URL");
     snprintf(path, sizeof path, "rm -rf '%s'", dir);
     EXPECT(system(path) == 0, "rm");
 }

@@ -73,6 +73,13 @@ typedef struct gg_net_opts {
 } gg_net_opts;
 
 void gg_net_default_opts(gg_net_opts *o);
+/* Every value of o a scheme reads (the endpoints, the region), checked as
+ * it would be when used, whether or not a name of that scheme comes: 0, or
+ * -1 with *e set (GG_E_INVAL, naming the option and why). gg_net_new
+ * checks them first. (The environment's settings are checked when their
+ * scheme is used: a bad $AWS_ENDPOINT_URL must not stop a mount of
+ * something else.) */
+int gg_net_check_opts(const gg_net_opts *o, gg_err *e);
 
 /* Returns NULL with *e set (libcurl missing pieces, a bad option, a
  * scheme's bad setting: HF_ENDPOINT not a URL). */

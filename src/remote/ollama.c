@@ -116,6 +116,11 @@ static void registry_free(void *state)
     free(r);
 }
 
+static int registry_check(const gg_net_opts *o, gg_err *e)
+{
+    return gg_endpoint_check("ollama_registry", o->ollama_registry, e);
+}
+
 static int registry_init(const gg_net_opts *o, void **state, gg_err *e)
 {
     registry *r = calloc(1, sizeof *r);
@@ -331,5 +336,6 @@ static int ollama_expand(gg_net *net, void *state, const char *spec, gg_resolved
     return rc;
 }
 
-const gg_resolver gg_ollama_resolver = {.scheme = "ollama", .init = registry_init, .free = registry_free,
-                                        .expand = ollama_expand, .policy_for = registry_policy_for};
+const gg_resolver gg_ollama_resolver = {.scheme = "ollama", .check = registry_check, .init = registry_init,
+                                        .free = registry_free, .expand = ollama_expand,
+                                        .policy_for = registry_policy_for};

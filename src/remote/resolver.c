@@ -23,8 +23,18 @@ struct gg_schemes {
     void *state[ROWS]; /* of table[i] */
 };
 
+int gg_net_check_opts(const gg_net_opts *o, gg_err *e)
+{
+    for (size_t i = 0; i < ROWS; i++)
+        if (table[i]->check && table[i]->check(o, e))
+            return -1;
+    return 0;
+}
+
 gg_schemes *gg_schemes_new(const gg_net_opts *o, gg_err *e)
 {
+    if (gg_net_check_opts(o, e))
+        return NULL;
     gg_schemes *s = calloc(1, sizeof *s);
     if (!s) {
         gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
@@ -172,17 +182,36 @@ const char *gg_endpoint_refused(const char *url)
 {
     if (gg_spec_kind_of(url) != GG_SPEC_URL)
         return "not an http:// or https:// URL";
-    if (!strncmp(url, "https://", 8))
-        return NULL;
     CURLU *u = curl_url();
-    char *host = NULL;
-    int local = 0;
-    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host)
-        local = !strncmp(host, "127.", 4) || !strcasecmp(host, "localhost") || !strcmp(host, "[::1]");
+    char *host = NULL, *user = NULL, *query = NULL, *fragment = NULL;
+    int ok = u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+             curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host;
+    int local = ok && (!strncmp(host, "127.", 4) || !strcasecmp(host, "localhost") || !strcmp(host, "[::1]"));
+    int extra = ok && (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK ||
+                       curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK ||
+                       curl_url_get(u, CURLUPART_FRAGMENT, &fragment, 0) == CURLUE_OK);
     curl_free(host);
+    curl_free(user);
+    curl_free(query);
+    curl_free(fragment);
     curl_url_cleanup(u);
-    return local ? NULL : "http:// only to this machine (127.0.0.1, localhost, [::1]); https:// elsewhere";
+    if (!ok)
+        return "not a URL that can be parsed";
+    if (extra)
+        return "credentials, a query or a fragment in it (each request's path is appended to the endpoint)";
+    return local || !strncmp(url, "https://", 8) ? NULL
+                                                 : "http:// only to this machine (127.0.0.1, localhost, [::1]); https:// elsewhere";
+}
+
+int gg_endpoint_check(const char *name, const char *value, gg_err *e)
+{
+    const char *why = value ? gg_endpoint_refused(value) : NULL;
+    if (!why)
+        return 0;
+    char *shown = gg_url_display(value); /* (credentials stay out of the message) */
+    gg_fail(e, GG_E_INVAL, "-o %s=%s: %s", name, shown ? shown : "(a URL)", why);
+    free(shown);
+    return -1;
 }
 
 void gg_resolved_free(gg_resolved *r)

@@ -160,6 +160,25 @@ static int bad_setting(store *s, const char *fmt, const char *what, const char *
     return 0;
 }
 
+/* A region as AWS spells them (us-east-1): NULL, or why not (it goes into
+ * host names and the signature's scope). */
+static const char *region_refused(const char *r)
+{
+    size_t n = strlen(r);
+    return n && n < 64 && strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789-") == n
+               ? NULL
+               : "not a region name (letters, digits and '-', as us-east-1)";
+}
+
+/* The options of the store, whether or not an s3:// name comes. */
+static int store_check(const gg_net_opts *o, gg_err *e)
+{
+    const char *why = o->s3_region ? region_refused(o->s3_region) : NULL;
+    if (why)
+        return gg_fail(e, GG_E_INVAL, "-o s3_region=%s: %s", o->s3_region, why);
+    return gg_endpoint_check("s3_endpoint", o->s3_endpoint, e);
+}
+
 static void store_hop(const gg_net_policy *p, gg_net_hop *hop);
 static const char *store_access_hint(const gg_net_policy *p, const char *url);
 static int store_refusal(const gg_net_policy *p, const char *body, size_t len, char *out, size_t cap);
@@ -192,13 +211,12 @@ static int store_init(const gg_net_opts *o, void **state, gg_err *e)
         while (l > 0 && s->endpoint[l - 1] == '/')
             s->endpoint[--l] = 0;
     }
-    if (rc == 0 && !strchr(s->region, '/') && strlen(s->region) < 64 &&
-        strspn(s->region, "abcdefghijklmnopqrstuvwxyz0123456789-") == strlen(s->region)) {
+    if (rc == 0 && !region_refused(s->region)) {
         snprintf(s->sigv4, sizeof s->sigv4, "aws:amz:%s:s3", s->region);
         if (asprintf(&s->aws_suffix, ".s3.%s.amazonaws.com", s->region) < 0)
             s->aws_suffix = NULL, rc = -1;
     } else if (rc == 0 && !s->bad) {
-        bad_setting(s, "%s: %s", s->region, "not a region name (letters, digits and '-', as us-east-1)");
+        bad_setting(s, "%s: %s", s->region, region_refused(s->region));
     }
     if (rc) {
         store_free(s);
@@ -515,5 +533,5 @@ static int s3_expand(gg_net *net, void *state, const char *spec, gg_resolved *r,
     return list_prefix(net, s, spec, &n, r, e);
 }
 
-const gg_resolver gg_s3_resolver = {.scheme = "s3", .init = store_init, .free = store_free, .expand = s3_expand,
-                                    .policy_for = store_policy_for};
+const gg_resolver gg_s3_resolver = {.scheme = "s3", .check = store_check, .init = store_init, .free = store_free,
+                                    .expand = s3_expand, .policy_for = store_policy_for};

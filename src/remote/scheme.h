@@ -15,6 +15,9 @@
 
 typedef struct gg_resolver {
     const char *scheme; /* "hf": its names are "hf://..." */
+    /* The options of o it reads, checked (gg_net_check_opts): 0, or -1 with
+     * *e set. NULL: it reads none. */
+    int (*check)(const gg_net_opts *o, gg_err *e);
     /* Its state, made with each net: settings and credentials, read once
      * (the hub's endpoint and token). 0, or -1 with *e set (a bad setting). */
     int (*init)(const gg_net_opts *o, void **state, gg_err *e);
@@ -43,10 +46,15 @@ int gg_is_gguf_name(const char *path);
 int gg_later_shard(const char *path); /* NAME-0000K-of-0000N.gguf, K > 1 */
 
 /* An endpoint a row is told to use (-o s3_endpoint=, -o ollama_registry=):
- * NULL if fine, else why not: not an http(s) URL, or http to a host that is
+ * NULL if fine, else why not: not an http(s) URL, http to a host that is
  * not this machine (loopback: 127.0.0.0/8, ::1, localhost), where a
- * signature, a session token or a model would cross a network in clear. */
+ * signature, a session token or a model would cross a network in clear, or
+ * a URL with credentials, a query or a fragment (paths are appended to
+ * it). */
 const char *gg_endpoint_refused(const char *url);
+/* The same for option `name` of o (value NULL: not given): 0, or -1 with
+ * *e set (GG_E_INVAL: "-o NAME=VALUE: why"). */
+int gg_endpoint_check(const char *name, const char *value, gg_err *e);
 
 /* The rows' states for one net (gg_net_new makes them: gg_net_schemes()). */
 typedef struct gg_schemes gg_schemes;

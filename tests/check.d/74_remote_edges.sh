@@ -348,6 +348,20 @@ for v in "" "/proc/gguffs-none/x" "$TMP/afile"; do
         sh -c "[ $rc = 2 ] && grep -q -- '-o cache_dir=' '$TMP/err'"
     grep -qs " $M fuse" /proc/mounts && unmount "$M"
 done
+# The remote options are checked before anything is opened, also when no
+# name of their scheme comes (a local model here); no credential of an
+# endpoint goes into the message.
+for c in "s3_endpoint=ftp://x|-o s3_endpoint=ftp://x: not an http:// or https:// URL" \
+    "ollama_registry=http://x|-o ollama_registry=http://x: http:// only to this machine" \
+    "s3_region=us-east-1/../x|-o s3_region=us-east-1/../x: not a region name" \
+    "s3_endpoint=http://127.0.0.1:9/?x=1|-o s3_endpoint=http://127.0.0.1:9/?...: credentials, a query or a fragment" \
+    "s3_endpoint=https://bob:pw-3e1d@host|-o s3_endpoint=https://host: credentials, a query or a fragment"; do
+    "$GGUFFS" "$DATA/mainline/mainline.gguf" "$M" -o "${c%%|*}" 2>"$TMP/err"
+    rc=$?
+    check "-o ${c%%|*} with a local model: exit 2 ($rc), naming it ($(cat "$TMP/err"))" \
+        sh -c "[ $rc = 2 ] && grep -qF -- \"${c#*|}\" '$TMP/err' && ! grep -q pw-3e1d '$TMP/err'"
+    grep -qs " $M fuse" /proc/mounts && unmount "$M"
+done
 check "-o cache_dir='': no cache made in the current folder ($(ls -A "$TMP/cwd" | tr '\n' ' '))" test -z "$(ls -A "$TMP/cwd")"
 
 # a hung hub while a model of the repository is first looked into: the look

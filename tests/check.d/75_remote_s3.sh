@@ -134,7 +134,7 @@ check "no credentials: exit 3, AccessDenied, says none were found ($(cat "$TMP/e
 "$GGUFFS" --dump -o s3_endpoint=http://192.0.2.1:9000 s3://models/m/model.gguf >/dev/null 2>"$TMP/err"
 rc=$?
 check "an http endpoint off this machine: refused, exit 2 ($(cat "$TMP/err"))" \
-    sh -c "[ $rc = 2 ] && grep -q 's3_endpoint=: http:// only to this machine' '$TMP/err'"
+    sh -c "[ $rc = 2 ] && grep -q 's3_endpoint=http://192.0.2.1:9000: http:// only to this machine' '$TMP/err'"
 
 # --- a profile of ~/.aws/credentials; a session token
 mkdir -p "$HOME/.aws"
