@@ -664,6 +664,11 @@ static void hop_setup(gg_net *n, CURL *h, const gg_http_get *g, const char *url,
 {
     curl_easy_reset(h); /* (the connections, DNS and TLS sessions stay: the share has them) */
     curl_easy_setopt(h, CURLOPT_URL, url);
+    /* The path as it is: a segment "." or ".." of an S3 key (or of any URL
+     * given) is a name, not a step up ("a/../x.gguf" is that key, not
+     * "x.gguf"); libcurl signs what it sends (SigV4's canonical URI). */
+    curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
+
     if (g->len) {
         /* "Range: bytes=A-B" from libcurl, not among the custom headers: a
          * scheme's signature (SigV4 in libcurl 7.88) signs every custom one. */
@@ -943,13 +948,17 @@ static long backoff_ms(int attempt, long retry_after)
     return d / 2 + (long)((unsigned long)rand_r(&seed) % (unsigned long)(d / 2 + 1));
 }
 
-/* Where a redirect goes: an absolute http(s) URL, or NULL. */
+/* Where a redirect goes: an absolute http(s) URL, or NULL. An absolute
+ * Location is taken as it is (its path's dot segments too, as every URL
+ * here); a relative one is resolved against base, as RFC 3986 says. */
 static char *next_hop(const char *base, const char *location)
 {
     CURLU *u = curl_url();
     char *out = NULL;
-    if (u && curl_url_set(u, CURLUPART_URL, base, 0) == CURLUE_OK &&
-        curl_url_set(u, CURLUPART_URL, location, 0) == CURLUE_OK)
+    int absolute = gg_spec_kind_of(location) == GG_SPEC_URL;
+    if (u && (absolute ? curl_url_set(u, CURLUPART_URL, location, CURLU_PATH_AS_IS) == CURLUE_OK
+                       : curl_url_set(u, CURLUPART_URL, base, CURLU_PATH_AS_IS) == CURLUE_OK &&
+                             curl_url_set(u, CURLUPART_URL, location, 0) == CURLUE_OK))
         curl_url_get(u, CURLUPART_URL, &out, 0);
     curl_url_cleanup(u);
     /* (curl writes the scheme in lowercase: "HTTPS://h/" is followed too) */

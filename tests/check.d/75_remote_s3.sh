@@ -72,6 +72,9 @@ S3S bucket "$UP" models &&
     S3S put "$UP" models m/model.gguf "$MODEL" &&
     S3S put "$UP" models "dir with space/a b+c.gguf" "$DATA/ik/ik.gguf" &&
     S3S put "$UP" models r/model.gguf "$W/data.gguf" &&
+    S3S put "$UP" models dots/x.gguf "$W/data.gguf" &&
+    S3S put "$UP" models "dots/a/../x.gguf" "$W/data2.gguf" &&
+    S3S put "$UP" models "dots/./y.gguf" "$MODEL" &&
     S3S fill "$UP" models big/pad 1100 &&
     S3S put "$UP" models big/zz/data.gguf "$W/data.gguf" &&
     for k in 1 2 3; do S3S put "$UP" models "big/zz/split/ml-0000$k-of-00003.gguf" "$W/split/ml-0000$k-of-00003.gguf" || exit 1; done ||
@@ -189,6 +192,25 @@ if keyed mount_model "$M" s3://models/big "${NO[@]}" 2>>"$ERRS"; then
 else
     fail "mount of s3://models/big"
 fi
+
+# --- keys with '.' and '..' segments are names: sent as they are (and
+# signed so), never squashed into another key
+glog_mark
+if keyed mount_model "$M" "s3://models/dots/a/../x.gguf" "${NO[@]}" -o direct_io 2>>"$ERRS"; then
+    check "key dots/a/../x.gguf: its own bytes, not those of dots/x.gguf" \
+        test "$(timeout 120 "$PY" "$RC" "$M" "$W/data2.gguf" --all | tr ' ' '\n' | sort -u)" = ok
+    check "key dots/a/../x.gguf: asked for as it is, every request let in ($(gj 'sorted(set((e["path"], e["status"]) for e in L))'))" \
+        test "$(gj 'set(e["path"] for e in L) == {"/models/dots/a/../x.gguf"} and all(e["status"] in (200, 206) for e in L)')" = True
+    unmount "$M"
+else
+    fail "mount of s3://models/dots/a/../x.gguf"
+fi
+glog_mark
+keyed "$GGUFFS" --dump "${NO[@]}" "s3://models/dots/./y.gguf" >"$TMP/dump" 2>"$TMP/err"
+rc=$?
+cat "$TMP/err" >>"$ERRS"
+check "key dots/./y.gguf: read as it is ($rc: $(head -c 200 "$TMP/err"))" \
+    test "$rc|$(gj 'set(e["path"] for e in L)')" = "0|{'/models/dots/./y.gguf'}"
 
 # --- the object replaced under its key
 glog_mark
