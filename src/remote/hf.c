@@ -12,7 +12,6 @@
 #include "gguffs/diskcache.h"
 #include "gguffs/model.h"
 
-#define MAX_PAGES 10000           /* of a tree listing: a loop guard */
 #define MAX_PAGE_BYTES (64u << 20)
 
 /* The hub of a net: its state in the resolver table, and its policy. */
@@ -267,18 +266,19 @@ static int add_model(const hub *hb, const hf_name *h, const char *path, const ch
     return rc;
 }
 
-/* The .gguf paths of the tree listing at url, page after page, one a line
- * into paths; those that are no plain path into r as refused. */
+/* The .gguf paths of the tree listing at url, page after page (made to
+ * end: gg_listing), one a line into paths; those that are no plain path
+ * into r as refused. */
 static int fetch_listing(gg_net *n, const hub *hb, const char *spec, const hf_name *h, const char *url,
                          gg_buf *paths, gg_resolved *r, gg_err *e)
 {
     char *next = strdup(url);
     int rc = next ? 0 : gg_fail(e, GG_E_NOMEM, "out of memory");
+    gg_listing l;
+    gg_listing_begin(&l, n, spec, "Link: rel=\"next\"");
     for (int page = 0; next && rc == 0; page++) {
-        if (page >= MAX_PAGES) {
-            rc = gg_fail(e, GG_E_IO, "%s: the tree listing goes on past %d pages", spec, MAX_PAGES);
+        if ((rc = gg_listing_next(&l, next, e)))
             break;
-        }
         gg_buf body = {0};
         gg_http_get g = {.url = next, .body = &body, .max_body = MAX_PAGE_BYTES, .policy = &hb->p};
         rc = gg_net_get(n, &g, e);
@@ -289,6 +289,7 @@ static int fetch_listing(gg_net *n, const hub *hb, const char *spec, const hf_na
             gg_buf_free(&body);
             if (e)
                 gg_err_prefix(e, "%s: listing the repository", spec);
+            gg_listing_failed(&l, e);
             break;
         }
         cJSON *j = cJSON_ParseWithLength(body.p ? body.p : "", body.len);
@@ -318,6 +319,7 @@ static int fetch_listing(gg_net *n, const hub *hb, const char *spec, const hf_na
         if (g.next_link[0])
             next = strdup(g.next_link);
     }
+    gg_listing_end(&l);
     free(next);
     return rc;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "gguffs/model.h"
 #include "gguffs/source.h"
 #include "hf.h"
@@ -163,6 +164,67 @@ const char *gg_bad_listed_path(const char *path)
     if (n <= 5 || strcmp(path + n - 5, ".gguf"))
         return "not a .gguf file";
     return NULL;
+}
+
+void gg_listing_begin(gg_listing *l, gg_net *n, const char *spec, const char *what)
+{
+    memset(l, 0, sizeof *l);
+    l->spec = spec;
+    l->what = what;
+    l->timeout_s = gg_net_options(n)->timeout_s;
+    int64_t ms = (int64_t)GG_LIST_TIMEOUTS * l->timeout_s * 1000;
+    l->deadline_ms = gg_scope_now_ms() + ms;
+    if (!gg_scope_get()) {
+        gg_scope_init(&l->own, ms, NULL, NULL, NULL);
+        gg_scope_set(&l->own);
+        l->scoped = 1;
+    }
+}
+
+/* (a request is not started with less than this left: net.c's TRY_MIN_MS, and some) */
+#define LIST_END_MS 200
+
+static int past_deadline(const gg_listing *l, gg_err *e)
+{
+    return gg_fail(e, GG_E_IO, "%s: the listing did not end within %d s (%d x -o timeout=%d), after %d pages",
+                   l->spec, GG_LIST_TIMEOUTS * l->timeout_s, GG_LIST_TIMEOUTS, l->timeout_s, l->pages);
+}
+
+int gg_listing_failed(gg_listing *l, gg_err *e)
+{
+    if (gg_scope_now_ms() + LIST_END_MS >= l->deadline_ms)
+        past_deadline(l, e);
+    return -1;
+}
+
+int gg_listing_next(gg_listing *l, const char *next, gg_err *e)
+{
+    if (l->pages >= GG_LIST_PAGES)
+        return gg_fail(e, GG_E_IO, "%s: the listing goes on past %d pages, the most gguffs lists", l->spec,
+                       GG_LIST_PAGES);
+    if (gg_scope_now_ms() >= l->deadline_ms)
+        return past_deadline(l, e);
+    uint64_t h = gg_hash64(next, strlen(next), 0);
+    for (int i = 0; i < l->pages; i++)
+        if (l->seen[i] == h)
+            return gg_fail(e, GG_E_IO, "%s: the listing would never end: page %d leads to page %d again (the same %s)",
+                           l->spec, l->pages, i + 1, l->what);
+    if (!(l->pages & (l->pages - 1))) { /* (0, 1, 2, 4, ...: room doubles) */
+        uint64_t *p = realloc(l->seen, (size_t)(l->pages ? 2 * l->pages : 1) * sizeof *p);
+        if (!p)
+            return gg_fail(e, GG_E_NOMEM, "out of memory");
+        l->seen = p;
+    }
+    l->seen[l->pages++] = h;
+    return 0;
+}
+
+void gg_listing_end(gg_listing *l)
+{
+    if (l->scoped)
+        gg_scope_set(NULL);
+    free(l->seen);
+    l->seen = NULL;
 }
 
 int gg_is_gguf_name(const char *path)

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_PAGES 100000          /* of a listing (1000 keys each): a loop guard */
 #define MAX_PAGE_BYTES (16u << 20)
 #define MAX_KEY 1024              /* S3's own limit, in bytes */
 
@@ -484,18 +483,22 @@ static int list_page(gg_net *net, const store *s, const char *spec, const s3_nam
     return rc;
 }
 
-/* Every model under the prefix: ListObjectsV2, page after page. */
+/* Every model under the prefix: ListObjectsV2, page after page (made to
+ * end: gg_listing). */
 static int list_prefix(gg_net *net, const store *s, const char *spec, const s3_name *n, gg_resolved *r, gg_err *e)
 {
     gg_buf paths = {0}, token = {0};
     gg_buf_puts(&token, "");
-    int rc = 0, page = 0;
+    gg_listing l;
+    gg_listing_begin(&l, net, spec, "continuation token");
+    int rc = 0;
     do {
-        if (++page > MAX_PAGES)
-            rc = gg_fail(e, GG_E_IO, "%s: the listing goes on past %d pages", spec, MAX_PAGES);
-        else
-            rc = list_page(net, s, spec, n, token.p ? token.p : "", &paths, r, &token, e);
+        const char *t = token.p ? token.p : "";
+        rc = gg_listing_next(&l, t, e);
+        if (rc == 0 && list_page(net, s, spec, n, t, &paths, r, &token, e))
+            rc = gg_listing_failed(&l, e);
     } while (rc == 0 && token.len);
+    gg_listing_end(&l);
     for (char *p = paths.p, *line; rc == 0 && p && (line = strsep(&p, "\n"));) {
         if (!*line)
             continue;

@@ -31,7 +31,8 @@
  * them (libcurl 7.88 signs both as they are). The range goes as
  * CURLOPT_RANGE, not as a header (every custom header is signed). A
  * refusal names S3's error code and message (only those: an error body
- * may echo what was signed, the session token too). */
+ * may echo what was signed, the session token too). A listing is made to
+ * end (scheme.h's gg_listing). */
 #ifndef GGUFFS_REMOTE_S3_H
 #define GGUFFS_REMOTE_S3_H
 

@@ -313,6 +313,22 @@ cat "$TMP/err" >>"$ERRS"
 check "moto checks: a wrong session token: exit 3, InvalidToken ($(head -c 300 "$TMP/err"))" \
     sh -c "[ $rc = 3 ] && grep -q 'HTTP 400: InvalidToken' '$TMP/err'"
 
+# --- listings that never end: a page that gives the continuation token it
+# was asked with
+net_rules "$P" '{"rules": [{"match": "list-type=2", "action": "status", "code": 200, "times": -1,
+    "headers": {"Content-Type": "application/xml"},
+    "body": "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListBucketResult><Name>models</Name><Prefix>big/</Prefix><KeyCount>0</KeyCount><IsTruncated>true</IsTruncated><NextContinuationToken>same</NextContinuationToken></ListBucketResult>"}]}'
+net_plog_clear "$P"
+keyed timeout 60 "$GGUFFS" "${NO[@]}" s3://models/big "$M" 2>"$TMP/err"
+rc=$?
+cat "$TMP/err" >>"$ERRS"
+pages=$(net_plog "$P" | grep -o 'list-type=2' | wc -l)
+check "a listing whose token comes again: exit 3, said, after 2 pages ($rc, $pages: $(cat "$TMP/err"))" \
+    sh -c "[ $rc = 3 ] && [ $pages = 2 ] &&
+        grep -q 'listing would never end: page 2 leads to page 2 again (the same continuation token)' '$TMP/err'"
+grep -qs " $M fuse" /proc/mounts && unmount "$M"
+net_reset "$P"
+
 # --- faults between us and the store
 fault_read() { "$PY" "$RC" "$M" "$W/data.gguf" --at $(($1 + 4096)) --len 4096; }
 if keyed mount_model "$M" s3://models/big/zz/data.gguf "${NO[@]}" -o direct_io 2>>"$ERRS"; then

@@ -14,7 +14,9 @@
 #  - credentials, a signature and a token in the URL: in no file gguffs
 #    writes (cache_dir, the log), nor in the daemon's /proc/PID/cmdline;
 #  - models.tsv filled for files and URLs named on the command line, as for
-#    the same files mounted as a folder.
+#    the same files mounted as a folder;
+#  - a hub's tree listing whose next page is itself, or ever new: it ends,
+#    saying why (the S3 listing's case is 75_remote_s3's).
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/net/netlib.sh"
 unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HF_TOKEN HF_TOKEN_PATH HF_ENDPOINT
@@ -143,6 +145,39 @@ if wait_until 10 grep -qs " $M fuse" /proc/mounts; then
 else
     fail "mount of a URL with secrets ($(cat "$TMP/fg.out"))"
 fi
+
+# --- listings that never end: the hub's tree whose Link: rel="next" is the
+# page itself, or ever new (then the listing's page limit, 10000 pages, or
+# its deadline, 10 x -o timeout: the limit where a page takes 0.3 ms, the
+# deadline where a page takes 5 ms more)
+T=/api/models/o/r/tree/main
+LISTINGS="\"rules\": [{\"match\": \"/api/models/o/r/tree/\", \"action\": \"status\", \"code\": 200, \"times\": -1,
+    \"headers\": {\"Content-Type\": \"application/json\", \"Link\": \"<$PU$T?recursive=true&expand=false>; rel=\\\"next\\\"\"},
+    \"body\": \"[]\"}, {\"match\": \"/api/models/o/e/tree/\", \"action\": \"status\", \"code\": 200, \"times\": -1,
+    \"headers\": {\"Content-Type\": \"application/json\", \"Link\": \"<$PU/api/models/o/e/tree/main?cursor={n}>; rel=\\\"next\\\"\"},
+    \"body\": \"[]\"}]"
+net_rules "$P" "{$LISTINGS}"
+HF_ENDPOINT=$PU timeout 60 "$GGUFFS" -o timeout=1 hf://o/r "$M" 2>"$TMP/err"
+rc=$?
+check "a tree page whose next link is itself: exit 3, said ($rc: $(cat "$TMP/err"))" \
+    sh -c "[ $rc = 3 ] && grep -q 'hf://o/r: the listing would never end: page 1 leads to page 1 again (the same Link: rel=\"next\")' '$TMP/err'"
+grep -qs " $M fuse" /proc/mounts && unmount "$M"
+# ever_new WHAT MESSAGE: hf://o/e, whose every tree page links to a new
+# one, with -o timeout=1: exit 3 within 20 s, saying MESSAGE
+ever_new() {
+    local t0 rc took
+    t0=$(date +%s)
+    HF_ENDPOINT=$PU timeout 60 "$GGUFFS" -o timeout=1 hf://o/e "$M" 2>"$TMP/err"
+    rc=$?
+    took=$(($(date +%s) - t0))
+    check "a tree whose next link is ever new: exit 3 at $1 ($rc, $took s: $(cat "$TMP/err"))" \
+        sh -c "[ $rc = 3 ] && [ $took -le 20 ] && grep -q \"hf://o/e: the listing $2\" '$TMP/err'"
+    grep -qs " $M fuse" /proc/mounts && unmount "$M"
+}
+ever_new "its page limit" "goes on past 10000 pages, the most gguffs lists"
+net_rules "$P" "{\"latency_ms\": 5, $LISTINGS}"
+ever_new "its deadline" "did not end within 10 s (10 x -o timeout=1), after [0-9]* pages"
+net_reset "$P"
 
 # --- models.tsv of models named on the command line, as of a folder's
 mkdir -p "$TMP/folder"
