@@ -133,7 +133,8 @@ typedef struct gg_net_policy {
     /* Before each hop, once the client has set up the handle and headers. */
     void (*hop)(const struct gg_net_policy *p, gg_net_hop *hop);
     /* Each header of each answer, the redirects' too ("Name", "value"
-     * trimmed): what the scheme keeps of it, into g->extra and g->revision. */
+     * trimmed): what the scheme keeps of it, into g->extra and g->revision,
+     * and what a message of a failure should say, into g->hint. */
     void (*header)(const struct gg_net_policy *p, gg_http_get *g, const char *name, const char *value);
     /* A 401 or 403 from url: what would let us in ("a token: $HF_TOKEN, or
      * ..."), or NULL for the client's own hint (-o header=). */
@@ -185,6 +186,8 @@ struct gg_http_get {
     char last_modified[64];
     char extra[160];       /* what the policy took from any hop's answer: a scheme's own */
     char revision[64];     /* validator and revision (the hub's X-Linked-Etag, X-Repo-Commit) */
+    char hint[160];        /* what the policy made of the last answer's headers for a message
+                            * ("the bucket is in eu-west-1: -o s3_region=eu-west-1"), or "" */
     char next_link[1024];  /* Link: <...>; rel="next" */
     char *final_url;       /* where the bytes came from (malloc'ed; free it) */
 };

@@ -390,7 +390,7 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *arg)
         x->retry_after = -1;
         x->location[0] = 0;
         x->refusal_len = 0;
-        x->g->etag[0] = x->g->last_modified[0] = 0;
+        x->g->etag[0] = x->g->last_modified[0] = x->g->hint[0] = 0;
         return len;
     }
     if (header_value(p, len, "Content-Length", v, sizeof v)) {
@@ -668,7 +668,6 @@ static void hop_setup(gg_net *n, CURL *h, const gg_http_get *g, const char *url,
      * given) is a name, not a step up ("a/../x.gguf" is that key, not
      * "x.gguf"); libcurl signs what it sends (SigV4's canonical URI). */
     curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
-
     if (g->len) {
         /* "Range: bytes=A-B" from libcurl, not among the custom headers: a
          * scheme's signature (SigV4 in libcurl 7.88) signs every custom one. */
@@ -836,16 +835,27 @@ static outcome answer_ok(gg_net *n, gg_http_get *g, xfer *x, const char *shown, 
     return OUTCOME_FAIL;
 }
 
+/* What an answer says of a failure, for its message: the store's own words
+ * (its policy reads them in the body: S3's error code and message) and
+ * what the policy made of its headers (the region S3 names). */
+static void answer_words(const gg_http_get *g, const xfer *x, char *out, size_t cap)
+{
+    const gg_net_policy *pol = g->policy;
+    out[0] = 0;
+    if (pol && pol->refusal && pol->refusal(pol, x->refusal, x->refusal_len, out + 2, cap - 2))
+        memcpy(out, ": ", 2);
+    if (g->hint[0])
+        snprintf(out + strlen(out), cap - strlen(out), " (%s)", g->hint);
+}
+
 /* What the answer's status says: the bytes, a redirect, try again, or why not. */
 static outcome answer_status(gg_net *n, gg_http_get *g, xfer *x, const char *url, const char *shown, gg_err *e)
 {
     int s = x->status;
     g->status = s;
-    /* A store's own words for its refusal (S3's error code), if its policy reads them. */
-    char said[320] = "";
-    const gg_net_policy *pol = g->policy;
-    if (s >= 400 && pol && pol->refusal && pol->refusal(pol, x->refusal, x->refusal_len, said + 2, sizeof said - 2))
-        memcpy(said, ": ", 2);
+    char said[480] = "";
+    if (s >= 400)
+        answer_words(g, x, said, sizeof said);
     if (s >= 300 && s < 400 && s != 304) {
         gg_net_count(n, GG_NC_S3XX, 1);
         return OUTCOME_HOP;
@@ -1000,11 +1010,13 @@ static outcome follow(gg_net *n, CURL *h, gg_http_get *g, const resume *rs, int6
         gg_net_count(n, GG_NC_REDIRECTS, 1);
         char *next = hop < GG_NET_MAX_REDIRECTS && x->location[0] ? next_hop(*url, x->location) : NULL;
         if (!next) {
-            char *shown = gg_url_display(*url);
-            gg_fail(e, GG_E_IO, "%s: %s", shown,
+            char *shown = gg_url_display(*url), said[480];
+            answer_words(g, x, said, sizeof said);
+            gg_fail(e, GG_E_IO, "%s: HTTP %d, %s%s", shown, x->status,
                     hop >= GG_NET_MAX_REDIRECTS ? "too many redirects"
-                    : x->location[0]            ? "redirect to something that is not http(s)"
-                                                : "redirect without a Location");
+                    : x->location[0]            ? "a redirect to something that is not http(s)"
+                                                : "a redirect without a Location",
+                    said);
             free(shown);
             return OUTCOME_FAIL;
         }
@@ -1083,7 +1095,7 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
     gg_err local;
     gg_err *ep = e ? e : &local;
     g->final_url = NULL;
-    g->etag[0] = g->last_modified[0] = g->extra[0] = g->revision[0] = g->next_link[0] = 0;
+    g->etag[0] = g->last_modified[0] = g->extra[0] = g->revision[0] = g->next_link[0] = g->hint[0] = 0;
     g->got = g->total = 0;
     g->whole_body = 0;
     CURL *h = handle_get(n);

@@ -179,6 +179,7 @@ static int store_check(const gg_net_opts *o, gg_err *e)
 }
 
 static void store_hop(const gg_net_policy *p, gg_net_hop *hop);
+static void store_header(const gg_net_policy *p, gg_http_get *g, const char *name, const char *value);
 static const char *store_access_hint(const gg_net_policy *p, const char *url);
 static int store_refusal(const gg_net_policy *p, const char *body, size_t len, char *out, size_t cap);
 
@@ -187,7 +188,8 @@ static int store_init(const gg_net_opts *o, void **state, gg_err *e)
     store *s = calloc(1, sizeof *s);
     if (!s)
         return gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
-    s->p = (gg_net_policy){.hop = store_hop, .access_hint = store_access_hint, .refusal = store_refusal};
+    s->p = (gg_net_policy){.hop = store_hop, .header = store_header, .access_hint = store_access_hint,
+                           .refusal = store_refusal};
     const char *region = o->s3_region ? o->s3_region : env("AWS_REGION") ? env("AWS_REGION") : env("AWS_DEFAULT_REGION");
     s->region = region ? strdup(region) : profile_get("region", 1);
     if (!s->region)
@@ -262,6 +264,17 @@ static void store_hop(const gg_net_policy *p, gg_net_hop *hop)
     gg_net_hop_header(hop, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
     if (s->token)
         gg_net_hop_header(hop, s->token);
+}
+
+/* A bucket in another region than ours: AWS answers 301 PermanentRedirect
+ * with no Location (or 400 AuthorizationHeaderMalformed), and names the
+ * bucket's region in x-amz-bucket-region: the message says which option
+ * reads it. */
+static void store_header(const gg_net_policy *p, gg_http_get *g, const char *name, const char *value)
+{
+    const store *s = (const store *)p;
+    if (!strcasecmp(name, "x-amz-bucket-region") && !region_refused(value) && strcmp(value, s->region))
+        snprintf(g->hint, sizeof g->hint, "the bucket is in %s: -o s3_region=%s", value, value);
 }
 
 static const char *store_access_hint(const gg_net_policy *p, const char *url)

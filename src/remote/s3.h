@@ -31,8 +31,10 @@
  * them (libcurl 7.88 signs both as they are). The range goes as
  * CURLOPT_RANGE, not as a header (every custom header is signed). A
  * refusal names S3's error code and message (only those: an error body
- * may echo what was signed, the session token too). A listing is made to
- * end (scheme.h's gg_listing). */
+ * may echo what was signed, the session token too), and a bucket's region
+ * that is not ours (x-amz-bucket-region, with 301 PermanentRedirect and no
+ * Location) with the option to give it. A listing is made to end
+ * (scheme.h's gg_listing). */
 #ifndef GGUFFS_REMOTE_S3_H
 #define GGUFFS_REMOTE_S3_H
 

@@ -313,6 +313,19 @@ cat "$TMP/err" >>"$ERRS"
 check "moto checks: a wrong session token: exit 3, InvalidToken ($(head -c 300 "$TMP/err"))" \
     sh -c "[ $rc = 3 ] && grep -q 'HTTP 400: InvalidToken' '$TMP/err'"
 
+# --- a bucket in another region: AWS's 301 PermanentRedirect, with no
+# Location and the bucket's region in x-amz-bucket-region
+net_rules "$P" '{"rules": [{"match": "/models/m/model.gguf", "action": "status", "code": 301, "times": -1,
+    "headers": {"Content-Type": "application/xml", "x-amz-bucket-region": "eu-west-1"},
+    "body": "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint. Please send all future requests to this endpoint.</Message><Endpoint>models.s3.eu-west-1.amazonaws.com</Endpoint><Bucket>models</Bucket></Error>"}]}'
+keyed "$GGUFFS" --dump "${NO[@]}" s3://models/m/model.gguf >/dev/null 2>"$TMP/err"
+rc=$?
+cat "$TMP/err" >>"$ERRS"
+check "a bucket in eu-west-1: exit 3, S3's code, its region and -o s3_region= named ($(cat "$TMP/err"))" \
+    sh -c "[ $rc = 3 ] && grep -q 'HTTP 301, a redirect without a Location: PermanentRedirect: The bucket you are attempting' '$TMP/err' &&
+        grep -q '(the bucket is in eu-west-1: -o s3_region=eu-west-1)' '$TMP/err'"
+net_reset "$P"
+
 # --- listings that never end: a page that gives the continuation token it
 # was asked with
 net_rules "$P" '{"rules": [{"match": "list-type=2", "action": "status", "code": 200, "times": -1,
