@@ -342,6 +342,37 @@ check "a listing whose token comes again: exit 3, said, after 2 pages ($rc, $pag
 grep -qs " $M fuse" /proc/mounts && unmount "$M"
 net_reset "$P"
 
+# --- the profile as botocore reads it (aws_config.h)
+mkdir -p "$HOME/.aws"
+AWS_PROFILE=nonexistent keyed "$GGUFFS" --dump "${NO[@]}" s3://models/m/model.gguf >/dev/null 2>"$TMP/err"
+rc=$?
+check "AWS_PROFILE=nonexistent: exit 2, as botocore says it ($(cat "$TMP/err"))" \
+    sh -c "[ $rc = 2 ] && grep -q 'the config profile (nonexistent) could not be found' '$TMP/err'"
+printf '[profile default]\nregion = eu-central-1\n' >"$HOME/.aws/config"
+glog_mark
+(unset AWS_REGION && keyed "$GGUFFS" --dump "${NO[@]}" s3://models/m/model.gguf >/dev/null 2>>"$ERRS")
+check "[profile default] region = eu-central-1 of ~/.aws/config: signed for eu-central-1 ($(gj 'set(e["region"] for e in L)'))" \
+    test "$?|$(gj 'set(e["region"] for e in L)')" = "0|{'eu-central-1'}"
+rm "$HOME/.aws/config"
+AWS_SHARED_CREDENTIALS_FILE=$TMP/no-such-credentials "$GGUFFS" --dump "${NO[@]}" s3://models/m/model.gguf >/dev/null 2>"$TMP/err"
+rc=$?
+check "AWS_SHARED_CREDENTIALS_FILE naming a missing file: the 403's message names it, not ~/.aws/credentials ($(cat "$TMP/err"))" \
+    sh -c "[ $rc = 3 ] && grep -qF '$TMP/no-such-credentials (\$AWS_SHARED_CREDENTIALS_FILE: no such file)' '$TMP/err' &&
+        ! grep -qF '~/.aws/credentials' '$TMP/err'"
+printf '[gguffs]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$AK" "$SK" >"$HOME/.aws/credentials"
+printf '%s\n' '[profile proc]' 'credential_process = /bin/false' '[profile role]' \
+    'role_arn = arn:aws:iam::123456789012:role/reader' 'source_profile = gguffs' '[profile sso]' \
+    'sso_start_url = https://example.awsapps.com/start' 'sso_region = us-east-1' 'sso_account_id = 123456789012' \
+    'sso_role_name = reader' '[profile half]' 'aws_access_key_id = AKIAHALF' >"$HOME/.aws/config"
+for c in "proc|a program (credential_process)" "role|assuming a role (role_arn" "sso|AWS IAM Identity Center (sso_*)" \
+    "half|partial credentials: profile"; do
+    AWS_PROFILE=${c%%|*} "$GGUFFS" --dump "${NO[@]}" s3://models/m/model.gguf >/dev/null 2>"$TMP/err"
+    rc=$?
+    check "AWS_PROFILE=${c%%|*}: exit 2, what it needs named as not supported ($(cat "$TMP/err"))" \
+        sh -c "[ $rc = 2 ] && grep -qF \"${c#*|}\" '$TMP/err'"
+done
+rm -r "$HOME/.aws"
+
 # --- faults between us and the store
 fault_read() { "$PY" "$RC" "$M" "$W/data.gguf" --at $(($1 + 4096)) --len 4096; }
 if keyed mount_model "$M" s3://models/big/zz/data.gguf "${NO[@]}" -o direct_io 2>>"$ERRS"; then
