@@ -147,6 +147,10 @@ typedef struct gg_net_policy {
     const char *extra_name; /* what g->extra is called in messages ("X-Linked-Etag") */
     /* Is url's object named by its digest (it never changes: an Ollama blob)? */
     int (*content_addressed)(const struct gg_net_policy *p, const char *url);
+    /* What url's object is, as the scheme knows it (an Ollama blob: the
+     * size its manifest gives the layer, the sha256 it is named by): 1 with
+     * *size and sha256 (64 hex digits), else 0. */
+    int (*identity)(const struct gg_net_policy *p, const char *url, uint64_t *size, char sha256[65]);
 } gg_net_policy;
 
 /* One GET. The caller fills the first part; gg_net_get fills the rest. */

@@ -64,6 +64,11 @@ struct gg_fetcher {
     int content_addressed;  /* its name is its digest (an Ollama blob): it never changes, so no
                              * If-Match and no validator is needed or compared (its CDN's
                              * ETags may differ by edge); its size is still checked */
+    char want_sha256[65];   /* what its name says it is (an Ollama manifest's layer: its digest,
+                             * 64 hex digits, and size), or "": nothing known. An object of
+                             * another size is refused at open; its bytes are hashed as its
+                             * blocks come, in order, and compared once the last one came */
+    uint64_t want_size;
 };
 
 #endif

@@ -145,6 +145,8 @@ gg_fetcher *gg_http_fetcher_new(gg_net *net, const char *url, const gg_net_polic
     h->f.ops = &http_ops;
     h->f.extra_name = policy ? policy->extra_name : NULL;
     h->f.content_addressed = policy && policy->content_addressed && policy->content_addressed(policy, url);
+    if (!(policy && policy->identity && policy->identity(policy, url, &h->f.want_size, h->f.want_sha256)))
+        h->f.want_sha256[0] = 0;
     h->net = net;
     h->policy = policy;
     pthread_mutex_init(&h->lock, NULL);
