@@ -14,13 +14,7 @@
 # Only the nginx, proxies, daemons and readers started here are signalled.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/net/netlib.sh"
-unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HF_TOKEN HF_TOKEN_PATH HF_ENDPOINT
-export HOME=$TMP/home
-RC=$TOP/tests/net/readcmp.py
-M=$TMP/m
-MiB=1048576
-PIDS=""
-trap 'for p in $PIDS; do net_kill "$p"; done; net_cleanup; cleanup' EXIT
+net_suite
 
 W=$TMP/www
 mkdir -p "$W" "$HOME"

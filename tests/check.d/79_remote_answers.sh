@@ -19,13 +19,7 @@
 #    saying why (the S3 listing's case is 75_remote_s3's).
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/net/netlib.sh"
-unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HF_TOKEN HF_TOKEN_PATH HF_ENDPOINT
-export HOME=$TMP/home
-RC=$TOP/tests/net/readcmp.py
-M=$TMP/m
-MiB=1048576
-PIDS=""
-trap 'for p in $PIDS; do net_kill "$p"; done; net_cleanup; cleanup' EXIT
+net_suite
 
 W=$TMP/www
 mkdir -p "$W" "$HOME"
@@ -96,16 +90,18 @@ else
 fi
 
 # --- what was seen: a Content-Range without a total, a trickling body
-net_rules "$P" '{"rules": [{"action": "set_header", "name": "Content-Range", "value": "bytes 0-1048575/*", "times": -1}]}'
-"$GGUFFS" --dump -o timeout=2,retries=0 "$PU/data.gguf" >/dev/null 2>"$TMP/err"
-rc=$?
-echo "Content-Range without a total: $(cat "$TMP/err")"
+# dump_with RULE OPTS: --dump of data.gguf through the proxy answering with
+# RULE, with -o OPTS: its exit status in $rc, its message in $TMP/err
+dump_with() {
+    net_rules "$P" "{\"rules\": [$1]}"
+    "$GGUFFS" --dump -o "$2" "$PU/data.gguf" >/dev/null 2>"$TMP/err"
+    rc=$?
+    echo "$1: $(cat "$TMP/err")"
+}
+dump_with '{"action": "set_header", "name": "Content-Range", "value": "bytes 0-1048575/*", "times": -1}' timeout=2,retries=0
 check "Content-Range bytes 0-1048575/*: exit 3, named as sent ($(cat "$TMP/err"))" \
     sh -c "[ $rc = 3 ] && grep -q 'bytes 0-1048575/\*' '$TMP/err' && ! grep -q '0-0/0' '$TMP/err'"
-net_rules "$P" '{"rules": [{"action": "trickle", "bytes": 1000, "ms": 50, "times": -1}]}'
-"$GGUFFS" --dump -o timeout=4,retries=0 "$PU/data.gguf" >/dev/null 2>"$TMP/err"
-rc=$?
-echo "a trickling body: $(cat "$TMP/err")"
+dump_with '{"action": "trickle", "bytes": 1000, "ms": 50, "times": -1}' timeout=4,retries=0
 check "a trickling body: exit 3, says it came too slowly, with the bytes that came ($(cat "$TMP/err"))" \
     sh -c "[ $rc = 3 ] && grep -q 'too slowly: [0-9]* of 1048576 bytes in' '$TMP/err' && ! grep -q 'no answer' '$TMP/err'"
 net_reset "$P"
