@@ -191,4 +191,4 @@ else
     fail "mount of a URL and a file, and of a folder"
 fi
 
-finish 80_remote_answers
+finish 81_remote_answers
