@@ -122,4 +122,4 @@ unmount "$M"
 check "-o as=q9_9 is refused, naming it" sh -c "'$GGUFFS' -o as=q9_9 '$D/k.gguf' '$TMP/none' 2>&1 | grep -q 'no recipe q9_9'"
 check "--cat m.gguf as/iq4_xs.gguf is llama-quantize's file" \
     cmp <("$GGUFFS" --cat "$D/k.gguf" as/iq4_xs.gguf) "$OUT/k-iq4_xs.gguf"
-finish 81_recipes
+finish 82_recipes
