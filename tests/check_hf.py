@@ -156,6 +156,8 @@ def config(hf, gguf, dtype):
         want["bos_token_id"] = K["tokenizer.ggml.bos_token_id"]
     if "tokenizer.ggml.eos_token_id" in K:
         want["eos_token_id"] = K["tokenizer.ggml.eos_token_id"]
+    # null without a padding token, not the class's default (Phi3Config's 32000)
+    want["pad_token_id"] = K.get("tokenizer.ggml.padding_token_id")
     if moe:
         e, u = K[a + ".expert_count"], K[a + ".expert_used_count"]
         if a == "llama":
@@ -219,6 +221,10 @@ def config(hf, gguf, dtype):
         import hf_forward
         got = inv / hf_forward.llama3_inv_freq(inv, rs) if rs and rs.get("rope_type") == "llama3" else inv * 0
         expect(np.allclose(got, r, rtol=1e-6, atol=0), "%s: rope_scaling %r gives %s, not %s" % (gguf, rs, got, r))
+        # its original context below the model's, as transformers asks
+        expect(isinstance(rs.get("original_max_position_embeddings"), int) and
+               0 < rs["original_max_position_embeddings"] < c["max_position_embeddings"],
+               "%s: rope_scaling %r (max_position_embeddings %s)" % (gguf, rs, c["max_position_embeddings"]))
     elif a + ".rope.scaling.factor" in K:
         expect(rs and rs.get("rope_type") == "linear" and f32_eq(rs["factor"], K[a + ".rope.scaling.factor"]),
                "%s: rope_scaling %r" % (gguf, rs))
