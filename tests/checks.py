@@ -16,3 +16,9 @@ def check(ok, what):
         failed += 1
         print("FAIL: %s" % (what,), file=sys.stderr if to_stderr else sys.stdout, flush=True)
     return ok
+
+
+def summary(what):
+    """The last line, "WHAT: N passed, N failed", and the exit status."""
+    print("%s: %d passed, %d failed" % (what, passed, failed))
+    return 1 if failed else 0
