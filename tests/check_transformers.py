@@ -539,7 +539,7 @@ def main(argv):
     else:
         print(__doc__)
         return 2
-    return checks.summary("check_transformers.py " + mode)
+    return checks.finish("check_transformers.py " + mode)
 
 
 if __name__ == "__main__":
