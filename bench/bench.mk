@@ -9,8 +9,10 @@
 # mount against a file, a 64 GiB model's as/; needs FUSE), a comparison
 # of two models against decoding both (compare.sh), gguf-py's dequantize
 # of the real Gemma 3 270M against its f32 files, cold and warm (gguf_py.sh,
-# needs FUSE), and transformers loading the real Gemma 3 270M from its GGUF
-# file against from as/hf/ (transformers.sh; needs FUSE). Never part of
+# needs FUSE), llama.cpp's load and first token of that model from a
+# mount against its file (gemma.sh, needs FUSE and the Python peers), and
+# transformers loading it from its GGUF file against from as/hf/
+# (transformers.sh; needs FUSE and the Python peers). Never part of
 # `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
 	$(BUILD)/bench/halfconv_bench
@@ -42,6 +44,9 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== gguf-py's dequantize against the f32 files, the real Gemma 3 270M (bench/gguf_py.sh)"
 	@bench/gguf_py.sh
+	@echo
+	@echo "== llama.cpp on a real model: the file, model.gguf, as/f32.gguf (bench/gemma.sh)"
+	@bench/gemma.sh
 	@echo
 	@echo "== transformers: from the GGUF file against from as/hf/ (bench/transformers.sh)"
 	@bench/transformers.sh
