@@ -12,10 +12,12 @@
 # needs FUSE), llama.cpp's load and first token of that model from a
 # mount against its file (gemma.sh, needs FUSE and the Python peers), and
 # transformers loading it from its GGUF file against from as/hf/
-# (transformers.sh; needs FUSE and the Python peers). Never part of
+# (transformers.sh; needs FUSE and the Python peers), and quantization speed
+# per type against the real ggml (quantize_bench). Never part of
 # `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
-	$(BUILD)/bench/halfconv_bench
+	$(BUILD)/bench/halfconv_bench $(BUILD)/bench/quantize_bench
+GGML_BASE := tests/peer/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so
 
 bench: gguffs $(BENCH_PROGS)
 	@echo "== decode speed per type (bench/decode.sh)"
@@ -50,3 +52,6 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== transformers: from the GGUF file against from as/hf/ (bench/transformers.sh)"
 	@bench/transformers.sh
+	@echo
+	@echo "== quantization per type against ggml_quantize_chunk (bench/quantize_bench)"
+	@$(BUILD)/bench/quantize_bench $(GGML_BASE)
