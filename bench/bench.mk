@@ -11,8 +11,9 @@
 # of the real Gemma 3 270M against its f32 files, cold and warm (gguf_py.sh,
 # needs FUSE), llama.cpp's load and first token of that model from a
 # mount against its file (gemma.sh, needs FUSE and the Python peers), and
-# quantization speed per type against the real ggml (quantize_bench).
-# Never part of
+# transformers loading it from its GGUF file against from as/hf/
+# (transformers.sh; needs FUSE and the Python peers), and quantization speed
+# per type against the real ggml (quantize_bench). Never part of
 # `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
 	$(BUILD)/bench/halfconv_bench $(BUILD)/bench/quantize_bench
@@ -48,6 +49,9 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== llama.cpp on a real model: the file, model.gguf, as/f32.gguf (bench/gemma.sh)"
 	@bench/gemma.sh
+	@echo
+	@echo "== transformers: from the GGUF file against from as/hf/ (bench/transformers.sh)"
+	@bench/transformers.sh
 	@echo
 	@echo "== quantization per type against ggml_quantize_chunk (bench/quantize_bench)"
 	@$(BUILD)/bench/quantize_bench $(GGML_BASE)
