@@ -318,7 +318,7 @@ static void table(void)
                "row %zu: a view outside a tensor folder", i);
         EXPECT(!k->sized || k->shape == GG_FS_TEXT, "row %zu: a size function for a non-text", i);
         EXPECT(!k->fixed_size || k->shape == GG_FS_TEXT, "row %zu: a fixed size for a non-text", i);
-        EXPECT((k->name == NULL) == (k->scope == GG_FK_KV || k->scope == GG_FK_SIDE),
+        EXPECT((k->name == NULL) == (k->scope == GG_FK_KV || k->scope == GG_FK_NEWKEY || k->scope == GG_FK_SIDE),
                "row %zu: only metadata/<key> and side files are named by what they hold", i);
         EXPECT(!(k->flags & GG_FF_STORED) || (k->shape == GG_FS_VIEW && k->view == GG_VIEW_RAW),
                "row %zu: stored bytes that are not raw", i);
