@@ -173,8 +173,7 @@ def main(argv):
     else:
         print(__doc__, file=sys.stderr)
         return 2
-    print("check_edits: %d passed, %d failed" % (checks.passed, checks.failed))
-    return 1 if checks.failed else 0
+    return checks.finish("check_edits")
 
 
 if __name__ == "__main__":

@@ -415,4 +415,4 @@ check "... and no temporary file left beside it once mounted again" [ "$(ls "$SH
 rm -rf "$SHM"
 lap "kill -9"
 
-finish 79_edits
+finish 80_edits
