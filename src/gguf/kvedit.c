@@ -222,7 +222,10 @@ static void put_key(gg_buf *b, const char *key, uint64_t len)
 int gg_edits_apply(const gg_file *f, const gg_edits *ed, const char *path, gg_file *out, gg_err *e)
 {
     gg_buf b = {0};
-    uint64_t nkv = 0;
+    uint64_t nkv = 0, room = f->hdr_len + 64;
+    for (size_t i = 0; i < ed->n; i++)
+        room += ed->e[i].key_len + ed->e[i].val_len + 16;
+    gg_buf_room(&b, room); /* (once: a vocabulary's header is megabytes) */
     gg_buf_put(&b, "GGUF", 4);
     gg_put_u32(&b, 3);
     gg_put_u64(&b, 0);

@@ -147,9 +147,22 @@ static int is_meta(const gg_mtree *t, uint32_t k)
     return t->nodes[k].parent == 0 && p->content == GG_C_DIR && !strcmp(t->nodes[k].name, "metadata");
 }
 
-/* Inode indices of v's nodes from those of prev (see mversion.h). */
+/* The node of prev under old parent po named name, or NONE: most often the
+ * one after the node before's match (both trees list the same things in the
+ * same order), else looked up. */
+static uint32_t match(const gg_mtree *p, uint32_t po, const char *name, uint32_t guess)
+{
+    if (po == NONE)
+        return NONE;
+    if (guess < p->n && p->nodes[guess].parent == po && !strcmp(p->nodes[guess].name, name))
+        return guess;
+    return gg_mtree_find(p, po, name);
+}
+
+/* Inode indices of v's nodes from those of prev (see mversion.h); old[k]:
+ * the node of prev of the same name and place (NONE: none). */
 static int map_indices(gg_mstate *st, gg_mver *v, const gg_mver *prev, int changed, int hadamard, const char *from,
-                       const char *to)
+                       const char *to, uint32_t *old)
 {
     const gg_mtree *t = v->mt, *p = prev->mt;
     v->ix = malloc((t->n ? t->n : 1) * sizeof *v->ix);
@@ -160,36 +173,39 @@ static int map_indices(gg_mstate *st, gg_mver *v, const gg_mver *prev, int chang
         if (is_meta(t, k))
             meta = k;
     v->ix[0] = 0;
+    old[0] = 0;
     for (uint32_t k = 1; k < t->n; k++) {
         const gg_node *n = &t->nodes[k];
         const char *name = n->parent == meta && to && !strcmp(n->name, to) ? from : n->name;
-        uint32_t pn = gg_mver_node(prev, v->ix[n->parent]);
-        uint32_t old = pn == NONE ? NONE : gg_mtree_find(p, pn, name);
-        if (old != NONE && changed && follows_keys(t, k, hadamard))
-            old = NONE;
-        v->ix[k] = old != NONE ? gg_mver_ix(prev, old) : st->next_ix++;
+        old[k] = match(p, old[n->parent], name, old[k - 1] == NONE ? NONE : old[k - 1] + 1);
+        int keep = old[k] != NONE && !(changed && follows_keys(t, k, hadamard));
+        v->ix[k] = keep ? gg_mver_ix(prev, old[k]) : st->next_ix++;
     }
     return index_by_ix(v);
 }
 
 /* The kernel forgets: names whose inode changed, appeared or went (but in
  * metadata/: the kernel's own calls made those), folders whose children
- * changed, keys whose value changed. */
-static void what_changed(const gg_mver *v, const gg_mver *prev, gg_inval *iv)
+ * changed, keys whose value changed. old: map_indices'. */
+static int what_changed(const gg_mver *v, const gg_mver *prev, const uint32_t *old, gg_inval *iv)
 {
     const gg_mtree *t = v->mt, *p = prev->mt;
+    uint8_t *seen = calloc(p->n ? p->n : 1, 1);
+    if (!seen)
+        return -1;
     for (uint32_t k = 1; k < t->n; k++) {
         const gg_node *n = &t->nodes[k];
-        uint32_t pn = gg_mver_node(prev, v->ix[n->parent]);
-        uint32_t old = pn == NONE ? NONE : gg_mtree_find(p, pn, n->name);
-        uint32_t same = gg_mver_node(prev, v->ix[k]);
+        int kept = old[k] != NONE && gg_mver_ix(prev, old[k]) == v->ix[k];
+        if (old[k] != NONE)
+            seen[old[k]] = 1;
         if (gg_node_is_key(n)) {
             /* the same inode: its value may be another (compared as text is made) */
-            if (same != NONE) {
+            if (kept) {
+                uint32_t o = old[k];
                 size_t a, b;
-                const char *ka = gg_mtree_key(t, k, &a), *kb = gg_mtree_key(p, same, &b);
+                const char *ka = gg_mtree_key(t, k, &a), *kb = gg_mtree_key(p, o, &b);
                 const gg_kv *x = gg_node_is_kv(n) ? &t->m->f->kv[n->arg] : NULL;
-                const gg_kv *y = gg_node_is_kv(&p->nodes[same]) ? &p->m->f->kv[p->nodes[same].arg] : NULL;
+                const gg_kv *y = gg_node_is_kv(&p->nodes[o]) ? &p->m->f->kv[p->nodes[o].arg] : NULL;
                 int differ = !x || !y || a != b || memcmp(ka, kb, a) || x->type != y->type ||
                              x->val_len != y->val_len || memcmp(t->m->f->hdr + x->val, p->m->f->hdr + y->val, x->val_len);
                 if (differ && (x || y))
@@ -197,21 +213,21 @@ static void what_changed(const gg_mver *v, const gg_mver *prev, gg_inval *iv)
             }
             continue;
         }
-        if (same == NONE || old == NONE || gg_mver_ix(prev, old) != v->ix[k]) {
+        if (!kept) {
             forget_name(iv, v->ix[n->parent], n->name);
             forget_inode(iv, v->ix[n->parent]);
         }
     }
     for (uint32_t k = 1; k < p->n; k++) {
         const gg_node *n = &p->nodes[k];
-        if (gg_node_is_key(n))
+        if (seen[k] || gg_node_is_key(n))
             continue;
-        uint32_t pix = gg_mver_ix(prev, n->parent), pn = gg_mver_node(v, pix);
-        if (pn == NONE || gg_mtree_find(t, pn, n->name) == NONE) {
-            forget_name(iv, pix, n->name);
-            forget_inode(iv, pix);
-        }
+        uint32_t pix = gg_mver_ix(prev, n->parent);
+        forget_name(iv, pix, n->name);
+        forget_inode(iv, pix);
     }
+    free(seen);
+    return 0;
 }
 
 /* Did a key named prism.hadamard.* change between a and b? */
@@ -284,11 +300,14 @@ int gg_mstate_install(gg_mstate *st, gg_file *edited, int header_changed, const 
     if (!v)
         return -1;
     int had = header_changed && hadamard_changed(gg_mver_model(v)->f, gg_mver_model(prev)->f);
-    if (map_indices(st, v, prev, header_changed, had, moved_from, moved_to)) {
+    uint32_t *old = malloc((v->mt->n ? v->mt->n : 1) * sizeof *old);
+    if (!old || map_indices(st, v, prev, header_changed, had, moved_from, moved_to, old) ||
+        what_changed(v, prev, old, iv)) {
+        free(old);
         ver_free(v);
         return gg_fail(e, GG_E_NOMEM, "out of memory");
     }
-    what_changed(v, prev, iv);
+    free(old);
     pthread_mutex_lock(&st->mu);
     int keep = atomic_load(&prev->refs) > 0;
     if (keep && gg_grow((void **)&st->old, &st->capold, st->nold, sizeof *st->old, 8)) {

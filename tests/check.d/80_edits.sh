@@ -166,6 +166,12 @@ check "summary and summary.json" bash -c "grep -q '^name *Edited Name$' '$M/summ
 check "as/hf/tokenizer_config.json: the chat template and the EOS" \
     [ "$(jq -r '.chat_template, .eos_token' "$M/as/hf/tokenizer_config.json")" = "$TPL
 $XTEXT" ]
+ls "$M/as/hf" > "$TMP/hf.before"
+echo none > "$M/metadata/tokenizer.ggml.model"
+ls "$M/as/hf" > "$TMP/hf.none"
+echo llama > "$M/metadata/tokenizer.ggml.model"
+check "as/hf/ follows the tokenizer: without one, no tokenizer files (and back)" \
+    [ "$(grep -c tokenizer "$TMP/hf.before") $(grep -c tokenizer "$TMP/hf.none") $(ls "$M/as/hf" | grep -c tokenizer)" = "2 0 2" ]
 sizes_ok=1
 for f in model.gguf metadata.json summary as/f16.gguf as/hf/tokenizer_config.json metadata/general.name; do
     [ "$(stat -c %s "$M/$f")" = "$(wc -c < "$M/$f")" ] || { sizes_ok=0; echo "ls -l size of $f: $(stat -c %s "$M/$f"), read: $(wc -c < "$M/$f")"; }
