@@ -2,7 +2,7 @@
  * serves. One model's tree at the root, or a shelf of models (shelf.h),
  * each in its folder, with models.tsv and .errors beside them:
  *
- *   metadata/<key>          value as text (render.h)
+ *   metadata/<key>          value as text (render.h); writable with edits (below)
  *   metadata.json           every key with its type
  *   tensors/<name>/raw      the stored bytes
  *   tensors/<name>/f32      decoded to little-endian float32
