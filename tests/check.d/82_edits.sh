@@ -421,4 +421,4 @@ check "... and no temporary file left beside it once mounted again" [ "$(ls "$SH
 rm -rf "$SHM"
 lap "kill -9"
 
-finish 81_edits
+finish 82_edits
