@@ -44,6 +44,9 @@ bench: gguffs $(BENCH_PROGS)
 	@echo "== a comparison of two models against decoding both (bench/compare.sh)"
 	@BUILD=$(BUILD) bench/compare.sh
 	@echo
+	@echo "== editing metadata: an edit until model.gguf shows it, llama.cpp, gguf_new_metadata (bench/edits.sh)"
+	@BUILD=$(BUILD) bench/edits.sh
+	@echo
 	@echo "== gguf-py's dequantize against the f32 files, the real Gemma 3 270M (bench/gguf_py.sh)"
 	@bench/gguf_py.sh
 	@echo
