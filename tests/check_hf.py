@@ -219,7 +219,7 @@ def config(hf, gguf, dtype):
             want_rs = dict(mkhf.LLAMA3, rope_type="llama3")
             expect(rs == want_rs, "%s: rope_scaling %r, want %r" % (gguf, rs, want_rs))
         # llama 3's, its original context below the model's as transformers asks (that its
-        # frequencies are llama.cpp's factors: transformers itself, 79_transformers)
+        # frequencies are llama.cpp's factors: transformers itself, 83_transformers)
         expect(rs is not None and rs.get("rope_type") == "llama3" and
                isinstance(rs.get("original_max_position_embeddings"), int) and
                0 < rs["original_max_position_embeddings"] < c["max_position_embeddings"],

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """check_transformers.py - transformers itself (the pinned peer, tests/pyenv.sh) judges as/hf/
-(tests/check.d/79_transformers.sh), against llama.cpp (tests/peer/embed.mjs) and against
+(tests/check.d/83_transformers.sh), against llama.cpp (tests/peer/embed.mjs) and against
 transformers' own GGUF loader. Nothing here is computed by gguffs.
 
   check_transformers.py models DIR

@@ -5,7 +5,7 @@
 #    model.safetensors: exactly the names and shapes the class loads, each tensor the
 #    GGUF tensor's f32 view rearranged, f16 / bf16 the f32 values rounded (the gemma
 #    norms' shift included); transformers itself loads them and computes llama.cpp's
-#    figures in 79_transformers;
+#    figures in 83_transformers;
 #  - config.json and generation_config.json against the GGUF keys;
 #  - tokenizers: tokenizers.js, the Rust tokenizers library (Tokenizer.from_file) and
 #    transformers' AutoTokenizer on as/hf/ give llama.cpp's ids for the real vocabularies

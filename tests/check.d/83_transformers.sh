@@ -57,4 +57,4 @@ check "transformers: as/hf/ loads and computes llama.cpp's figures; its GGUF loa
 echo "  (transformers: $(( $(date +%s) - t0 )) s)"
 unmount "$F"
 
-finish 79_transformers
+finish 83_transformers
