@@ -36,7 +36,6 @@ load() {
 import os, resource, sys, time
 os.environ.update(TQDM_DISABLE="1", HF_HUB_OFFLINE="1")
 import torch, transformers
-import transformers.modeling_utils as mu
 from transformers import AutoModelForCausalLM
 transformers.utils.logging.set_verbosity_error()
 torch.set_num_threads(1)
@@ -49,9 +48,6 @@ def cpu():
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0, c0 = time.perf_counter(), cpu()
 if what == "gguf":
-    # it asks for the package accelerate, which the lock does not have; nothing of it
-    # runs on the CPU without a device_map
-    mu.is_accelerate_available = lambda: True
     m = AutoModelForCausalLM.from_pretrained(os.path.dirname(gguf), gguf_file=gguf, dtype=torch.float32)
 else:
     m = AutoModelForCausalLM.from_pretrained(os.path.join(mnt, "as", "hf"), dtype=torch.float32)

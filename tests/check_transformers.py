@@ -158,7 +158,6 @@ def peers():
     global torch, transformers
     import torch
     import transformers
-    import transformers.modeling_utils  # noqa: F401 - no_accelerate_check patches it
     torch.set_num_threads(1)
     transformers.utils.logging.disable_default_handler()
     transformers.utils.logging.set_verbosity_warning()
@@ -378,23 +377,9 @@ def judge_llama3_rope(name, cfg, model, gguf):
 
 
 # ---------------------------------------------------------------- transformers' GGUF loader
-@contextlib.contextmanager
-def no_accelerate_check():
-    """from_pretrained(gguf_file=) asks for the package accelerate, which the lock does not
-    have; on the CPU without a device_map nothing of it runs (modeling_utils checks
-    is_accelerate_available() and goes on)."""
-    mu = transformers.modeling_utils
-    real = mu.is_accelerate_available
-    mu.is_accelerate_available = lambda: True
-    try:
-        yield
-    finally:
-        mu.is_accelerate_available = real
-
-
 def gguf_load(models_dir, gguf, config=None):
     """(model or None, the refusal, what was said)."""
-    with listening() as said, no_accelerate_check():
+    with listening() as said:
         try:
             kw = {"config": config} if config is not None else {}
             m = transformers.AutoModelForCausalLM.from_pretrained(models_dir, gguf_file=gguf, dtype=torch.float32,
