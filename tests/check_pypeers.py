@@ -24,7 +24,7 @@
          writes them); its tensors' names, dims, types, offsets and sizes are
          tensors.tsv's and info.json's (as/: the view's type, or F32, or F16 for Q8_0
          rows 32 does not divide; the recipes' tensors in llama-quantize's order: which
-         type each takes, and the order, 82_recipes checks against llama.cpp); their data
+         type each takes, and the order, 84_recipes checks against llama.cpp); their data
          is raw (model.gguf), f32, f16, bf16, and for Q8_0 gguf-py's own Q8_0
          quantization of f32;
       4. a type gguf-py does not know (IQ3_KS): GGUFReader refuses model.gguf, naming the

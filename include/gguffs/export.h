@@ -66,7 +66,10 @@ gg_composite *gg_export_safetensors(const gg_model *m, gg_view_kind dtype, gg_er
 
 /* model.gguf (gguf_write.h): the stored types. A single file is its own
  * bytes (one segment of its file); a split set one merged GGUF, split.*
- * keys dropped, the shards' tensors in order. */
+ * keys dropped, the shards' tensors in order. A model whose keys were
+ * edited (kvedit.h) has its edited keys: a single file the new header,
+ * then its data section as it is (but where the edit changed
+ * general.alignment: laid out anew, as a split set is). */
 gg_composite *gg_export_gguf(const gg_model *m, gg_err *e);
 
 /* as/<recipe>.gguf (recipe.h): every tensor in the type the recipe gives it,
@@ -77,7 +80,8 @@ gg_composite *gg_export_gguf(const gg_model *m, gg_err *e);
  * blocks, but for one thing: the model's general.alignment (llama-quantize
  * pads to 32 whatever the key says). Needs every tensor decodable, the
  * recipe able to place every tensor and a quantizer for each of its types
- * (else GG_E_UNSUPPORTED, saying which and why). */
+ * (else GG_E_UNSUPPORTED, saying which and why). The keys are m->f's: an
+ * edited model's are its edits' (kvedit.h), as model.gguf's are. */
 gg_composite *gg_export_recipe(const gg_model *m, const gg_recipe *r, gg_err *e);
 
 /* Bytes [off, off+size) of c, described in ref (empty: gg_ref_init) as a

@@ -4,9 +4,11 @@
  * caller's to lay out where this says.
  *
  * The header is GGUF version 3, as ggml writes it:
- *   - every key of the model's first shard, in its order, its value as
- *     stored (a GGUF v1 file's 32-bit lengths and counts widened), but the
- *     split.* keys of gguf-split, which a single file must not carry;
+ *   - every key of the model (m->f: its first shard's, or for a model
+ *     whose keys were edited, kvedit.h, its edited header's), in its
+ *     order, its value as stored (a GGUF v1 file's 32-bit lengths and
+ *     counts widened), but the split.* keys of gguf-split, which a single
+ *     file must not carry;
  *   - general.file_type set to the value asked for (a u32 where the key
  *     was, or last if there was none), or kept;
  *   - every tensor of every shard in the model's order, its dimensions as
@@ -71,6 +73,13 @@ typedef struct gg_gguf_form {
  * memory, sizes past 2^63). */
 int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, const gg_gguf_form *form, gg_buf *out,
                    uint64_t *offset, uint64_t *data_start, uint64_t *data_bytes, gg_err *e);
+
+/* The header of a one-file model whose keys were edited (kvedit.h):
+ * GGUF version 3, m's keys (split.* too, as the file has them), the file's
+ * tensor infos as stored, their offsets too: the file's data section
+ * follows as it is, from *data_start (the header's length padded to
+ * general.alignment, which must be the file's). Returns 0, or -1 with *e. */
+int gg_gguf_header_in_place(const gg_model *m, gg_buf *out, uint64_t *data_start, gg_err *e);
 
 /* The dimensions of a tensor as ggml counts them (ggml_n_dims): up to the
  * last one that is not 1, at least 1. */

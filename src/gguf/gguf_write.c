@@ -2,21 +2,22 @@
  * gguf_write.h). The bytes are those of the parsed header copy, which the
  * parser has bounds-checked: nothing here reads past what it validated. */
 #include "gguffs/gguf_write.h"
+#include "gguf_put.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void put_u32(gg_buf *b, uint32_t v)
+void gg_put_u32(gg_buf *b, uint32_t v)
 {
     uint8_t p[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
     gg_buf_put(b, p, 4);
 }
 
-static void put_u64(gg_buf *b, uint64_t v)
+void gg_put_u64(gg_buf *b, uint64_t v)
 {
-    put_u32(b, (uint32_t)v);
-    put_u32(b, (uint32_t)(v >> 32));
+    gg_put_u32(b, (uint32_t)v);
+    gg_put_u32(b, (uint32_t)(v >> 32));
 }
 
 static uint64_t le(const uint8_t *p, int n)
@@ -27,13 +28,12 @@ static uint64_t le(const uint8_t *p, int n)
     return v;
 }
 
-/* A value of a GGUF v1 header (32-bit lengths and counts) written as v3;
- * returns the bytes it took in the v1 header. */
-static uint64_t widen_value(gg_buf *out, const uint8_t *p, uint32_t type)
+/* (gguf_put.h) */
+uint64_t gg_put_v1_value(gg_buf *out, const uint8_t *p, uint32_t type)
 {
     if (type == GG_VT_STR) {
         uint64_t n = le(p, 4);
-        put_u64(out, n);
+        gg_put_u64(out, n);
         gg_buf_put(out, p + 4, n);
         return 4 + n;
     }
@@ -43,20 +43,20 @@ static uint64_t widen_value(gg_buf *out, const uint8_t *p, uint32_t type)
     }
     uint32_t et = (uint32_t)le(p, 4);
     uint64_t n = le(p + 4, 4), at = 8;
-    put_u32(out, et);
-    put_u64(out, n);
+    gg_put_u32(out, et);
+    gg_put_u64(out, n);
     if (et != GG_VT_STR && et != GG_VT_ARR) {
         gg_buf_put(out, p + at, n * gg_vtype_size(et));
         return at + n * gg_vtype_size(et);
     }
     for (uint64_t i = 0; i < n && !out->oom; i++)
-        at += widen_value(out, p + at, et);
+        at += gg_put_v1_value(out, p + at, et);
     return at;
 }
 
 static void put_key(gg_buf *out, const gg_file *f, const gg_kv *kv)
 {
-    put_u64(out, kv->key.len);
+    gg_put_u64(out, kv->key.len);
     gg_buf_put(out, gg_str_ptr(f, kv->key), kv->key.len);
 }
 
@@ -76,10 +76,10 @@ uint32_t gg_tinfo_ndims(const gg_tinfo *ti)
 /* A u32 key written anew. */
 static void put_u32_kv(gg_buf *out, const char *key, uint32_t v)
 {
-    put_u64(out, strlen(key));
+    gg_put_u64(out, strlen(key));
     gg_buf_puts(out, key);
-    put_u32(out, GG_VT_U32);
-    put_u32(out, v);
+    gg_put_u32(out, GG_VT_U32);
+    gg_put_u32(out, v);
 }
 
 /* n bytes of the model's header at p, as they are: into out, or a run of
@@ -111,8 +111,10 @@ static void put_as_is(gg_buf *out, size_t start, const gg_gguf_form *form, const
     r->bytes += n;
 }
 
-/* The keys: see gguf_write.h; nkv counts them first. */
-static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, gg_buf *out, size_t start, int count)
+/* The keys of f (an edited model's are its edited header's): see
+ * gguf_write.h, split.* left out unless keep_split; nkv counts them first. */
+static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, int keep_split, gg_buf *out, size_t start,
+                         int count)
 {
     int64_t ft = gg_find_key(f, "general.file_type");
     int64_t qv = form->quantized ? gg_find_key(f, "general.quantization_version") : -1;
@@ -120,19 +122,19 @@ static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, gg_buf *out
     uint64_t n = 0;
     for (uint64_t i = 0; i < f->n_kv; i++) {
         const gg_kv *kv = &f->kv[i];
-        if (is_split_key(f, kv) || (int64_t)i == qv || ((int64_t)i == ft && form->quantized && set_ft))
+        if ((!keep_split && is_split_key(f, kv)) || (int64_t)i == qv || ((int64_t)i == ft && form->quantized && set_ft))
             continue;
         n++;
         if (count)
             continue;
         if ((int64_t)i == ft && set_ft) {
             put_key(out, f, kv);
-            put_u32(out, GG_VT_U32);
-            put_u32(out, (uint32_t)form->file_type);
+            gg_put_u32(out, GG_VT_U32);
+            gg_put_u32(out, (uint32_t)form->file_type);
         } else if (f->version == 1) {
             put_key(out, f, kv);
-            put_u32(out, kv->type);
-            widen_value(out, f->hdr + kv->val, kv->type);
+            gg_put_u32(out, kv->type);
+            gg_put_v1_value(out, f->hdr + kv->val, kv->type);
         } else { /* key, type and value as they are */
             put_as_is(out, start, form, f->hdr + kv->at, kv->val + kv->val_len - kv->at);
         }
@@ -156,23 +158,23 @@ int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, const gg_gguf_fo
     const uint64_t align = f->alignment;
     size_t start = out->len;
     gg_buf_put(out, "GGUF", 4);
-    put_u32(out, 3);
-    put_u64(out, m->nt);
-    put_u64(out, put_keys(f, form, out, start, 1));
-    put_keys(f, form, out, start, 0);
+    gg_put_u32(out, 3);
+    gg_put_u64(out, m->nt);
+    gg_put_u64(out, put_keys(f, form, 0, out, start, 1));
+    put_keys(f, form, 0, out, start, 0);
     uint64_t at = 0;
     for (uint64_t j = 0; j < m->nt; j++) {
         uint64_t i = form->order ? form->order[j] : j;
         const gg_tensor *t = &m->t[i];
         const gg_tinfo *ti = t->info;
         uint32_t n_dims = form->quantized ? gg_tinfo_ndims(ti) : ti->n_dims;
-        put_u64(out, t->name_len);
+        gg_put_u64(out, t->name_len);
         gg_buf_put(out, t->name, t->name_len);
-        put_u32(out, n_dims);
+        gg_put_u32(out, n_dims);
         for (uint32_t d = 0; d < n_dims; d++)
-            put_u64(out, ti->ne[d]);
-        put_u32(out, ts[i].type_id);
-        put_u64(out, at);
+            gg_put_u64(out, ti->ne[d]);
+        gg_put_u32(out, ts[i].type_id);
+        gg_put_u64(out, at);
         offset[i] = at;
         uint64_t padded = ts[i].nbytes + (align - ts[i].nbytes % align) % align;
         if (padded < ts[i].nbytes || at > (uint64_t)INT64_MAX - padded)
@@ -182,5 +184,29 @@ int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, const gg_gguf_fo
     uint64_t len = out->len - start + (form->share ? form->share->bytes : 0);
     *data_start = m->nt ? len + (align - len % align) % align : len; /* (no data: no padding before it) */
     *data_bytes = at;
+    return out->oom ? gg_fail(e, GG_E_NOMEM, "%s: out of memory for a GGUF header", m->path) : 0;
+}
+
+int gg_gguf_header_in_place(const gg_model *m, gg_buf *out, uint64_t *data_start, gg_err *e)
+{
+    const gg_file *f = m->f, *sf = &m->shards[0].f;
+    size_t start = out->len;
+    gg_buf_put(out, "GGUF", 4);
+    gg_put_u32(out, 3);
+    gg_put_u64(out, sf->n_tensors);
+    gg_put_u64(out, f->n_kv);
+    put_keys(f, &(gg_gguf_form){.file_type = GG_FILE_TYPE_KEEP}, 1, out, start, 0);
+    for (uint64_t i = 0; i < sf->n_tensors; i++) {
+        const gg_tinfo *ti = &sf->tensors[i];
+        gg_put_u64(out, ti->name.len);
+        gg_buf_put(out, gg_str_ptr(sf, ti->name), ti->name.len);
+        gg_put_u32(out, ti->n_dims);
+        for (uint32_t d = 0; d < ti->n_dims; d++)
+            gg_put_u64(out, ti->ne[d]);
+        gg_put_u32(out, ti->type_id);
+        gg_put_u64(out, ti->offset);
+    }
+    uint64_t len = out->len - start, align = f->alignment;
+    *data_start = sf->n_tensors ? len + (align - len % align) % align : len;
     return out->oom ? gg_fail(e, GG_E_NOMEM, "%s: out of memory for a GGUF header", m->path) : 0;
 }

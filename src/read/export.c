@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gguffs/gguf_write.h"
+#include "gguffs/kvedit.h"
 #include "gguffs/names.h"
 #include "gguffs/quantize.h"
 #include "gguffs/render.h"
@@ -291,6 +292,31 @@ static uint64_t header_segments(gg_composite *c, size_t hlen, const gg_gguf_runs
     return at;
 }
 
+/* model.gguf of one file whose keys were edited: the new header, padding,
+ * then the file's data section as it is (its tensors at their offsets). */
+static gg_composite *edited_in_place(const gg_model *m, gg_err *e)
+{
+    gg_buf h = {0};
+    uint64_t start;
+    if (gg_gguf_header_in_place(m, &h, &start, e)) {
+        gg_buf_free(&h);
+        return NULL;
+    }
+    size_t hlen = h.len;
+    gg_composite *c = composite_new(&h, 3, e);
+    if (!c)
+        return NULL;
+    const gg_file *sf = &m->shards[0].f;
+    uint64_t data = sf->n_tensors ? m->shards[0].src->size - sf->data_offset : 0;
+    c->seg[c->n++] = (gg_segment){.len = hlen, .bytes = c->header};
+    if (start > hlen)
+        c->seg[c->n++] = (gg_segment){.at = hlen, .len = start - hlen, .kind = GG_SEG_ZEROS};
+    if (data)
+        c->seg[c->n++] = (gg_segment){.at = start, .len = data, .kind = GG_SEG_SHARD, .from = sf->data_offset};
+    c->size = start + data;
+    return c;
+}
+
 /* A GGUF file of m's tensors, tensor i as views[i], its header as form says
  * (the model's keys where they lie, not copied: several views share them). */
 static gg_composite *gguf_file(const gg_model *m, const gg_view_kind *views, gg_gguf_form *form, gg_err *e)
@@ -339,7 +365,7 @@ static gg_composite *gguf_file(const gg_model *m, const gg_view_kind *views, gg_
 
 gg_composite *gg_export_gguf(const gg_model *m, gg_err *e)
 {
-    if (m->nshards == 1) { /* a file is its own bytes */
+    if (m->nshards == 1 && !gg_model_is_edited(m)) { /* a file is its own bytes */
         gg_buf h = {0};
         gg_composite *c = composite_new(&h, 1, e);
         if (!c)
@@ -349,6 +375,8 @@ gg_composite *gg_export_gguf(const gg_model *m, gg_err *e)
         c->size = c->seg[0].len;
         return c;
     }
+    if (m->nshards == 1 && m->f->alignment == m->shards[0].f.alignment)
+        return edited_in_place(m, e);
     gg_view_kind *views = malloc((m->nt ? m->nt : 1) * sizeof *views);
     if (!views) {
         gg_fail(e, GG_E_NOMEM, "out of memory");

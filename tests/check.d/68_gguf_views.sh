@@ -1,7 +1,7 @@
 #!/bin/bash
 # model.gguf and as/{f32,f16,bf16,q8_0}.gguf (or as/why), against the real
 # llama.cpp and ggml (tests/peer: npm node-llama-cpp 3.21.1; every recipe of
-# as/ against llama-quantize: 82_recipes):
+# as/ against llama-quantize: 84_recipes):
 #  - a tiny llama with the real llama-spm vocabulary (tests/data/real),
 #    its 2-D weights quantized by ggml to seven mainline types: model.gguf
 #    is the file; as/f32.gguf is byte for byte the F32 GGUF of ggml's own

@@ -9,7 +9,12 @@
 # K-quant and MoE models' files against gguffs' f32 through a second mount of them; llama.cpp
 # loads every view of the K-quant model (embedding cosine to as/f32.gguf's printed); as/ lists
 # -o as= (default ten), finds the others by name, lists in no time without quantizing, serves
-# --cat; quantized pages come from the cache the second time.
+# --cat; quantized pages come from the cache the second time. With metadata edits (-o edits=,
+# issue 35): as/q4_k_m.gguf and as/q6_k.gguf are llama-quantize's files of the edited as/f32.gguf,
+# and gguf-py and ggml read the edited keys in them, general.quantization_version and
+# general.file_type last as llama-quantize sets them (the unedited keys' file fails that: the
+# control); a reader holding as/q4_k_m.gguf across an edit keeps its bytes, the next open gets
+# the new ones; --cat -o edits= serves them.
 . "$(dirname "$0")/../lib.sh"
 cd "$TOP"
 CR="$PY $TOP/tests/check_recipes.py"
@@ -122,4 +127,43 @@ unmount "$M"
 check "-o as=q9_9 is refused, naming it" sh -c "'$GGUFFS' -o as=q9_9 '$D/k.gguf' '$TMP/none' 2>&1 | grep -q 'no recipe q9_9'"
 check "--cat m.gguf as/iq4_xs.gguf is llama-quantize's file" \
     cmp <("$GGUFFS" --cat "$D/k.gguf" as/iq4_xs.gguf) "$OUT/k-iq4_xs.gguf"
-finish 82_recipes
+
+# --- 5. metadata edits (-o edits=, issue 35): as/<recipe>.gguf is what llama-quantize makes of
+# the edited model, its keys the edited ones, and a reader holding it across an edit keeps its bytes
+ED=$TMP/k.edits.json
+# recipe_keys VIEW RECIPE: tests/check_edits.py reads VIEW (gguf-py, ggml): the keys of k.gguf as
+# $ED edits them, as llama-quantize writes them (its quantization_version and file_type last)
+recipe_keys() {
+    "$PY" tests/check_edits.py recipe "$D/k.gguf" "$1" "$ED" "$2" > "$TMP/ce.out" 2>&1
+    local rc=$?
+    grep -v "^check_edits" "$TMP/ce.out"
+    return $rc
+}
+"$GGUFFS" --set "general.name=Recipe Edited Name" --set llama.context_length=96 --set general.file_type=1 \
+    --set "general.quantization_version:u32=7" --set "my.note=kept by every recipe" \
+    --remove tokenizer.ggml.add_eos_token -o edits="$ED" "$D/k.gguf" || fail "gguffs --set"
+mount_model "$M" "$D/k.gguf" -o edits="$ED"
+cr oracle "$M" "$OUT" ke q4_k_m q6_k
+for r in q4_k_m q6_k; do
+    check "as/$r.gguf of the edited model has its edited keys (gguf-py, ggml), llama-quantize's last" \
+        recipe_keys "$M/as/$r.gguf" $r
+done
+# the control: a header made of the unedited keys fails the same check
+"$GGUFFS" --cat "$D/k.gguf" as/q4_k_m.gguf > "$TMP/unedited.gguf"
+recipe_keys "$TMP/unedited.gguf" q4_k_m > /dev/null
+echo "the control, as/q4_k_m.gguf of the unedited keys: $(grep -c '^FAIL' "$TMP/ce.out") failures, such as $(grep -m1 '^FAIL: ggml: general.name' "$TMP/ce.out" | cut -c7-200)"
+check "... which the unedited keys' as/q4_k_m.gguf fails ($(grep -m1 '^FAIL' "$TMP/ce.out" | cut -c7-100) ...)" \
+    grep -q '^FAIL' "$TMP/ce.out"
+exec {held}< "$M/as/q4_k_m.gguf"
+head -c 7 <&$held > "$TMP/held"
+echo "Renamed While Held" > "$M/metadata/general.name"
+cat <&$held >> "$TMP/held"
+exec {held}<&-
+check "a reader holding as/q4_k_m.gguf across an edit gets the bytes it opened, whole" cmp "$TMP/held" "$OUT/ke-q4_k_m.gguf"
+cr oracle "$M" "$OUT" ke2 q4_k_m
+check "... the next open the new ones (general.name and all)" recipe_keys "$M/as/q4_k_m.gguf" q4_k_m
+check "... and as/q4_k_m.gguf changed" sh -c "! cmp -s '$M/as/q4_k_m.gguf' '$OUT/ke-q4_k_m.gguf'"
+unmount "$M"
+check "--cat -o edits= serves the edited as/q4_k_m.gguf too" \
+    cmp <("$GGUFFS" --cat -o edits="$ED" "$D/k.gguf" as/q4_k_m.gguf) "$OUT/ke2-q4_k_m.gguf"
+finish 84_recipes
