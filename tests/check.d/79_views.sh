@@ -1,0 +1,65 @@
+#!/bin/bash
+# The views of a model as a new user meets them (issue 33):
+#  1. huge metadata: every file listed can be stat'ed and read; a text that would
+#     pass 256 MiB is not listed (and as/hf/why says so for the tokenizer files).
+. "$(dirname "$0")/../lib.sh"
+cd "$TOP"
+M=$TMP/m
+
+# --- 1. huge metadata (each over 256 MiB by the quick estimate): a 40 MiB chat
+# template; a template of 44 MiB of control bytes (264 MiB as JSON); 48 Mi bools
+# (288 MiB as text). Each mounted alone (a mount of several would compare them).
+mkdir -p "$TMP/big"
+"$PY" - "$TOP" "$TMP/big" <<'PY' || fail "the models with huge metadata are made"
+import os, sys
+sys.path.insert(0, os.path.join(sys.argv[1], "tests", "peer"))
+import numpy as np
+import mkhf
+from mkllama import ARR, BOOL, STR, set_kv, write_gguf
+kvs, ts = mkhf.make("llama")
+tpl = "{{ bos_token }}\n" + "{% if m['role'] == \"user\" %}\t\u00e9\u65e5{% endif %}\n" * (40 * 1024 * 1024 // 48)
+for name, key, typ, val in [("tpl", "tokenizer.chat_template", STR, tpl),
+                            ("ctrl", "tokenizer.chat_template", STR, "\x01" * (44 << 20)),
+                            ("bools", "general.flags", ARR, (BOOL, np.zeros(48 << 20, dtype=bool)))]:
+    k = [list(x) for x in kvs]
+    set_kv(k, key, typ, val)
+    write_gguf(os.path.join(sys.argv[2], name + ".gguf"), k, ts)
+PY
+for n in tpl ctrl bools; do
+    mount_model "$M.$n" "$TMP/big/$n.gguf"
+    check "$n: every file of the mount can be stat'ed (find -printf %s)" sh -c "find '$M.$n' -printf '%s\n' > /dev/null"
+done
+"$PY" - "$TOP" "$TMP/big" "$M" > "$TMP/big.out" <<'PY'
+import json, os, sys
+sys.path.insert(0, os.path.join(sys.argv[1], "tests", "peer"))
+from mkllama import read_gguf
+src, m = sys.argv[2], sys.argv[3]
+bad = []
+for name in ("tpl", "ctrl"):
+    key = "tokenizer.chat_template"
+    want = next(v for k, t, v in read_gguf(os.path.join(src, name + ".gguf"))[0] if k == key)
+    got = open(os.path.join(m + "." + name, "metadata", key), encoding="utf-8", newline="").read()
+    if got != want + "\n":
+        bad.append(f"{name}: metadata/{key} is not the key's value")
+    if name == "tpl":
+        j = json.load(open(os.path.join(m + "." + name, "metadata.json"), encoding="utf-8"))
+        if j[key]["value"] != want:
+            bad.append(f"{name}: metadata.json's {key} is not the key's value")
+        c = json.load(open(os.path.join(m + "." + name, "as", "hf", "tokenizer_config.json"), encoding="utf-8"))
+        if c.get("chat_template") != want:
+            bad.append(f"{name}: tokenizer_config.json's chat_template is not the key's value")
+        json.load(open(os.path.join(m + "." + name, "as", "hf", "tokenizer.json"), encoding="utf-8"))
+print("\n".join(bad) or "all served")
+PY
+check "a 40 MiB template is served whole (metadata/, metadata.json, tokenizer_config.json)" \
+    sh -c "grep -qx 'all served' '$TMP/big.out' || { cat '$TMP/big.out'; false; }"
+check "264 MiB of JSON: metadata.json is not listed" [ ! -e "$M.ctrl/metadata.json" ]
+check "... nor the tokenizer files" sh -c "[ \"\$(ls '$M.ctrl/as/hf' | tr '\n' ' ')\" = 'config.json generation_config.json model.safetensors why ' ]"
+check "... and as/hf/why says so" grep -qx "tokenizer.json or tokenizer_config.json is more than 256 MiB of text" \
+    "$M.ctrl/as/hf/why"
+check "48 Mi bools: neither metadata.json nor metadata/general.flags is listed" \
+    sh -c "[ ! -e '$M.bools/metadata.json' ] && [ ! -e '$M.bools/metadata/general.flags' ] && [ -e '$M.bools/metadata/general.name' ]"
+for n in tpl ctrl bools; do unmount "$M.$n"; done
+rm -rf "$TMP/big"
+
+finish 79_views
