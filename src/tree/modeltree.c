@@ -691,7 +691,9 @@ ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *bu
         break;
     case GG_FS_COMPOSITE: {
         gg_composite *c;
-        if (comp_of(t, node, &c, e))
+        /* (its header lies in memory, made from the header as it was: it
+         * fails alike once the model changed, not only its tensor bytes) */
+        if (gg_mtree_check(t, e) || comp_of(t, node, &c, e))
             return -1;
         /* (the bytes stay where they lie: cached pages, the header) */
         view_ctx v = {t, of};

@@ -1,7 +1,9 @@
 #!/bin/bash
 # The views of a model as a new user meets them (issue 33):
 #  1. huge metadata: every file listed can be stat'ed and read; a text that would
-#     pass 256 MiB is not listed (and as/hf/why says so for the tokenizer files).
+#     pass 256 MiB is not listed (and as/hf/why says so for the tokenizer files);
+#  2. a model rewritten in place: every byte of every view of it fails with ESTALE,
+#     its headers (made in memory) included, listed first or not.
 . "$(dirname "$0")/../lib.sh"
 cd "$TOP"
 M=$TMP/m
@@ -62,4 +64,43 @@ check "48 Mi bools: neither metadata.json nor metadata/general.flags is listed" 
 for n in tpl ctrl bools; do unmount "$M.$n"; done
 rm -rf "$TMP/big"
 
+# --- 2. a model rewritten in place (same size, one byte of general.name, as
+# dd conv=notrunc does): every view fails from offset 0, whether it was listed
+# (its header made) before the change or not, and once its first pages were read
+"$PY" - "$TOP" "$TMP/llama.gguf" <<'PY' || fail "the llama is made"
+import os, sys
+sys.path.insert(0, os.path.join(sys.argv[1], "tests", "peer"))
+import mkhf
+from mkllama import write_gguf
+write_gguf(sys.argv[2], *mkhf.make("llama"))
+PY
+T=tensors/blk.0.attn_q.weight
+VIEWS="model.gguf model.safetensors as/f32.gguf as/f16.gguf as/bf16.gguf as/q8_0.gguf as/hf/model.safetensors
+    $T/raw $T/f32 $T/f16 $T/bf16 $T/f32.npy $T/f16.npy $T/stats"
+# first bytes of each file: "stale" if the read fails with ESTALE, else what it gave
+first_bytes() {
+    "$PY" - "$@" <<'PY'
+import errno, os, sys
+for p in sys.argv[2:]:
+    try:
+        with open(os.path.join(sys.argv[1], p), "rb", buffering=0) as f:
+            print(p, len(f.read(4096)))
+    except OSError as e:
+        print(p, "stale" if e.errno == errno.ESTALE else e.strerror)
+PY
+}
+at=$(grep -boa "tiny-llama" "$TMP/llama.gguf" | head -n 1 | cut -d: -f1)
+for how in listed unlisted read; do
+    cp "$TMP/llama.gguf" "$TMP/x.gguf"
+    mount_model "$M" "$TMP/x.gguf"
+    case $how in
+    listed) ls -lR "$M" > /dev/null ;;
+    read) first_bytes "$M" $VIEWS > /dev/null ;;
+    esac
+    printf 'T' | dd of="$TMP/x.gguf" bs=1 seek="$at" conv=notrunc status=none
+    first_bytes "$M" $VIEWS > "$TMP/stale.$how"
+    check "changed in place ($how before): the first bytes of every view fail with ESTALE" \
+        sh -c "! grep -v ' stale\$' '$TMP/stale.$how'"
+    unmount "$M"
+done
 finish 79_views
