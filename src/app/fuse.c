@@ -297,8 +297,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         /* (a model changed in place: the kernel drops its pages of the
          * file now, so that reads reach us and fail) */
         fi->keep_cache = !gg_tree_open_stale(of);
+        /* (-o direct_io is per open: the files loaders map stay in the
+         * page cache, where shared mmap works; llama.cpp maps its model) */
         if (a.tensor_data) {
-            if (c->o->direct_io)
+            if (c->o->direct_io && !a.mapped)
                 fi->direct_io = 1;
             else
                 set_bdi_readahead(c);

@@ -600,6 +600,7 @@ int gg_mtree_getattr(gg_mtree *t, uint32_t node, gg_attr *a, gg_err *e)
      * decoded views and texts made from it. */
     a->blocks = n->content == GG_C_FILE && (gg_files[n->file].flags & GG_FF_STORED) ? (a->size + 511) / 512 : 0;
     a->tensor_data = gg_node_is_data(n);
+    a->mapped = a->tensor_data && gg_files[n->file].shape == GG_FS_COMPOSITE;
     return 0;
 }
 

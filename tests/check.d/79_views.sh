@@ -3,7 +3,10 @@
 #  1. huge metadata: every file listed can be stat'ed and read; a text that would
 #     pass 256 MiB is not listed (and as/hf/why says so for the tokenizer files);
 #  2. a model rewritten in place: every byte of every view of it fails with ESTALE,
-#     its headers (made in memory) included, listed first or not.
+#     its headers (made in memory) included, listed first or not;
+#  3. -o direct_io: llama.cpp (node-llama-cpp) loads model.gguf and as/*.gguf with
+#     its default mmap, as from a mount without it; the .npy files and
+#     model.safetensors map too, while the tensors' own views bypass the page cache.
 . "$(dirname "$0")/../lib.sh"
 cd "$TOP"
 M=$TMP/m
@@ -103,4 +106,30 @@ for how in listed unlisted read; do
         sh -c "! grep -v ' stale\$' '$TMP/stale.$how'"
     unmount "$M"
 done
+# --- 3. -o direct_io: the files loaders map stay mappable
+mount_model "$M" "$TMP/llama.gguf"
+check "llama.cpp loads model.gguf and as/q8_0.gguf from a mount without direct_io" \
+    node tests/peer/embed.mjs batch "Hello world" embed:"$M/model.gguf":"$TMP/emb.model" embed:"$M/as/q8_0.gguf":"$TMP/emb.q8_0"
+unmount "$M"
+mount_model "$M" "$TMP/llama.gguf" -o direct_io
+check "-o direct_io: llama.cpp loads model.gguf and as/q8_0.gguf with mmap (its default)" \
+    node tests/peer/embed.mjs batch "Hello world" embed:"$M/model.gguf":"$TMP/dio.model" embed:"$M/as/q8_0.gguf":"$TMP/dio.q8_0"
+for f in model q8_0; do
+    check "... $f computes what it computes without direct_io" cmp -s "$TMP/dio.$f" "$TMP/emb.$f"
+done
+"$PY" - "$M" "$T" > "$TMP/mmap.out" <<'PY'
+import errno, mmap, os, sys
+m, t = sys.argv[1], sys.argv[2]
+for p in ("model.gguf", "as/f16.gguf", "model.safetensors", "as/hf/model.safetensors", t + "/f32.npy", t + "/f32"):
+    with open(os.path.join(m, p), "rb") as f:
+        try:
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                print(p, "mapped" if mm[:64] == f.read(64) else "differs")
+        except OSError as e:
+            print(p, errno.errorcode[e.errno])
+PY
+check "-o direct_io: shared mmap of model.gguf, as/, model.safetensors and .npy works; f32 bypasses the page cache (ENODEV)" \
+    sh -c "[ \"\$(cut -d' ' -f2 '$TMP/mmap.out' | tr '\n' ' ')\" = 'mapped mapped mapped mapped mapped ENODEV ' ] || { cat '$TMP/mmap.out'; false; }"
+unmount "$M"
+
 finish 79_views
