@@ -1,5 +1,6 @@
 /* buf.c - the growable byte buffer, growing arrays, and asprintf that returns (see buf.h). */
 #include "gguffs/buf.h"
+#include "gguffs/scope.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +13,10 @@ char *gg_buf_room(gg_buf *b, size_t n)
         return NULL;
     if (b->max && n > b->max - (b->len < b->max ? b->len : b->max)) {
         b->over = b->oom = 1;
+        return NULL;
+    }
+    if (b->stoppable && (b->len >> 20) != ((b->len + n) >> 20) && gg_scope_stopped()) {
+        b->stopped = b->oom = 1;
         return NULL;
     }
     if (b->len + n + 1 > b->cap) {

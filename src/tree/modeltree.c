@@ -11,6 +11,7 @@
 #include "gguffs/buf.h"
 #include "gguffs/names.h"
 #include "gguffs/render.h"
+#include "gguffs/scope.h"
 
 /* ---- building ---- */
 
@@ -457,6 +458,7 @@ static int generate(gg_mtree *t, uint32_t i, gg_buf *out, gg_err *e)
     /* (past its estimate, made within GG_MAX_TEXT: the estimates are loose) */
     if ((k->bound ? k->bound(t, n->arg) : 4096) > GG_MAX_TEXT)
         out->max = GG_MAX_TEXT;
+    out->stoppable = 1; /* (a long text stops once nobody waits for it) */
     if (k->render)
         k->render(t->m, out);
     else if (k->text(t, n->arg, out, e)) {
@@ -465,6 +467,8 @@ static int generate(gg_mtree *t, uint32_t i, gg_buf *out, gg_err *e)
             forget_model(t);
         return -1;
     }
+    if (out->stopped)
+        return gg_scope_check(e, n->name) ? -1 : gg_fail(e, GG_E_IO, "%s: stopped", n->name);
     if (out->over)
         return gg_fail(e, GG_E_TOOBIG, "%s: %s is more than %llu MiB of text", t->m->path, n->name,
                        GG_MAX_TEXT >> 20);
