@@ -12,25 +12,24 @@ cd "$TOP"
 M=$TMP/m
 
 # --- 1. huge metadata (each over 256 MiB by the quick estimate): a 40 MiB chat
-# template; a template of 44 MiB of control bytes (264 MiB as JSON); 48 Mi bools
-# (288 MiB as text). Each mounted alone (a mount of several would compare them).
+# template; a template of 44 MiB of control bytes (264 MiB as JSON). Each
+# mounted alone (a mount of several would compare them). (30_malformed's
+# huge-bool-array: 48 Mi bools, 288 MiB as text, are not listed either.)
 mkdir -p "$TMP/big"
 "$PY" - "$TOP" "$TMP/big" <<'PY' || fail "the models with huge metadata are made"
 import os, sys
 sys.path.insert(0, os.path.join(sys.argv[1], "tests", "peer"))
-import numpy as np
 import mkhf
-from mkllama import ARR, BOOL, STR, set_kv, write_gguf
+from mkllama import STR, set_kv, write_gguf
 kvs, ts = mkhf.make("llama")
 tpl = "{{ bos_token }}\n" + "{% if m['role'] == \"user\" %}\t\u00e9\u65e5{% endif %}\n" * (40 * 1024 * 1024 // 48)
 for name, key, typ, val in [("tpl", "tokenizer.chat_template", STR, tpl),
-                            ("ctrl", "tokenizer.chat_template", STR, "\x01" * (44 << 20)),
-                            ("bools", "general.flags", ARR, (BOOL, np.zeros(48 << 20, dtype=bool)))]:
+                            ("ctrl", "tokenizer.chat_template", STR, "\x01" * (44 << 20))]:
     k = [list(x) for x in kvs]
     set_kv(k, key, typ, val)
     write_gguf(os.path.join(sys.argv[2], name + ".gguf"), k, ts)
 PY
-for n in tpl ctrl bools; do
+for n in tpl ctrl; do
     mount_model "$M.$n" "$TMP/big/$n.gguf"
     check "$n: every file of the mount can be stat'ed (find -printf %s)" sh -c "find '$M.$n' -printf '%s\n' > /dev/null"
 done
@@ -62,9 +61,7 @@ check "264 MiB of JSON: metadata.json is not listed" [ ! -e "$M.ctrl/metadata.js
 check "... nor the tokenizer files" sh -c "[ \"\$(ls '$M.ctrl/as/hf' | tr '\n' ' ')\" = 'config.json generation_config.json model.safetensors why ' ]"
 check "... and as/hf/why says so" grep -qx "tokenizer.json or tokenizer_config.json is more than 256 MiB of text" \
     "$M.ctrl/as/hf/why"
-check "48 Mi bools: neither metadata.json nor metadata/general.flags is listed" \
-    sh -c "[ ! -e '$M.bools/metadata.json' ] && [ ! -e '$M.bools/metadata/general.flags' ] && [ -e '$M.bools/metadata/general.name' ]"
-for n in tpl ctrl bools; do unmount "$M.$n"; done
+for n in tpl ctrl; do unmount "$M.$n"; done
 rm -rf "$TMP/big"
 
 # --- 2. a model rewritten in place (same size, one byte of general.name, as
