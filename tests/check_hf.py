@@ -18,11 +18,15 @@ expects from the GGUF file itself (tests/peer/mkllama.py's reader), never from g
                                        inverse, bit for bit
   check_hf.py dtypes F32MOUNT MOUNT DTYPE ARCH...   every value of model.safetensors in DTYPE is
                                        the f32 one rounded to DTYPE
-  check_hf.py tokens TEXTS OUT GGUF...  OUT/NAME.ll.json (llama.cpp) and OUT/NAME.hf.json
-                                       (tests/peer/hftok.mjs) agree on every text, and with the
-                                       special tokens added as llama.cpp adds them for GGUF
+  check_hf.py tokens TEXTS OUT GGUF...  OUT/NAME.ll.json (llama.cpp) and the ids of tokenizers.js
+                                       (OUT/NAME.hf.json, tests/peer/hftok.mjs), the Rust
+                                       tokenizers and AutoTokenizer (OUT/NAME.py.json,
+                                       tests/peer/hftok.py) agree on every text, and with the
+                                       special tokens added as llama.cpp adds them for GGUF;
+                                       U+2581 in BERT: the original tokenizer's (NAME.orig.json)
 Each ends with "check_hf.py MODE: N passed, N failed".
 """
+import functools
 import json
 import os
 import struct
@@ -119,7 +123,9 @@ def vocabs(d):
 
 
 # ---------------------------------------------------------------- config.json
+@functools.lru_cache(maxsize=None)
 def kvmap(path):
+    """({key: value}, {tensor name: Tensor}) of a GGUF, read once (callers only read them)."""
     kvs, ts = read_gguf(path)
     return {k: v for k, t, v in kvs}, {t.name: t for t in ts}
 
@@ -287,17 +293,19 @@ def hf_names(gguf):
     return {k: v[0] for k, v in hf_sources(gguf).items()}
 
 
-def views(mnt, gguf):
+def views(mnt, gguf, st=None):
     """Every HF tensor of MOUNT's as/hf/model.safetensors (f32) is its GGUF tensor's f32.npy
     of the same mount, rearranged as the converter's inverse: llama's q/k rows back from
     reshape(heads, 2, hd/2, ...).swapaxes(1, 2), gemma's norms minus 1 (in float32), each
-    expert its slice; bit for bit."""
+    expert its slice; bit for bit. ST: {HF name: float32 values} as another reader read
+    the file (check_pypeers.py: safetensors' safe_open); default load_st's."""
     K, _ = kvmap(gguf)
     a = K["general.architecture"]
     n_head = K[a + ".attention.head_count"]
     n_kv = K.get(a + ".attention.head_count_kv", n_head)
     arch = os.path.basename(gguf)[:-5]
-    st = load_st(os.path.join(mnt, arch, "as", "hf", "model.safetensors"))
+    if st is None:
+        st = {k: v.view("<f4") for k, (_, v) in load_st(os.path.join(mnt, arch, "as", "hf", "model.safetensors")).items()}
     for hf, (shape, name, e) in hf_sources(gguf).items():
         w = np.load(os.path.join(mnt, arch, "tensors", name, "f32.npy"))
         if e is not None:
@@ -308,7 +316,7 @@ def views(mnt, gguf):
             w = w.reshape(heads, w.shape[0] // heads // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
         if a.startswith("gemma") and hf.endswith("norm.weight"):
             w = (w - np.float32(1)).astype(np.float32)
-        got = st[hf][1].view("<f4").reshape(shape) if hf in st else None
+        got = st[hf].reshape(shape) if hf in st else None
         expect(got is not None and np.array_equal(got.view(np.uint32), np.ascontiguousarray(w, "<f4").reshape(shape)
                                                   .view(np.uint32)),
                "%s: %s is not %s rearranged" % (arch, hf, name))
@@ -363,16 +371,44 @@ LLAMA3_PRE = ("llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtra
               "jina-v5-nano", "tekken", "chameleon")
 
 
-def tokens(texts_path, ll_path, hf_path, gguf):
+def tokens(texts_path, out, gguf):
+    """OUT/NAME.ll.json (llama.cpp's ids) against every Hugging Face tokenizer's ids on
+    as/hf/: tokenizers.js (OUT/NAME.hf.json) and the Rust tokenizers library and
+    AutoTokenizer (OUT/NAME.py.json), without and with the special tokens. A BERT text
+    holding U+2581 wants the original BERT tokenizer's ids (OUT/NAME.orig.json) instead:
+    llama.cpp reads U+2581 as a word start (its converter stored each word start so), the
+    original keeps it as a character of the word, and the view follows the original."""
     texts = json.load(open(texts_path))
-    a, b = json.load(open(ll_path)), json.load(open(hf_path))
-    name = os.path.basename(gguf)
-    for i, t in enumerate(texts):
-        expect(a[i] == b["plain"][i], "%s: %r: llama.cpp %s, tokenizers.js %s" % (name, t[:40], a[i][:16],
-                                                                                  b["plain"][i][:16]))
-    # the special tokens llama.cpp adds with add_special (llama-vocab.cpp tokenize)
+    name = os.path.basename(gguf)[:-5]
+    load = lambda ext: json.load(open(os.path.join(out, name + ext)))
+    ll, js, py = load(".ll.json"), load(".hf.json"), load(".py.json")
+    peers = {"tokenizers.js": js, "tokenizers": py["tokenizers"], "AutoTokenizer": py["AutoTokenizer"]}
     K, _ = kvmap(gguf)
     model = K["tokenizer.ggml.model"]
+    want = list(ll)
+    if model == "bert":
+        orig = load(".orig.json")
+        fast, slow = orig["BertTokenizer"]["plain"], orig["BertTokenizerLegacy"]["plain"]
+        spaced = [i for i, t in enumerate(texts) if "\u2581" in t]
+        for i in spaced:
+            expect(fast[i] == slow[i], "%s: %r: the original BertTokenizer %s, BertTokenizerLegacy %s" % (
+                name, texts[i][:40], fast[i][:16], slow[i][:16]))
+            want[i] = fast[i]
+        # README: where llama.cpp differs (a U+2581 inside a word, before a word of the vocab)
+        differ = [texts[i] for i in spaced if ll[i] != fast[i]]
+        expect("a\u2581b" in differ, "%s: llama.cpp reads 'a\u2581b' as the original does (%s): README says "
+               "it differs" % (name, ll[texts.index("a\u2581b")] if "a\u2581b" in texts else "no such text"))
+        print("  %s: U+2581 in %d texts, llama.cpp differs from the original BERT tokenizer on %d: %s" % (
+            name, len(spaced), len(differ), ", ".join(repr(t) for t in differ)))
+        other = [t[:24] for i, t in enumerate(texts) if i not in spaced and ll[i] != fast[i]]
+        print("  %s: where the files follow llama.cpp (README: marks, Hangul, words past 100 characters), the "
+              "original differs on %d other texts: %s" % (name, len(other), ", ".join(repr(t) for t in other)))
+    for peer, r in peers.items():
+        for i, t in enumerate(texts):
+            expect(r["plain"][i] == want[i], "%s: %r: %s %s, want %s (%s)" % (
+                name, t[:40], peer, r["plain"][i][:16], want[i][:16],
+                "the original BERT tokenizer's" if want[i] is not ll[i] else "llama.cpp's"))
+    # the special tokens llama.cpp adds with add_special (llama-vocab.cpp tokenize)
     dflt_bos = {"llama": 1, "bert": 101}.get(model, 11)
     bos = K.get("tokenizer.ggml.bos_token_id", dflt_bos)
     eos = K.get("tokenizer.ggml.eos_token_id", {"llama": 2}.get(model, 11))
@@ -380,13 +416,14 @@ def tokens(texts_path, ll_path, hf_path, gguf):
                     model in ("llama", "bert") or K.get("tokenizer.ggml.pre") in LLAMA3_PRE)
     add_eos = K.get("tokenizer.ggml.add_eos_token", False)
     for i, t in enumerate(texts):
-        want = ([bos] if add_bos or model == "bert" else []) + a[i]
+        w = ([bos] if add_bos or model == "bert" else []) + want[i]
         if model == "bert":
-            want.append(K.get("tokenizer.ggml.seperator_token_id", 102))
+            w.append(K.get("tokenizer.ggml.seperator_token_id", 102))
         elif add_eos:
-            want.append(eos)
-        expect(b["special"][i] == want, "%s: %r with special tokens: %s, want %s" % (name, t[:40],
-                                                                                   b["special"][i][:8], want[:8]))
+            w.append(eos)
+        for peer, r in peers.items():
+            expect(r["special"][i] == w, "%s: %r with special tokens: %s %s, want %s" % (
+                name, t[:40], peer, r["special"][i][:8], w[:8]))
 
 
 # ---------------------------------------------------------------- comparisons
@@ -443,8 +480,7 @@ def main(argv):
             dtypes(*(os.path.join(m, a, "as", "hf", "model.safetensors") for m in argv[1:3]), argv[3])
     elif mode == "tokens":  # TEXTS OUT GGUF...
         for g in argv[3:]:
-            n = os.path.basename(g)[:-5]
-            tokens(argv[1], os.path.join(argv[2], n + ".ll.json"), os.path.join(argv[2], n + ".hf.json"), g)
+            tokens(argv[1], argv[2], g)
     else:
         print(__doc__)
         return 2

@@ -1,5 +1,6 @@
 """check_kv.py MOUNT KV.json[.gz] - every metadata file and metadata.json of a
-mount against the key/values a reference reader (ggml or gguf-py) produced.
+mount against the key/values a reference reader (ggml or gguf-py) produced
+(check_pypeers.py calls compare() with gguf-py's GGUFReader's).
 
 Text rules checked: integers parse to the exact value; f32/f64 text parses
 back to the same bits; bools are true/false; strings are their exact bytes
@@ -61,11 +62,9 @@ def json_same(t, got, want):
     return got == want
 
 
-def main():
-    mnt, ref = sys.argv[1], sys.argv[2]
-    opener = gzip.open if ref.endswith(".gz") else open
-    with opener(ref, "rt", encoding="utf-8") as f:
-        kv = json.load(f)["kv"]
+def compare(mnt, kv):
+    """The number of keys of KV (kv.json's "kv" list) that MNT's metadata/ and
+    metadata.json do not give alike (each said on stderr)."""
     with open(os.path.join(mnt, "metadata.json"), encoding="utf-8") as f:
         meta = json.load(f)
     bad = 0
@@ -112,6 +111,15 @@ def main():
         if not ok:
             print(f"metadata {key!r} ({t}): mount gives {text[:200]!r}", file=sys.stderr)
             bad += 1
+    return bad
+
+
+def main():
+    mnt, ref = sys.argv[1], sys.argv[2]
+    opener = gzip.open if ref.endswith(".gz") else open
+    with opener(ref, "rt", encoding="utf-8") as f:
+        kv = json.load(f)["kv"]
+    bad = compare(mnt, kv)
     print(f"check_kv {os.path.basename(ref)}: {len(kv)} keys, {bad} wrong")
     sys.exit(1 if bad else 0)
 

@@ -405,8 +405,15 @@ def figures(files, manifest=None):
         hd = f["embedding_length"] // heads[0]
         kl = num(a + "attention.key_length") or hd
         vl = num(a + "attention.value_length") or hd
-        kvb = 1000 * 2 * sum(kvh[i] * (kl + vl) for i in range(f["layers"]))
+        per = [2 * kvh[i] * (kl + vl) for i in range(f["layers"])]
+        window, slides = sliding(arch, f["layers"], num(a + "attention.sliding_window"),
+                                 num(a + "attention.sliding_window_pattern"))
+        kvb = 1000 * sum(p for p, s in zip(per, slides) if not s)
+        if window and any(slides):
+            f["sliding_window"] = {"tokens": window, "layers": [i for i, s in enumerate(slides) if s],
+                                   "kv_cache_bytes_f16": window * sum(p for p, s in zip(per, slides) if s)}
     f["kv_cache_bytes_per_1000_tokens_f16"] = kvb
+    f.setdefault("sliding_window", None)
     blocks = {}
     for t in tensors:
         nm = t["name"].decode()
@@ -415,6 +422,27 @@ def figures(files, manifest=None):
             blocks.setdefault(n, []).append(rest)
     f["blocks"] = blocks
     return f
+
+
+# llama.cpp's sliding-window layers (src/models/<arch>.cpp): architecture ->
+# (period without the pattern key, the full layer first, window without its key)
+SLIDING = {"gemma2": (2, False, 4096), "gemma3": (6, False, 0), "cohere2": (4, False, 0), "olmo2": (4, False, 0),
+           "gpt-oss": (2, False, 0), "afmoe": (4, False, 0), "exaone-moe": (4, False, 128),
+           "laguna": (4, True, 0), "mellum": (4, False, 0)}
+
+
+def sliding(arch, n_layer, window, pattern):
+    """(window, a flag per layer) as llama.cpp reads attention.sliding_window(_pattern)."""
+    if arch not in SLIDING:
+        return 0, [False] * n_layer
+    period, dense_first, dflt = SLIDING[arch]
+    window = dflt if window is None else window
+    if not window:
+        return 0, [False] * n_layer
+    if isinstance(pattern, list):
+        return window, [bool(pattern[i]) if i < len(pattern) else False for i in range(n_layer)]
+    n = period if pattern is None else pattern
+    return window, [n == 0 or (i % n != 0 if dense_first else i % n < n - 1) for i in range(n_layer)]
 
 
 def params_text(n):
@@ -444,7 +472,7 @@ def check_summary(d, files, manifest=None):
     j = json.load(open(os.path.join(d, "summary.json")))
     for k in ("name", "architecture", "parameters", "file_bytes", "tensor_bytes", "main_type", "context_length",
               "layers", "embedding_length", "heads", "kv_heads", "experts", "experts_used", "vocabulary_size",
-              "tokenizer_model", "chat_template", "kv_cache_bytes_per_1000_tokens_f16"):
+              "tokenizer_model", "chat_template", "kv_cache_bytes_per_1000_tokens_f16", "sliding_window"):
         if j.get(k, "(missing)") != f[k]:
             bad.append("summary.json %s: %r, expected %r" % (k, j.get(k, "(missing)"), f[k]))
     if (j["bits_per_weight"] is None) != (f["bits_per_weight"] is None) or (
@@ -496,6 +524,10 @@ def check_summary(d, files, manifest=None):
         bad.append("summary: kv cache line present: %s" % ("kv cache" in t))
     if (f["kv_cache_bytes_per_1000_tokens_f16"] == 0) != ("kv cache        none" in t):
         bad.append("summary: kv cache none: %s" % ("kv cache        none" in t))
+    sw = f["sliding_window"]
+    line = "sliding window  %d tokens in %d of %d layers" % (sw["tokens"], len(sw["layers"]), f["layers"]) if sw else None
+    if not (line in t.splitlines() if sw else "sliding window" not in t):
+        bad.append("summary: sliding window line %r" % (line,))
     if not f["experts"] and "experts" in t:
         bad.append("summary: experts line for a model without experts")
     # blocks/<N>/: one folder per layer, links to its tensors

@@ -11,7 +11,10 @@
  * KV heads are followed); it is left out when those keys are not there, and
  * is none for an encoder ("<arch>.attention.causal" false, or BERT and its
  * kin: bert, modern-bert, nomic-bert(-moe), neo-bert, jina-bert-v2/v3,
- * eurobert). Bits per weight of a model without parameters is not given.
+ * eurobert). Layers that attend over a sliding window (swa.h) are not in
+ * that figure: they keep their window whatever the context, which is
+ * given apart (window * 2 bytes * kv_heads * (key + value length) each), as
+ * llama.cpp's tools allocate it. Bits per weight of a model without parameters is not given.
  * An imatrix GGUF (general.type "imatrix", as llama-imatrix writes it)
  * says what it holds instead: its datasets, chunks and the tensors it
  * weighs (imatrix.h). */
@@ -37,7 +40,9 @@ typedef struct gg_summary {
     int chat_template;    /* tokenizer.chat_template is there */
     int kv_known;
     int no_kv_cache;      /* an encoder: none (kv_known, kv_bytes_per_1k 0) */
-    uint64_t kv_bytes_per_1k;
+    uint64_t kv_bytes_per_1k; /* the layers that keep every token */
+    uint64_t swa_tokens;  /* the sliding window (swa.h), 0: none */
+    uint64_t swa_layers, swa_kv_bytes; /* the layers that slide; their KV cache at f16 */
     int imatrix;          /* general.type is "imatrix" */
     uint64_t im_chunks, im_chunk_size; /* imatrix.chunk_count, .chunk_size; 0: unknown */
     uint64_t im_tensors;  /* tensors weighed: NAME.in_sum2 */

@@ -6,11 +6,13 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gguffs/floatfmt.h"
 #include "gguffs/hftokenizer.h"
 #include "gguffs/kvget.h"
+#include "gguffs/swa.h"
 
 /* ---- JSON values ---- */
 
@@ -235,17 +237,18 @@ static void rope_scaling(gg_buf *o, const gg_model *m, const char *arch)
     gg_buf_puts(o, ", \"rope_type\": \"linear\", \"type\": \"linear\"}");
 }
 
-/* layer_types: llama.cpp's sliding-window layers for a period n
- * (llama_hparams::set_swa_pattern: layer il slides when il % n < n - 1;
- * n 0: every layer). */
-static void layer_types(gg_buf *o, uint64_t n_layer, uint64_t n, int swa)
+/* layer_types: llama.cpp's sliding-window layers (swa.h). */
+static void layer_types(gg_buf *o, const gg_model *m, const char *arch, uint64_t n_layer)
 {
+    uint8_t *slides = calloc(n_layer ? n_layer : 1, 1);
+    if (slides)
+        gg_sliding_layers(m->f, arch, n_layer, slides);
     key(o, "layer_types");
     gg_buf_puts(o, "[");
     for (uint64_t il = 0; il < n_layer; il++)
-        gg_buf_printf(o, "%s\"%s\"", il ? ", " : "",
-                      swa && (n == 0 || il % n < n - 1) ? "sliding_attention" : "full_attention");
+        gg_buf_printf(o, "%s\"%s\"", il ? ", " : "", slides && slides[il] ? "sliding_attention" : "full_attention");
     gg_buf_puts(o, "]");
+    free(slides);
 }
 
 /* The query scale llama.cpp uses for gemma: 1/sqrt(n_embd / n_head) for
@@ -303,13 +306,12 @@ static void gemma_act(gg_buf *o)
 
 static void gemma2_keys(gg_buf *o, const gg_model *m, const gg_hf_plan *p, const char *a)
 {
-    uint64_t period = (uint64_t)kval(m, a, "attention.sliding_window_pattern", 2);
     gemma_act(o);
     u64(o, "query_pre_attn_scalar", query_scalar(p, 46));
     knum(o, "attn_logit_softcapping", m, a, "attn_logit_softcapping", 50.0);
     knum(o, "final_logit_softcapping", m, a, "final_logit_softcapping", 30.0);
     knum(o, "sliding_window", m, a, "attention.sliding_window", 4096);
-    layer_types(o, p->n_layer, period, 1);
+    layer_types(o, m, a, p->n_layer);
     str(o, "cache_implementation", "hybrid");
 }
 
@@ -331,7 +333,7 @@ static void gemma3_keys(gg_buf *o, const gg_model *m, const gg_hf_plan *p, const
         null(o, "sliding_window");
     u64(o, "sliding_window_pattern", period);
     knum(o, "rope_local_base_freq", m, a, "rope.freq_base_swa", 10000.0);
-    layer_types(o, p->n_layer, period, swa);
+    layer_types(o, m, a, p->n_layer);
 }
 
 static void phi3_keys(gg_buf *o, const gg_model *m, const gg_hf_plan *p, const char *a)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "gguffs/swa.h"
 #include "gguffs/render.h"
 
 /* The KV of key "<arch>.<suffix>" (or a plain key when arch is NULL). */
@@ -194,21 +195,33 @@ void gg_model_summary(const gg_model *m, gg_summary *s)
         /* KV heads default to heads (no grouping); per-layer arrays are read per layer. */
         const gg_kv *hk = find(f, a, "attention.head_count"), *kk = find(f, a, "attention.head_count_kv");
         const gg_kv *kl = find(f, a, "attention.key_length"), *vl = find(f, a, "attention.value_length");
-        uint64_t per_token = 0;
+        uint64_t nl = s->layers < (1u << 20) ? s->layers : (1u << 20), per_token = 0, window = 0;
         int known = hk != NULL;
+        /* The sliding-window layers keep their window, whatever the context
+         * (llama.cpp's tools keep no more than that, and a batch) */
+        uint8_t *slides = calloc(nl, 1);
+        if (slides)
+            window = gg_sliding_layers(f, a, nl, slides);
         /* As llama.cpp: a head is embedding / heads of layer 0 long, in
          * every layer, unless key_length / value_length say otherwise. */
         uint64_t h0 = int_at(f, hk, 0), dflt = h0 ? s->embedding / h0 : 0;
-        for (uint64_t l = 0; known && l < s->layers && l < (1u << 20); l++) {
+        for (uint64_t l = 0; known && l < nl; l++) {
             uint64_t heads = int_at(f, hk, l), kvh = kk ? int_at(f, kk, l) : heads;
             uint64_t klen = kl ? int_at(f, kl, l) : dflt;
             uint64_t vlen = vl ? int_at(f, vl, l) : dflt;
             if (!klen && kvh)
                 known = 0;
-            per_token += kvh * (klen + vlen) * 2;
+            if (window && slides[l]) {
+                s->swa_layers++;
+                s->swa_kv_bytes += kvh * (klen + vlen) * 2 * window;
+            } else {
+                per_token += kvh * (klen + vlen) * 2;
+            }
         }
+        free(slides);
         s->kv_known = known;
         s->kv_bytes_per_1k = known ? per_token * 1000 : 0;
+        s->swa_tokens = known && s->swa_layers ? window : 0;
     }
     imatrix_figures(m, s);
 }
@@ -289,6 +302,9 @@ void gg_summary_text(const gg_model *m, gg_buf *out)
     NUM("heads", s.heads);
     NUM("kv heads", s.kv_heads);
 #undef NUM
+    if (s.swa_tokens)
+        gg_buf_printf(out, "sliding window  %" PRIu64 " tokens in %" PRIu64 " of %" PRIu64 " layers\n", s.swa_tokens,
+                      s.swa_layers, s.layers);
     if (s.experts)
         gg_buf_printf(out, "experts         %" PRIu64 " used of %" PRIu64 "\n", s.experts_used, s.experts);
     if (s.vocab || s.tokenizer[0])
@@ -298,7 +314,12 @@ void gg_summary_text(const gg_model *m, gg_buf *out)
         gg_buf_puts(out, "kv cache        none (an encoder: its attention is not causal)\n");
     } else if (s.kv_known) {
         bytes_text(s.kv_bytes_per_1k, kv, sizeof kv);
-        gg_buf_printf(out, "kv cache        %s per 1000 tokens at f16\n", kv);
+        gg_buf_printf(out, "kv cache        %s per 1000 tokens at f16", kv);
+        if (s.swa_tokens) {
+            bytes_text(s.swa_kv_bytes, kv, sizeof kv);
+            gg_buf_printf(out, ", and %s for the sliding window", kv);
+        }
+        gg_buf_puts(out, "\n");
     }
     mix *v;
     size_t n = type_mix(m, &v);
@@ -336,6 +357,23 @@ static void json_num(gg_buf *out, const char *key, uint64_t v, int known)
         gg_buf_printf(out, ",\n  \"%s\": null", key);
 }
 
+/* "sliding_window": its tokens, the layers that slide, their KV cache; or null. */
+static void sliding_json(const gg_model *m, const gg_summary *s, gg_buf *out)
+{
+    uint8_t *slides = s->swa_tokens ? calloc(s->layers, 1) : NULL;
+    if (!slides) {
+        gg_buf_puts(out, ",\n  \"sliding_window\": null");
+        return;
+    }
+    gg_sliding_layers(m->f, s->arch, s->layers, slides);
+    gg_buf_printf(out, ",\n  \"sliding_window\": {\"tokens\": %" PRIu64 ", \"layers\": [", s->swa_tokens);
+    for (uint64_t l = 0, k = 0; l < s->layers; l++)
+        if (slides[l])
+            gg_buf_printf(out, "%s%" PRIu64, k++ ? ", " : "", l);
+    gg_buf_printf(out, "], \"kv_cache_bytes_f16\": %" PRIu64 "}", s->swa_kv_bytes);
+    free(slides);
+}
+
 void gg_summary_json(const gg_model *m, gg_buf *out)
 {
     gg_summary s;
@@ -363,6 +401,7 @@ void gg_summary_json(const gg_model *m, gg_buf *out)
     json_text(out, "tokenizer_model", s.tokenizer);
     gg_buf_printf(out, ",\n  \"chat_template\": %s", s.chat_template ? "true" : "false");
     json_num(out, "kv_cache_bytes_per_1000_tokens_f16", s.kv_bytes_per_1k, s.kv_known);
+    sliding_json(m, &s, out);
     if (s.imatrix) {
         gg_buf_puts(out, ",\n  \"imatrix\": {\"datasets\": [");
         datasets(m->f, out, 1, ", ");

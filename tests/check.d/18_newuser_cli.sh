@@ -280,8 +280,8 @@ sys.path.insert(0, "tests")
 import gguf_tool as g
 d = sys.argv[1]
 f32 = lambda *v: struct.pack("<%df" % len(v), *v)
-def model(name, arch, extra, tensors):
-    kv = [("general.architecture", g.STR, arch), (arch + ".block_count", g.U32, 2),
+def model(name, arch, extra, tensors, layers=2):
+    kv = [("general.architecture", g.STR, arch), (arch + ".block_count", g.U32, layers),
           (arch + ".embedding_length", g.U32, 64), (arch + ".attention.head_count", g.U32, 4)] + extra
     g.write(f"{d}/{name}.gguf", kvs=kv, tensors=tensors)
 one = [("w", [2], 0, f32(1, 2))]
@@ -289,9 +289,22 @@ model("nomic", "nomic-bert", [], one)                                    # an en
 model("noncausal", "llama", [("llama.attention.causal", g.BOOL, False)], one)  # by its key
 model("causal", "llama", [("llama.attention.causal", g.BOOL, True)], one + [("v", [32], 8, bytes(34))])
 model("plain", "llama", [], [("w", [2], 0, f32(1, 2)), ("x", [2], 0, f32(3, 4)), ("q", [32], 8, bytes(34))])
+# sliding windows as llama.cpp reads them: gemma2's default window and period,
+# a gemma3 period of 2 and laguna's full layer first, a list per layer, gemma3
+# without a window, and llama, which ignores the key
+def swa(name, arch, extra):
+    model(name, arch, [(arch + ".attention.head_count_kv", g.U32, 2)] + extra, one, layers=6)
+swa("gemma2", "gemma2", [])
+swa("gemma3-p2", "gemma3", [("gemma3.attention.sliding_window", g.U32, 128),
+                            ("gemma3.attention.sliding_window_pattern", g.U32, 2)])
+swa("laguna", "laguna", [("laguna.attention.sliding_window", g.U32, 64)])
+swa("gemma3-list", "gemma3", [("gemma3.attention.sliding_window", g.U32, 256),
+                              ("gemma3.attention.sliding_window_pattern", g.ARR, (g.BOOL, [1, 0, 0, 1, 1, 0]))])
+swa("gemma3-none", "gemma3", [])
+swa("llama-swa", "llama", [("llama.attention.sliding_window", g.U32, 4096)])
 PY
 mount_model "$M" "$TMP/sum"
-for _ in $(seq 1 100); do [ "$(wc -l < "$M/models.tsv")" = 6 ] && break; sleep 0.05; done
+for _ in $(seq 1 100); do [ "$(wc -l < "$M/models.tsv")" = 12 ] && break; sleep 0.05; done
 S=$M/bert-vocab/summary
 check "encoder (bert): no KV cache" grep -qxF "kv cache        none (an encoder: its attention is not causal)" "$S"
 check "0 parameters: bits per weight not given" grep -qx "bits per weight -" "$S"
@@ -311,8 +324,17 @@ import sys
 sys.path.insert(0, "tests")
 import make_stores as ms
 m, d = sys.argv[1], sys.argv[2]
-sys.exit(sum(ms.check_summary(f"{m}/{n}", [f"{d}/{n}.gguf"]) for n in ("bert-vocab", "nomic", "noncausal", "causal", "plain")))
+sys.exit(sum(ms.check_summary(f"{m}/{n}", [f"{d}/{n}.gguf"]) for n in ("bert-vocab", "nomic", "noncausal", "causal", "plain",
+             "gemma2", "gemma3-p2", "laguna", "gemma3-list", "gemma3-none", "llama-swa")))
 PY
+# 6 layers of 2 KV heads of 16 (64 / 4 heads): 128 bytes a token each at f16
+check "gemma2: 3 of 6 layers slide over 4096 tokens, the other 3 take 375 KiB per 1000 tokens" \
+    grep -qxF "kv cache        375.00 KiB per 1000 tokens at f16, and 1.50 MiB for the sliding window" "$M/gemma2/summary"
+check "gemma3 with a list: layers 0, 3 and 4 slide" $PY -c "
+import json; j = json.load(open('$M/gemma3-list/summary.json'))
+assert j['sliding_window'] == {'tokens': 256, 'layers': [0, 3, 4], 'kv_cache_bytes_f16': 3 * 256 * 128}, j"
+check "laguna: the full layer first (0 and 4 full)" grep -qxF "sliding window  64 tokens in 4 of 6 layers" "$M/laguna/summary"
+check "llama ignores a sliding window key" grep -qE "^kv cache        750.00 KiB per 1000 tokens at f16$" "$M/llama-swa/summary"
 unmount "$M"
 
 # --- a name of a scheme nobody resolves (issue 19's one "is it a URL" test):

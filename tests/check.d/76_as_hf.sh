@@ -10,10 +10,14 @@
 #  - model.safetensors: exactly the names and shapes the class loads, f16 / bf16 the f32
 #    values rounded (the gemma norms' shift included);
 #  - config.json and generation_config.json against the GGUF keys;
-#  - tokenizers: tokenizers.js on as/hf/tokenizer.json gives llama.cpp's ids for the real
-#    vocabularies (SentencePiece, byte-level BPE under many tokenizer.ggml.pre values,
-#    WordPiece) on texts chosen to differ (unicode, spaces, code, emoji, digits, special
-#    token look-alikes, empty), also with the special tokens added;
+#  - tokenizers: tokenizers.js, the Rust tokenizers library (Tokenizer.from_file) and
+#    transformers' AutoTokenizer on as/hf/ give llama.cpp's ids for the real vocabularies
+#    (SentencePiece, byte-level BPE under many tokenizer.ggml.pre values, WordPiece) on
+#    texts chosen to differ (unicode, spaces, code, emoji, digits, special token
+#    look-alikes, U+2581 and other pieces' spellings, empty), also with the special tokens
+#    added; for BERT text holding U+2581, the ids of the original BERT tokenizer
+#    (transformers' BertTokenizer and BertTokenizerLegacy on the GGUF's WordPiece vocab),
+#    which llama.cpp does not give for 'a\u2581b' (README);
 #  - what is left out: other architectures, unknown or undecodable or missing tensors,
 #    rope scaling config.json cannot carry: no weights, and why says so; a vocabulary
 #    file gets the tokenizer files alone.
@@ -114,23 +118,38 @@ texts = [
     "<|user|>\nhello<|end|>\n<|assistant|>", "[CLS] a [SEP] b [MASK] [PAD] [UNK]x",
     "mixedCASEwords HTTPServer iPhone camelCaseX", "....!!!???  --- ___ ***", "Hello,world.Hello;world:again",
     "ａｂｃ ＡＢＣ １２３", "a" * 150, "x",
+    # what a SentencePiece-, byte-level- or WordPiece-aware step may treat specially: U+2581
+    # (SentencePiece's space) inside, before and after words, alone and doubled, next to
+    # spaces and special tokens; byte-level BPE's space and newline stand-ins; byte-fallback
+    # and continuation pieces' spellings; a BOM, U+FFFD, an end-of-word marker
+    "a\u2581b", "\u2581a", "a\u2581", "\u2581", "\u2581\u2581x", " \u2581 ", "hello\u2581world again",
+    "x \u2581 y\u2581\u2581z", "<s>\u2581</s>\u2581<unk>", "\u2581\u2582\u2583 \uff3f",
+    "\u0120hello \u0120\u0120x \u010aline \u00c4\u0142", "<0x41><0x0A> <0xFF>", "##ing a ##b ##",
+    "\ufeffbom\ufeff \ufffd a\ufffdb", "word</w> low</w>er",
 ]
 json.dump(texts, open(sys.argv[1], "w"))
 PY
 mount_model "$TMP/v.m" "$V"
 VM=$TMP/v.m
-ll="" hf=""
+ll="" hf="" py=""
 for g in "$V"/*.gguf; do
     n=$(basename "$g" .gguf)
     check "$n: a vocabulary file gets the tokenizer files alone" [ "$(ls "$VM/$n/as/hf" | nl2sp)" = "$TOKFILES " ]
     ll="$ll $g:$TMP/out/$n.ll.json"
     hf="$hf $VM/$n/as/hf:$TMP/out/$n.hf.json"
+    py="$py $VM/$n/as/hf:$TMP/out/$n.py.json"
 done
+BERT=ggml-vocab-bert-bge
 t0=$(date +%s)
 check "llama.cpp tokenizes the texts" node $PEER/embed.mjs tokenize-all "$TMP/texts.json" $ll
 check "tokenizers.js tokenizes the texts" node $PEER/hftok.mjs "$TMP/texts.json" $hf
-echo "  (tokenizers: $(( $(date +%s) - t0 )) s)"
-check "tokenizers.js gives llama.cpp's ids" $CH tokens "$TMP/texts.json" "$TMP/out" "$V"/*.gguf
+echo "  (llama.cpp and tokenizers.js: $(( $(date +%s) - t0 )) s)"
+t0=$(date +%s)
+check "the tokenizers library, AutoTokenizer and the original BERT tokenizer tokenize the texts" \
+    $PY $PEER/hftok.py "$TMP/texts.json" $py "$V/$BERT.gguf:$TMP/out/$BERT.orig.json"
+echo "  (tokenizers and transformers: $(( $(date +%s) - t0 )) s)"
+check "tokenizers.js, tokenizers and AutoTokenizer give llama.cpp's ids (U+2581 in BERT: the original's)" \
+    $CH tokens "$TMP/texts.json" "$TMP/out" "$V"/*.gguf
 unmount "$VM"
 
 finish 76_as_hf
