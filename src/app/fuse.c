@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -520,6 +521,18 @@ static void watch_stop(watcher *w)
     w->running = 0;
 }
 
+/* The mount left the table (watch_mount): has its connection ended too (a
+ * plain unmount; allowed a moment)? Then libfuse's unmount only closes the
+ * device and forgets the mount point. While files of a lazily unmounted
+ * mount are still open it would unmount the folder by its path, where
+ * something else may be mounted by now: that is left undone, and the
+ * connection ends with the process. */
+static int connection_ended(struct fuse_session *se)
+{
+    struct pollfd p = {fuse_session_fd(se), 0, 0};
+    return poll(&p, 1, 100) == 1 && (p.revents & POLLERR);
+}
+
 static const struct fuse_lowlevel_ops ops = {
     .init = op_init,
     .lookup = op_lookup,
@@ -589,8 +602,8 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
     if (loop < 0 && !atomic_load(&w.gone))
         rc = GG_EXIT_INTERNAL;
     watch_stop(&w);
-    if (atomic_load(&w.gone))
-        goto out_signals; /* (unmounting it now could unmount what is mounted there since) */
+    if (atomic_load(&w.gone) && !connection_ended(se))
+        goto out_signals;
 out_unmount:
     fuse_session_unmount(se);
     /* Said, not assumed: a mount left behind is a broken folder for the user. */
