@@ -120,14 +120,15 @@ tests: $(TEST_PROGS)
 
 # Decoder tests linked against the static library alone (only the objects
 # they need are pulled in: no cJSON, no FUSE), for a cross build.
-DECODE_TESTS := $(BUILD)/libtests/decode_ref $(BUILD)/libtests/simd_prop
+DECODE_TESTS := $(BUILD)/libtests/decode_ref $(BUILD)/libtests/simd_prop $(BUILD)/libtests/test_quantize
 $(BUILD)/libtests/%: tests/%.c $(BUILD)/libgguffs.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -MF $@.d -o $@ $< $(BUILD)/libgguffs.a -lm -fopenmp -pthread
 decode-tests: $(DECODE_TESTS)
 
 # `make check-arm`: the aarch64 build (NEON kernels) in build-arm/, its
-# decoder tests run under qemu-user on every reference set, NEON and scalar.
+# decoder tests run under qemu-user on every reference set, NEON and scalar,
+# and the quantizers' (NEON equals scalar, and the properties).
 ARM_CC ?= aarch64-linux-gnu-gcc
 ARM_BUILD ?= build-arm
 ARM_RUN ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
@@ -136,6 +137,7 @@ check-arm:
 	@set -e; for isa in neon scalar; do \
 	    RUN="$(ARM_RUN)" BIN=$(ARM_BUILD)/libtests/decode_ref STRICT=1 tests/decode_all.sh $$isa; done
 	@$(ARM_RUN) $(ARM_BUILD)/libtests/simd_prop --bytes 1048576
+	@$(ARM_RUN) $(ARM_BUILD)/libtests/test_quantize
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

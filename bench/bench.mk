@@ -9,11 +9,14 @@
 # mount against a file, a 64 GiB model's as/; needs FUSE), a comparison
 # of two models against decoding both (compare.sh), gguf-py's dequantize
 # of the real Gemma 3 270M against its f32 files, cold and warm (gguf_py.sh,
-# needs FUSE), and llama.cpp's load and first token of that model from a
-# mount against its file (gemma.sh, needs FUSE and the Python peers). Never part of
+# needs FUSE), llama.cpp's load and first token of that model from a
+# mount against its file (gemma.sh, needs FUSE and the Python peers), and
+# quantization speed per type against the real ggml (quantize_bench).
+# Never part of
 # `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
-	$(BUILD)/bench/halfconv_bench
+	$(BUILD)/bench/halfconv_bench $(BUILD)/bench/quantize_bench
+GGML_BASE := tests/peer/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so
 
 bench: gguffs $(BENCH_PROGS)
 	@echo "== decode speed per type (bench/decode.sh)"
@@ -45,3 +48,6 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== llama.cpp on a real model: the file, model.gguf, as/f32.gguf (bench/gemma.sh)"
 	@bench/gemma.sh
+	@echo
+	@echo "== quantization per type against ggml_quantize_chunk (bench/quantize_bench)"
+	@$(BUILD)/bench/quantize_bench $(GGML_BASE)

@@ -168,6 +168,7 @@ static inline void mf_close(gg_fetcher *f)
 {
     free(f->name);
     free(f->key);
+    free(f->cache_key);
     free(f);
 }
 
@@ -182,6 +183,7 @@ static inline gg_fetcher *memfetch_open(memfetch *m)
     h->f.ops = &mf_ops;
     h->f.name = strdup(key);
     h->f.key = strdup(key);
+    h->f.cache_key = strdup(key);
     return &h->f;
 }
 

@@ -360,6 +360,65 @@ static void test_content_addressed(void)
         gg_sha256_hex(v[i][0], strlen(v[i][0]), hex);
         EXPECT(!strcmp(hex, v[i][1]), "sha256(\"%s\") = %s", v[i][0], hex);
     }
+    /* In pieces of any size, the same digest as in one. */
+    char whole[65], pieces[65];
+    gg_sha256_hex(obj, sizeof obj, whole);
+    static const size_t sizes[] = {1, 3, 63, 64, 65, 127, 4096, 5000};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        gg_sha256 h;
+        gg_sha256_init(&h);
+        for (size_t at = 0; at < sizeof obj; at += sizes[k])
+            gg_sha256_update(&h, obj + at, sizeof obj - at < sizes[k] ? sizeof obj - at : sizes[k]);
+        gg_sha256_final_hex(&h, pieces);
+        EXPECT(!strcmp(pieces, whole), "sha256 in pieces of %zu: %s, in one: %s", sizes[k], pieces, whole);
+    }
+}
+
+/* A fetcher of obj whose name says its size and sha256 (an Ollama blob). */
+static gg_fetcher *named_blob(memfetch *m, uint64_t size, const char *sha256)
+{
+    memfetch_init(m, "blob", obj, sizeof obj);
+    gg_fetcher *f = memfetch_open(m);
+    f->content_addressed = 1;
+    f->want_size = size;
+    snprintf(f->want_sha256, sizeof f->want_sha256, "%s", sha256);
+    return f;
+}
+
+/* An object named by its size and digest: another size is refused at
+ * open; read whole in order, its digest is compared with its name's, and
+ * when it differs the read that brings the last block fails, and every read
+ * after it. */
+static void test_named_blob(void)
+{
+    char hex[65], other[65];
+    gg_sha256_hex(obj, sizeof obj, hex);
+    memcpy(other, hex, 65);
+    other[0] = other[0] == '0' ? '1' : '0';
+    gg_net *n = new_net(NULL);
+    memfetch m;
+    gg_err e;
+    gg_source *s = gg_remote_open(n, named_blob(&m, sizeof obj + 4096, hex), &e);
+    EXPECT(!s && e.code == GG_E_MALFORMED && strstr(e.msg, "where its manifest's layer has"),
+           "another size than the manifest's: refused (%s)", s ? "opened" : e.msg);
+    gg_source_close(s);
+    for (int bad = 0; bad < 2; bad++) {
+        s = gg_remote_open(n, named_blob(&m, sizeof obj, bad ? other : hex), &e);
+        EXPECT(s, "open: %s", s ? "" : e.msg);
+        if (!s)
+            continue;
+        int rc = 0;
+        for (uint64_t off = 0; off < sizeof obj && rc == 0; off += 3 * BS)
+            rc = read_ok(s, off, sizeof obj - off < 3 * BS ? sizeof obj - off : 3 * BS, &e);
+        if (bad)
+            EXPECT(rc == -1 && e.code == GG_E_IO && strstr(e.msg, "damaged") && read_ok(s, 0, 10, &e) == -1,
+                   "a digest that differs: the read of the last block fails, and every one after (%s)",
+                   rc ? e.msg : "read");
+        else
+            EXPECT(rc == 0 && read_ok(s, 0, 10, &e) == 0, "the digest its name says: read (%s)", rc ? e.msg : "");
+        gg_source_close(s);
+    }
+    gg_net_free(n);
 }
 
 int main(void)
@@ -372,6 +431,7 @@ int main(void)
     test_parts();
     test_parts_cut_short();
     test_content_addressed();
+    test_named_blob();
     if (fails)
         fprintf(stderr, "test_remote: %d failed\n", fails);
     else

@@ -6,8 +6,9 @@
  * ($HF_TOKEN, $HF_TOKEN_PATH, ~/.cache/huggingface/token); and the S3
  * store's row: s3:// names as URLs (path-style at an endpoint, AWS's
  * virtual hosts), which URLs it signs (never a presigned one), the headers
- * libcurl 7.88 does not add, the credentials' order, S3's error code read
- * from a refusal without what it echoes. */
+ * libcurl 7.88 does not add, the credentials' order and the shared files
+ * read as botocore reads them, S3's error code read from a refusal without
+ * what it echoes. */
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +89,10 @@ static void test_resolve(gg_net *n)
         {"hf://org", "expected hf://ORG/REPO"},
         {"hf://org/repo/README.md", "not a .gguf file"},
         {"hf://org/repo/../x.gguf", "a '.' or '..' segment"},
-        {"hf://org/repo@/m.gguf", "empty or overlong revision"},
+        {"hf://org/repo@/m.gguf", "the revision after '@': empty"},
+        {"hf://org/repo@../x/m.gguf", "an empty, '.' or '..' segment in the revision"},
+        {"hf://org/../m.gguf", "not '.' and without '..'"},
+        {"hf://org/repo@a%00b/m.gguf", "a control character (%00)"},
         {"gs://bucket/key.gguf", "gs: no source for this scheme (http:// and https:// URLs, hf://"},
         {"hff://org/repo/m.gguf", "hff: no source for this scheme"},
     };
@@ -227,6 +231,59 @@ static void expect_one(gg_net *n, const char *spec, const char *want)
         gg_resolved_free(&r);
 }
 
+/* The token a hop to AWS's host of bucket b, key k.gguf, in the net's
+ * region (what s3://b/k.gguf stands for) carries, and that URL. */
+static void aws_hop(const char *why, const char *region, const char *token)
+{
+    gg_err e;
+    gg_net *n = s3_net(NULL, &e);
+    char url[200], h[512], want[100];
+    snprintf(url, sizeof url, "https://b.s3.%s.amazonaws.com/k.gguf", region);
+    EXPECT(n, "%s: %s", why, n ? "" : e.msg);
+    if (!n)
+        return;
+    expect_one(n, "s3://b/k.gguf", url);
+    hop_headers(gg_policy_for(n, url), url, h, sizeof h);
+    snprintf(want, sizeof want, "x-amz-security-token: %s\n", token);
+    EXPECT(token[0] ? strstr(h, want) != NULL : !strstr(h, "x-amz-security-token"), "%s: token %s (%s)", why, token, h);
+    gg_net_free(n);
+}
+
+/* The shared files as botocore reads them (aws_config.h): the last section
+ * naming a profile, [profile NAME] as shlex splits it, keys in any case and
+ * with ':', a nested value ("s3 =" and indented lines) not a setting, the
+ * credentials file's keys first, $AWS_DEFAULT_PROFILE before $AWS_PROFILE. */
+static void test_botocore_files(const char *dir)
+{
+    char cfg[300], crd[300];
+    snprintf(cfg, sizeof cfg, "%s/cfg", dir);
+    snprintf(crd, sizeof crd, "%s/crd", dir);
+    FILE *f = fopen(cfg, "w");
+    fprintf(f, "[default]\nregion = us-west-2\n[profile default]\nregion = eu-west-3\ns3 =\n    region = ap-south-1\n"
+               "# [profile both]\n; region = xx\n[profile \"two words\"]\nAWS_ACCESS_KEY_ID = TW\n"
+               "aws_secret_access_key: TWS\naws_session_token = TWTOK\nregion = ca-central-1\n"
+               "[profile both]\naws_access_key_id = CB\naws_secret_access_key = CBS\naws_session_token = CBTOK\n"
+               "region = sa-east-1\n");
+    fclose(f);
+    f = fopen(crd, "w");
+    fprintf(f, "[both]\naws_access_key_id = KB\naws_secret_access_key = KBS\naws_session_token = KBTOK\n"
+               "[default]\naws_access_key_id = KD\naws_secret_access_key = KDS\n");
+    fclose(f);
+    setenv("AWS_CONFIG_FILE", cfg, 1);
+    setenv("AWS_SHARED_CREDENTIALS_FILE", crd, 1);
+    aws_hop("default: the region of its last section, not a nested one; no token", "eu-west-3", "");
+    setenv("AWS_PROFILE", "two words", 1);
+    aws_hop("[profile \"two words\"]: its keys, whatever their case", "ca-central-1", "TWTOK");
+    setenv("AWS_PROFILE", "both", 1);
+    aws_hop("both files: the credentials file's keys, the config's region", "sa-east-1", "KBTOK");
+    setenv("AWS_DEFAULT_PROFILE", "two words", 1);
+    aws_hop("$AWS_DEFAULT_PROFILE before $AWS_PROFILE", "ca-central-1", "TWTOK");
+    unsetenv("AWS_DEFAULT_PROFILE");
+    unsetenv("AWS_PROFILE");
+    unsetenv("AWS_CONFIG_FILE");
+    unsetenv("AWS_SHARED_CREDENTIALS_FILE");
+}
+
 static void test_s3(void)
 {
     char dir[] = "/tmp/gguffs-test-s3-XXXXXX", path[300];
@@ -245,7 +302,8 @@ static void test_s3(void)
     fclose(f);
     static const char *const vars[] = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
                                        "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3",
-                                       "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"};
+                                       "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "AWS_DEFAULT_PROFILE",
+                                       "AWS_SECURITY_TOKEN", "AWS_WEB_IDENTITY_TOKEN_FILE"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         unsetenv(vars[i]);
     gg_err e;
@@ -304,18 +362,27 @@ static void test_s3(void)
     }
     gg_net_free(n);
     unsetenv("AWS_PROFILE");
-    /* A bad endpoint is said when s3:// is used, and stops nothing else. */
+    /* A bad -o s3_endpoint= stops the net (it is checked before anything
+     * is opened); a bad $AWS_ENDPOINT_URL is said when s3:// is used, and
+     * stops nothing else. */
     n = s3_net("http://192.0.2.7:9000", &e);
-    EXPECT(n, "a bad s3 endpoint does not stop the net: %s", n ? "" : e.msg);
+    EXPECT(!n && e.code == GG_E_INVAL && strstr(e.msg, "-o s3_endpoint=http://192.0.2.7:9000: http:// only to this machine"),
+           "a bad -o s3_endpoint=: %s", n ? "a net" : e.msg);
+    gg_net_free(n);
+    setenv("AWS_ENDPOINT_URL", "http://192.0.2.7:9000", 1);
+    n = s3_net(NULL, &e);
+    EXPECT(n, "a bad $AWS_ENDPOINT_URL does not stop the net: %s", n ? "" : e.msg);
     if (n) {
         gg_resolved r;
         EXPECT(gg_resolve_spec(n, "s3://b/k.gguf", &r, &e) == -1 && e.code == GG_E_INVAL &&
-                   strstr(e.msg, "-o s3_endpoint=: http:// only to this machine"),
+                   strstr(e.msg, "$AWS_ENDPOINT_URL: http:// only to this machine"),
                "bad endpoint: %s", e.msg);
         EXPECT(gg_resolve_spec(n, "https://x.example/m.gguf", &r, &e) == 0, "a URL still resolves");
         gg_resolved_free(&r);
         gg_net_free(n);
     }
+    unsetenv("AWS_ENDPOINT_URL");
+    test_botocore_files(dir);
     snprintf(path, sizeof path, "rm -rf '%s'", dir);
     EXPECT(system(path) == 0, "rm");
 }

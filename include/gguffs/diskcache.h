@@ -3,7 +3,9 @@
  *
  * Blocks are kept per object, an object being a URL at one version (its
  * validator): a new version is a new object, so bytes of two versions are
- * never mixed. Each block file carries its object, number, length and a
+ * never mixed. The caller names the URL by what is not secret in it
+ * (net.h's gg_url_cache_key: no credentials, no query string): keys are
+ * written into the folder as they are given. Each block file carries its object, number, length and a
  * checksum of its bytes, and is written under a temporary name then renamed:
  * a daemon killed mid-write leaves a stray temporary file (cleaned later),
  * never a torn block; a block damaged on disk fails its checksum, is

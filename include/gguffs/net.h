@@ -6,9 +6,13 @@
  *
  * What it promises:
  *  - a GET of a byte range gives exactly those bytes or fails: a 206 must
- *    carry a Content-Range equal to the request and the exact body length; a
- *    200 with the whole body (a server that ignores Range) is read for the
- *    wanted bytes only, never taken as the range;
+ *    carry a Content-Range that starts where the request does and the exact
+ *    body length; a 206 that ends early (HTTP allows a server to send less)
+ *    and an answer that breaks are taken for what came, and the rest is
+ *    asked for, from an answer that says the same of the object (size,
+ *    ETag, Last-Modified: else GG_E_STALE); a 200 with the whole body (a
+ *    server that ignores Range) is read for the wanted bytes only, never
+ *    taken as the range;
  *  - redirects are followed here, not by libcurl, at most GG_NET_MAX_REDIRECTS
  *    of them and only to http/https; the -o header headers go to the host
  *    (and port) of the URL they were given for only, never to a host a
@@ -69,6 +73,13 @@ typedef struct gg_net_opts {
 } gg_net_opts;
 
 void gg_net_default_opts(gg_net_opts *o);
+/* Every value of o a scheme reads (the endpoints, the region), checked as
+ * it would be when used, whether or not a name of that scheme comes: 0, or
+ * -1 with *e set (GG_E_INVAL, naming the option and why). gg_net_new
+ * checks them first. (The environment's settings are checked when their
+ * scheme is used: a bad $AWS_ENDPOINT_URL must not stop a mount of
+ * something else.) */
+int gg_net_check_opts(const gg_net_opts *o, gg_err *e);
 
 /* Returns NULL with *e set (libcurl missing pieces, a bad option, a
  * scheme's bad setting: HF_ENDPOINT not a URL). */
@@ -87,6 +98,11 @@ struct gg_schemes *gg_net_schemes(gg_net *n);
 /* "scheme://host:port" of a URL, host in lowercase, default port filled in
  * (malloc'ed), or NULL: whom a header may go to. */
 char *gg_url_origin(const char *url);
+/* What names url's object in the disk cache: "scheme://host:port/path",
+ * as gg_url_origin and the path as given (malloc'ed), or NULL: never its
+ * credentials (user:password@) or its query (a presigned URL's signature
+ * and token, which change at each signing anyway). */
+char *gg_url_cache_key(const char *url);
 
 typedef struct gg_http_get gg_http_get;
 struct curl_slist;
@@ -117,7 +133,8 @@ typedef struct gg_net_policy {
     /* Before each hop, once the client has set up the handle and headers. */
     void (*hop)(const struct gg_net_policy *p, gg_net_hop *hop);
     /* Each header of each answer, the redirects' too ("Name", "value"
-     * trimmed): what the scheme keeps of it, into g->extra and g->revision. */
+     * trimmed): what the scheme keeps of it, into g->extra and g->revision,
+     * and what a message of a failure should say, into g->hint. */
     void (*header)(const struct gg_net_policy *p, gg_http_get *g, const char *name, const char *value);
     /* A 401 or 403 from url: what would let us in ("a token: $HF_TOKEN, or
      * ..."), or NULL for the client's own hint (-o header=). */
@@ -130,6 +147,10 @@ typedef struct gg_net_policy {
     const char *extra_name; /* what g->extra is called in messages ("X-Linked-Etag") */
     /* Is url's object named by its digest (it never changes: an Ollama blob)? */
     int (*content_addressed)(const struct gg_net_policy *p, const char *url);
+    /* What url's object is, as the scheme knows it (an Ollama blob: the
+     * size its manifest gives the layer, the sha256 it is named by): 1 with
+     * *size and sha256 (64 hex digits), else 0. */
+    int (*identity)(const struct gg_net_policy *p, const char *url, uint64_t *size, char sha256[65]);
 } gg_net_policy;
 
 /* One GET. The caller fills the first part; gg_net_get fills the rest. */
@@ -141,10 +162,12 @@ struct gg_http_get {
     uint64_t part_bytes;   /* parts[k / part_bytes] + k % part_bytes (no copy in between) */
     /* With parts: told of each part as soon as all its bytes are in, in
      * order, from the thread in gg_net_get, with g's total and validators
-     * those of the answer that brought it (a 206 of the range asked for, or
-     * a 200 with a Content-Length). A part told is never written again: a
-     * retry asks for the parts after it. Nonzero: the answer is not the
-     * object wanted; no part is told again. NULL: none told. */
+     * those of the answer that brought its last byte (a 206 from the byte
+     * asked for, or a 200 with a Content-Length). A part is whole when all
+     * its bytes came, or the answer says the object ends in it: never a part
+     * a short answer left partly unwritten. A part told is never written
+     * again: a retry asks for the bytes after it. Nonzero: the answer is not
+     * the object wanted; no part is told again. NULL: none told. */
     int (*part_in)(void *arg, uint64_t part, const gg_http_get *g);
     void *part_arg;
     uint64_t parts_in;     /* in: parts of the range already in (not asked for); out: and told */
@@ -155,7 +178,8 @@ struct gg_http_get {
                             * (url may be where it redirected to); NULL: url */
     int no_retry;          /* fail on the first transient error (probing) */
     int parts_refused;     /* (internal) part_in said no: tell no more */
-    uint64_t parts_base;   /* (internal) parts in before this try: off, len, parts start after them */
+    uint64_t parts_base;   /* (internal) the part this try's bytes begin in: parts starts there */
+    uint64_t part_skew;    /* (internal) bytes of that part in before this try */
     const gg_net_policy *policy; /* its scheme's, or NULL */
 
     int status;            /* of the last hop */
@@ -166,6 +190,8 @@ struct gg_http_get {
     char last_modified[64];
     char extra[160];       /* what the policy took from any hop's answer: a scheme's own */
     char revision[64];     /* validator and revision (the hub's X-Linked-Etag, X-Repo-Commit) */
+    char hint[160];        /* what the policy made of the last answer's headers for a message
+                            * ("the bucket is in eu-west-1: -o s3_region=eu-west-1"), or "" */
     char next_link[1024];  /* Link: <...>; rel="next" */
     char *final_url;       /* where the bytes came from (malloc'ed; free it) */
 };

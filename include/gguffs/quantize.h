@@ -1,5 +1,13 @@
-/* quantize.h - float32 to Q8_0 blocks, for the as/q8_0.gguf view.
+/* quantize.h - float32 to quantized blocks, for the as/<recipe>.gguf views.
  *
+ * gg_quantize_rows makes the blocks of every type a llama-quantize recipe
+ * without an importance matrix produces, bit for bit as ggml's reference
+ * quantizers (quantize_row_*_ref, the path ggml_quantize_chunk takes when its
+ * importance matrix is NULL). Every block is made from its own values only,
+ * so rows may be cut anywhere between blocks and quantized in any order or
+ * thread. The kernels know nothing of tensors, files or recipes.
+ *
+ * Q8_0 is told here as the example of the rules every type follows:
  * A Q8_0 block holds 32 values as a float16 scale d and 32 signed bytes q,
  * each value being d * q (ggml's block_q8_0, 34 bytes):
  *
@@ -29,6 +37,23 @@
 #include <stdint.h>
 
 #include "gguffs/decode.h"
+
+/* 1 if gg_quantize_rows can make type t. */
+int gg_quantize_has(gg_tid t);
+
+/* nrows rows of n_per_row floats at x (n_per_row a multiple of t's block
+ * size; any alignment) into t's blocks at y, bit for bit as
+ * ggml_quantize_chunk(t, x, y, 0, nrows, n_per_row, NULL) does. Returns the
+ * bytes written (0: t unsupported, or n_per_row not a multiple of its
+ * block). Thread-safe; the tables some types need are made once, on first
+ * use, and only read after. */
+size_t gg_quantize_rows(gg_tid t, const float *x, uint8_t *y, int64_t nrows, int64_t n_per_row);
+/* The same on a given path (the CPU must have it), for tests and benchmarks;
+ * gg_quantize_rows takes gg_isa_active()'s. Every path gives the same bytes. */
+size_t gg_quantize_rows_isa(gg_tid t, const float *x, uint8_t *y, int64_t nrows, int64_t n_per_row, gg_isa isa);
+/* The path gg_quantize_rows_isa(t, ..., isa) runs: isa, one it falls back
+ * to, or GG_ISA_SCALAR. */
+gg_isa gg_quantize_path(gg_tid t, gg_isa isa);
 
 #define GG_Q8_0_ELEMS 32
 #define GG_Q8_0_BYTES 34

@@ -649,6 +649,13 @@ int gg_cli_parse(gg_cli *c, int argc, char **argv)
     c->net.s3_endpoint = c->s3_endpoint;
     c->net.ollama_registry = c->ollama_registry;
     free(fo.s);
+    gg_err e;
+    if (!rc && gg_net_check_opts(&c->net, &e)) {
+        /* (before anything is opened, whatever is named: a value is wrong
+         * whether or not a name of its scheme comes) */
+        fprintf(stderr, "gguffs: %s\n", e.msg);
+        rc = 2;
+    }
     return rc;
 }
 

@@ -1,5 +1,5 @@
-/* sha256.c - SHA-256 as FIPS 180-4 defines it (see sha256.h). One call over
- * bytes in memory: the blobs it checks are small. */
+/* sha256.c - SHA-256 as FIPS 180-4 defines it (see sha256.h), over bytes
+ * in one piece or in many. */
 #include "base/sha256.h"
 
 #include <stdio.h>
@@ -37,25 +37,55 @@ static void block(uint32_t h[8], const uint8_t *b)
     h[0] += a, h[1] += bb, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
-void gg_sha256_hex(const void *p, size_t n, char out[65])
+void gg_sha256_init(gg_sha256 *s)
 {
-    uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(s->h, h0, sizeof h0);
+    s->n = 0;
+}
+
+void gg_sha256_update(gg_sha256 *s, const void *p, size_t n)
+{
     const uint8_t *b = p;
-    size_t i = 0;
-    for (; n - i >= 64; i += 64)
-        block(h, b + i);
+    size_t have = (size_t)(s->n % 64);
+    s->n += n;
+    if (have) {
+        size_t k = 64 - have < n ? 64 - have : n;
+        memcpy(s->buf + have, b, k);
+        b += k;
+        n -= k;
+        if (have + k < 64)
+            return;
+        block(s->h, s->buf);
+    }
+    for (; n >= 64; b += 64, n -= 64)
+        block(s->h, b);
+    memcpy(s->buf, b, n);
+}
+
+void gg_sha256_final_hex(gg_sha256 *s, char out[65])
+{
     /* The tail, a 1 bit, zeros, and the length in bits (big-endian). */
     uint8_t last[128] = {0};
-    size_t r = n - i;
-    memcpy(last, b + i, r);
+    size_t r = (size_t)(s->n % 64);
+    memcpy(last, s->buf, r);
     last[r] = 0x80;
     size_t len = r + 9 <= 64 ? 64 : 128;
-    uint64_t bits = (uint64_t)n * 8;
+    uint64_t bits = s->n * 8;
     for (int k = 0; k < 8; k++)
         last[len - 1 - k] = (uint8_t)(bits >> (8 * k));
-    block(h, last);
+    block(s->h, last);
     if (len == 128)
-        block(h, last + 64);
+        block(s->h, last + 64);
     for (int k = 0; k < 8; k++)
-        snprintf(out + 8 * k, 9, "%08x", h[k]);
+        snprintf(out + 8 * k, 9, "%08x", s->h[k]);
+}
+
+void gg_sha256_hex(const void *p, size_t n, char out[65])
+{
+    gg_sha256 s;
+    gg_sha256_init(&s);
+    gg_sha256_update(&s, p, n);
+    gg_sha256_final_hex(&s, out);
 }

@@ -1,42 +1,22 @@
-/* quantize.c - float32 to Q8_0 blocks (see quantize.h). */
+/* quantize.c - float32 to quantized blocks (see quantize.h): the table of
+ * the types gg_quantize_rows makes, and Q8_0's kernels. */
 #include "gguffs/quantize.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "gguffs/halfconv.h"
+#include "blocks.h"
+#include "quantize_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
-/* ggml stores roundf()'s float into an int8_t, which x86 does as cvttss2si
- * to int32 (INT32_MIN for NaN and for anything outside int32) and then the
- * low byte. Spelled out, so that every machine gives x86's bytes. */
-static inline uint8_t to_q(float r)
-{
-    if (!(r >= -2147483648.0f && r < 2147483648.0f))
-        return 0; /* (INT32_MIN's low byte) */
-    return (uint8_t)(uint32_t)(int32_t)r;
-}
+/* ggml stores roundf()'s float into an int8_t: x86's conversion, low byte. */
+static inline uint8_t to_q(float r) { return (uint8_t)gg_q_trunc(r); }
 
-/* ggml's float16 rounding of the scale: to nearest even like ours, but a
- * NaN is 0x7e00 with its sign. */
-static inline uint16_t scale_f16(float d)
-{
-    uint32_t b;
-    memcpy(&b, &d, 4);
-    if ((b & 0x7fffffffu) > 0x7f800000u)
-        return (uint16_t)(((b >> 16) & 0x8000u) | 0x7e00u);
-    return gg_f32_to_f16_bits(b);
-}
-
-static inline void put_scale(uint8_t *y, float d)
-{
-    uint16_t h = scale_f16(d);
-    y[0] = (uint8_t)h;
-    y[1] = (uint8_t)(h >> 8);
-}
+static inline void put_scale(uint8_t *y, float d) { (void)gg_q_put_f16(y, d); }
 
 /* One block, as ggml's quantize_row_q8_0_ref. */
 static void block_scalar(const float *x, uint8_t *y)
@@ -176,4 +156,105 @@ void gg_quantize_q8_0_isa(const float *x, uint8_t *y, size_t nblocks, gg_isa isa
 void gg_quantize_q8_0(const float *x, uint8_t *y, size_t nblocks)
 {
     gg_quantize_q8_0_isa(x, y, nblocks, gg_isa_active());
+}
+
+static void q8_0_rows(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
+{
+    q8_0_scalar(x, y, (size_t)nblocks);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+static void q8_0_rows_avx2(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
+{
+    q8_0_avx2(x, y, (size_t)nblocks);
+}
+static const gg_quantizer_entry q8_0_x86[] = {{GG_T_Q8_0, q8_0_rows_avx2}, {0}};
+#else
+static const gg_quantizer_entry q8_0_x86[] = {{0}};
+#endif
+
+/* The SIMD kernels of each path (the families compiled per target, and
+ * Q8_0's AVX2 path above, which serves AVX-512 too). */
+enum { LISTS = 3 };
+static const gg_quantizer_entry *const simd_lists[GG_ISA_COUNT][LISTS] = {
+    [GG_ISA_AVX2] = {gg_quantizers_kquants_avx2, gg_quantizers_iquants_avx2, q8_0_x86},
+    [GG_ISA_AVX512] = {gg_quantizers_kquants_avx512, gg_quantizers_iquants_avx512, q8_0_x86},
+    [GG_ISA_NEON] = {gg_quantizers_kquants_neon, gg_quantizers_iquants_neon, NULL},
+};
+
+/* t's kernel on isa, or on the paths it falls back to (*path: the one
+ * found); NULL: the scalar one. */
+static gg_quantizer simd_kernel(gg_tid t, gg_isa isa, gg_isa *path)
+{
+    for (; isa != GG_ISA_SCALAR; isa = gg_isa_fallback(isa))
+        for (int l = 0; l < LISTS; l++)
+            for (const gg_quantizer_entry *e = simd_lists[isa][l]; e && e->type; e++)
+                if (e->type == t)
+                    return *path = isa, e->fn;
+    return *path = GG_ISA_SCALAR, NULL;
+}
+
+gg_isa gg_quantize_path(gg_tid t, gg_isa isa)
+{
+    gg_isa path;
+    simd_kernel(t, isa >= 0 && isa < GG_ISA_COUNT ? isa : GG_ISA_SCALAR, &path);
+    return path;
+}
+
+/* The types gg_quantize_rows makes: values and bytes per block, kernel,
+ * and for those with tables made on first use, the call that makes them. */
+static const struct quantizer {
+    gg_tid type;
+    int elems, bytes;
+    gg_quantizer fn;
+    int (*ready)(void);
+} quantizers[] = {
+    {.type = GG_T_Q4_0, .elems = 32, .bytes = sizeof(blk_q4_0), .fn = gg_quantize_q4_0},
+    {.type = GG_T_Q4_1, .elems = 32, .bytes = sizeof(blk_q4_1), .fn = gg_quantize_q4_1},
+    {.type = GG_T_Q5_0, .elems = 32, .bytes = sizeof(blk_q5_0), .fn = gg_quantize_q5_0},
+    {.type = GG_T_Q5_1, .elems = 32, .bytes = sizeof(blk_q5_1), .fn = gg_quantize_q5_1},
+    {.type = GG_T_Q8_0, .elems = GG_Q8_0_ELEMS, .bytes = GG_Q8_0_BYTES, .fn = q8_0_rows},
+    {.type = GG_T_Q1_0, .elems = 128, .bytes = sizeof(blk_q1_0), .fn = gg_quantize_q1_0},
+    {.type = GG_T_Q2_0, .elems = 64, .bytes = sizeof(blk_q2_0), .fn = gg_quantize_q2_0},
+    {.type = GG_T_Q2_K, .elems = 256, .bytes = sizeof(blk_q2_k), .fn = gg_quantize_q2_k},
+    {.type = GG_T_Q3_K, .elems = 256, .bytes = sizeof(blk_q3_k), .fn = gg_quantize_q3_k},
+    {.type = GG_T_Q4_K, .elems = 256, .bytes = sizeof(blk_q4_k), .fn = gg_quantize_q4_k},
+    {.type = GG_T_Q5_K, .elems = 256, .bytes = sizeof(blk_q5_k), .fn = gg_quantize_q5_k},
+    {.type = GG_T_Q6_K, .elems = 256, .bytes = sizeof(blk_q6_k), .fn = gg_quantize_q6_k},
+    {.type = GG_T_IQ4_NL, .elems = 32, .bytes = sizeof(blk_iq4_nl), .fn = gg_quantize_iq4_nl},
+    {.type = GG_T_IQ4_XS, .elems = 256, .bytes = sizeof(blk_iq4_xs), .fn = gg_quantize_iq4_xs},
+    {.type = GG_T_IQ3_S, .elems = 256, .bytes = sizeof(blk_iq3_s), .fn = gg_quantize_iq3_s,
+     .ready = gg_quantize_iq3_s_ready},
+    {.type = GG_T_TQ1_0, .elems = 256, .bytes = sizeof(blk_tq1_0), .fn = gg_quantize_tq1_0},
+    {.type = GG_T_TQ2_0, .elems = 256, .bytes = sizeof(blk_tq2_0), .fn = gg_quantize_tq2_0},
+    {.type = GG_T_MXFP4, .elems = 32, .bytes = sizeof(blk_mxfp4), .fn = gg_quantize_mxfp4},
+};
+
+static const struct quantizer *quantizer_of(gg_tid t)
+{
+    for (size_t i = 0; i < sizeof quantizers / sizeof *quantizers; i++)
+        if (quantizers[i].type == t)
+            return !quantizers[i].ready || quantizers[i].ready() ? &quantizers[i] : NULL;
+    return NULL;
+}
+
+int gg_quantize_has(gg_tid t) { return quantizer_of(t) != NULL; }
+
+size_t gg_quantize_rows_isa(gg_tid t, const float *x, uint8_t *y, int64_t nrows, int64_t n_per_row, gg_isa isa)
+{
+    const struct quantizer *q = quantizer_of(t);
+    if (!q || nrows < 0 || n_per_row < 0 || n_per_row % q->elems || isa < 0 || isa >= GG_ISA_COUNT)
+        return 0;
+    /* blocks never straddle rows, so the rows are one run of blocks */
+    const int64_t nblocks = nrows * (n_per_row / q->elems);
+    gg_isa path;
+    gg_quantizer fn = simd_kernel(t, isa, &path);
+    if (nblocks > 0)
+        (fn ? fn : q->fn)(x, y, nblocks);
+    return (size_t)nblocks * (size_t)q->bytes;
+}
+
+size_t gg_quantize_rows(gg_tid t, const float *x, uint8_t *y, int64_t nrows, int64_t n_per_row)
+{
+    return gg_quantize_rows_isa(t, x, y, nrows, n_per_row, gg_isa_active());
 }

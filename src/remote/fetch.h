@@ -58,11 +58,17 @@ typedef struct gg_fetcher_ops {
 struct gg_fetcher {
     const gg_fetcher_ops *ops;
     char *name;             /* for messages: the URL without credentials */
-    char *key;              /* the object for the disk cache and gg_source.id: the URL as given */
+    char *key;              /* gg_source.id: the URL as given (its credentials too, in memory only) */
+    char *cache_key;        /* the object in the disk cache: never a secret (gg_url_cache_key) */
     const char *extra_name; /* what v.extra is called in messages ("X-Linked-Etag"), or NULL */
     int content_addressed;  /* its name is its digest (an Ollama blob): it never changes, so no
                              * If-Match and no validator is needed or compared (its CDN's
                              * ETags may differ by edge); its size is still checked */
+    char want_sha256[65];   /* what its name says it is (an Ollama manifest's layer: its digest,
+                             * 64 hex digits, and size), or "": nothing known. An object of
+                             * another size is refused at open; its bytes are hashed as its
+                             * blocks come, in order, and compared once the last one came */
+    uint64_t want_size;
 };
 
 #endif

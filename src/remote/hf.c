@@ -12,7 +12,6 @@
 #include "gguffs/diskcache.h"
 #include "gguffs/model.h"
 
-#define MAX_PAGES 10000           /* of a tree listing: a loop guard */
 #define MAX_PAGE_BYTES (64u << 20)
 
 /* The hub of a net: its state in the resolver table, and its policy. */
@@ -137,8 +136,10 @@ static int hexval(int c)
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-/* n bytes of s, %XX-decoded once, into out (cap bytes). Returns -1 if too long. */
-static int decode(const char *s, size_t n, char *out, size_t cap)
+/* n bytes of s, %XX-decoded once, into out (cap bytes). NULL, or what is
+ * wrong: too long, or a %00 (it would end the name there: "a%00b" would
+ * quietly be "a"). */
+static const char *decode(const char *s, size_t n, char *out, size_t cap)
 {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -147,12 +148,46 @@ static int decode(const char *s, size_t n, char *out, size_t cap)
             c = hexval(s[i + 1]) * 16 + hexval(s[i + 2]);
             i += 2;
         }
+        if (!c)
+            return "a control character (%00)";
         if (k + 1 >= cap)
-            return -1;
+            return "too long";
         out[k++] = (char)c;
     }
     out[k] = 0;
-    return 0;
+    return NULL;
+}
+
+/* An organization's or repository's name as the hub makes them: letters,
+ * digits, '-', '_' and '.', and no ".." (so neither "." nor ".." segment
+ * can take a URL out of /ORG/REPO/). */
+static int repo_part(const char *s, size_t n)
+{
+    if (!n || (n == 1 && s[0] == '.'))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9') ||
+              s[i] == '-' || s[i] == '_' || s[i] == '.') ||
+            (s[i] == '.' && i + 1 < n && s[i + 1] == '.'))
+            return 0;
+    return 1;
+}
+
+/* A revision: its segments (one, or refs/KIND/NAME) plain, none empty, "."
+ * or "..", no control character. NULL, or what is wrong. */
+static const char *bad_revision(const char *rev)
+{
+    for (const char *q = rev; *q; q++)
+        if ((unsigned char)*q < 0x20 || *q == 0x7f)
+            return "a control character in the revision";
+    for (const char *seg = rev; seg;) {
+        const char *end = strchr(seg, '/');
+        size_t k = end ? (size_t)(end - seg) : strlen(seg);
+        if (!k || (k == 1 && seg[0] == '.') || (k == 2 && seg[0] == '.' && seg[1] == '.'))
+            return "an empty, '.' or '..' segment in the revision";
+        seg = end ? end + 1 : NULL;
+    }
+    return NULL;
 }
 
 #define SYNTAX "expected hf://ORG/REPO[@REVISION][/FILE.gguf] (a revision with slashes: @refs/pr/N, or %%2F for each '/')"
@@ -168,6 +203,9 @@ static int parse(const char *spec, hf_name *h, gg_err *e)
     if (end == r || (size_t)(end - r) >= sizeof h->repo)
         return gg_fail(e, GG_E_INVAL, "%s: " SYNTAX, spec);
     memcpy(h->repo, r, (size_t)(end - r));
+    if (!repo_part(h->org, strlen(h->org)) || !repo_part(h->repo, strlen(h->repo)))
+        return gg_fail(e, GG_E_INVAL, "%s: an organization or repository name is letters, digits, '-', '_' and '.', "
+                       "not '.' and without '..' (" SYNTAX ")", spec);
     const char *rest = end;
     if (*rest == '@') {
         /* One segment, or refs/KIND/NAME (the hub's refs/pr/N, refs/convert/...) */
@@ -176,11 +214,9 @@ static int parse(const char *spec, hf_name *h, gg_err *e)
             for (int k = 0; k < 2 && *vend == '/'; k++)
                 vend += 1 + strcspn(vend + 1, "/");
         }
-        if (vend == v || decode(v, (size_t)(vend - v), h->rev, sizeof h->rev) || !h->rev[0])
-            return gg_fail(e, GG_E_INVAL, "%s: empty or overlong revision after '@'", spec);
-        for (const char *q = h->rev; *q; q++)
-            if ((unsigned char)*q < 0x20 || *q == 0x7f)
-                return gg_fail(e, GG_E_INVAL, "%s: a control character in the revision", spec);
+        const char *why = vend == v ? "empty" : decode(v, (size_t)(vend - v), h->rev, sizeof h->rev);
+        if (why || (why = bad_revision(h->rev)))
+            return gg_fail(e, GG_E_INVAL, "%s: the revision after '@': %s (" SYNTAX ")", spec, why);
         rest = vend;
     } else {
         strcpy(h->rev, "main");
@@ -192,9 +228,10 @@ static int parse(const char *spec, hf_name *h, gg_err *e)
     while (n && rest[n - 1] == '/')
         n--;
     if (n > 1) {
-        if (decode(rest + 1, n - 1, h->path, sizeof h->path))
-            return gg_fail(e, GG_E_INVAL, "%s: the path is too long", spec);
-        const char *why = gg_bad_listed_path(h->path);
+        const char *why = decode(rest + 1, n - 1, h->path, sizeof h->path);
+        if (why)
+            return gg_fail(e, GG_E_INVAL, "%s: the path: %s", spec, why);
+        why = gg_bad_listed_path(h->path);
         if (why)
             return gg_fail(e, GG_E_INVAL, "%s: %s (" SYNTAX ")", spec, why);
     }
@@ -229,18 +266,19 @@ static int add_model(const hub *hb, const hf_name *h, const char *path, const ch
     return rc;
 }
 
-/* The .gguf paths of the tree listing at url, page after page, one a line
- * into paths; those that are no plain path into r as refused. */
+/* The .gguf paths of the tree listing at url, page after page (made to
+ * end: gg_listing), one a line into paths; those that are no plain path
+ * into r as refused. */
 static int fetch_listing(gg_net *n, const hub *hb, const char *spec, const hf_name *h, const char *url,
                          gg_buf *paths, gg_resolved *r, gg_err *e)
 {
     char *next = strdup(url);
     int rc = next ? 0 : gg_fail(e, GG_E_NOMEM, "out of memory");
+    gg_listing l;
+    gg_listing_begin(&l, n, spec, "Link: rel=\"next\"");
     for (int page = 0; next && rc == 0; page++) {
-        if (page >= MAX_PAGES) {
-            rc = gg_fail(e, GG_E_IO, "%s: the tree listing goes on past %d pages", spec, MAX_PAGES);
+        if ((rc = gg_listing_next(&l, next, e)))
             break;
-        }
         gg_buf body = {0};
         gg_http_get g = {.url = next, .body = &body, .max_body = MAX_PAGE_BYTES, .policy = &hb->p};
         rc = gg_net_get(n, &g, e);
@@ -251,6 +289,7 @@ static int fetch_listing(gg_net *n, const hub *hb, const char *spec, const hf_na
             gg_buf_free(&body);
             if (e)
                 gg_err_prefix(e, "%s: listing the repository", spec);
+            gg_listing_failed(&l, e);
             break;
         }
         cJSON *j = cJSON_ParseWithLength(body.p ? body.p : "", body.len);
@@ -280,6 +319,7 @@ static int fetch_listing(gg_net *n, const hub *hb, const char *spec, const hf_na
         if (g.next_link[0])
             next = strdup(g.next_link);
     }
+    gg_listing_end(&l);
     free(next);
     return rc;
 }
@@ -302,8 +342,8 @@ static char *tree_url(const hub *hb, const hf_name *h)
     return url.p;
 }
 
-/* With a disk cache, the listing at url is kept there (by its URL, which
- * holds the revision): a listing fetched (rc 0) is put there; when the hub
+/* With a disk cache, the listing at url is kept there (by its URL's
+ * gg_url_cache_key, which holds the revision): a listing fetched (rc 0) is put there; when the hub
  * could not be reached (*le), the one kept for this revision replaces
  * paths and r's refused entries. Returns rc, or 0 for the kept listing. */
 static int listing_cache(gg_net *n, const hf_name *h, const char *url, int rc, gg_err *le, gg_buf *paths,
@@ -312,8 +352,11 @@ static int listing_cache(gg_net *n, const hf_name *h, const char *url, int rc, g
     gg_diskcache *d = gg_net_diskcache(n);
     if (!d)
         return rc;
-    char key[4200], want[300];
-    snprintf(key, sizeof key, "hf-tree %s", url);
+    char key[4200], want[300], *name = gg_url_cache_key(url); /* (no credentials of $HF_ENDPOINT) */
+    if (!name)
+        return rc;
+    snprintf(key, sizeof key, "hf-tree %s", name);
+    free(name);
     snprintf(want, sizeof want, "rev %s\n", h->rev);
     gg_buf meta = {0};
     if (rc == 0) {

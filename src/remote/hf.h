@@ -9,9 +9,11 @@
  *                                       once, by its first shard. A trailing
  *                                       '/' changes nothing.
  * REV is one segment, or refs/KIND/NAME (refs/pr/1); %XX in REV and PATH is
- * decoded once, and each goes into the URL escaped once (the revision with
- * its '/' as %2F, as the hub's own client sends it). A PATH, given or
- * listed, must be plain segments (no "", "." or "..") ending in .gguf.
+ * decoded once (%00 refused), and each goes into the URL escaped once (the
+ * revision with its '/' as %2F, as the hub's own client sends it). ORG and
+ * REPO are the hub's letters (letters, digits, '-', '_', '.'; not ".", no
+ * ".."); no segment of REV is "", "." or "..". A PATH, given or listed, must
+ * be plain segments (no "", "." or "..") ending in .gguf.
  * With a disk cache (-o cache_dir) a repository's listing is kept there, by
  * revision, and used when the hub cannot be reached.
  *

@@ -123,6 +123,7 @@ static void http_close(gg_fetcher *f)
     free(h->effective);
     free(f->name);
     free(f->key);
+    free(f->cache_key);
     free(h);
 }
 
@@ -131,9 +132,12 @@ static const gg_fetcher_ops http_ops = {http_fetch, http_describe, http_close};
 gg_fetcher *gg_http_fetcher_new(gg_net *net, const char *url, const gg_net_policy *policy, gg_err *e)
 {
     http_fetcher *h = calloc(1, sizeof *h);
-    if (!h || !(h->f.key = strdup(url)) || !(h->f.name = gg_url_display(url))) {
-        if (h)
+    if (!h || !(h->f.key = strdup(url)) || !(h->f.name = gg_url_display(url)) ||
+        !(h->f.cache_key = gg_url_cache_key(url))) {
+        if (h) {
             free(h->f.key);
+            free(h->f.name);
+        }
         free(h);
         gg_fail(e, GG_E_NOMEM, "out of memory");
         return NULL;
@@ -141,6 +145,8 @@ gg_fetcher *gg_http_fetcher_new(gg_net *net, const char *url, const gg_net_polic
     h->f.ops = &http_ops;
     h->f.extra_name = policy ? policy->extra_name : NULL;
     h->f.content_addressed = policy && policy->content_addressed && policy->content_addressed(policy, url);
+    if (!(policy && policy->identity && policy->identity(policy, url, &h->f.want_size, h->f.want_sha256)))
+        h->f.want_sha256[0] = 0;
     h->net = net;
     h->policy = policy;
     pthread_mutex_init(&h->lock, NULL);

@@ -37,6 +37,9 @@
  * times more, quickly: a server that is down does not come back within the
  * backoff of a read, and a reader must not wait for it. */
 #define REFUSED_RETRIES 1
+/* A try needs this long at least: one with less time left than that would
+ * only be one more request cut at the deadline. */
+#define TRY_MIN_MS 100
 
 #define JOBS_MAX 256
 
@@ -110,6 +113,20 @@ char *gg_url_origin(const char *url)
     curl_free(host);
     curl_free(port);
     curl_url_cleanup(u);
+    return out;
+}
+
+/* (see net.h) */
+char *gg_url_cache_key(const char *url)
+{
+    char *origin = gg_url_origin(url), *path = NULL, *out = NULL;
+    CURLU *u = curl_url();
+    if (origin && u && curl_url_set(u, CURLUPART_URL, url, CURLU_PATH_AS_IS) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK && asprintf(&out, "%s%s", origin, path) < 0)
+        out = NULL;
+    curl_free(path);
+    curl_url_cleanup(u);
+    free(origin);
     return out;
 }
 
@@ -246,12 +263,33 @@ static void handle_put(gg_net *n, CURL *h)
 
 /* ---- one response ---- */
 
+/* A range GET is resumed after the bytes that came (net.h): each try asks
+ * for the rest only, from an answer that says the same of the object as
+ * the one that brought the bytes before. */
+typedef struct resume {
+    uint64_t off, len; /* the range as asked */
+    uint8_t *dst;
+    uint8_t *const *parts;
+    uint64_t in;       /* its bytes in, from its first one, after the tries so far */
+    int on;
+    int64_t start_ms;  /* when the request began (gg_scope_now_ms() clock) */
+    int have_v;        /* what the answer that brought them said of the object: */
+    uint64_t total;
+    char etag[160], last_modified[64];
+} resume;
+
 typedef struct xfer {
     gg_net *n;
     gg_http_get *g;
+    const resume *rs;   /* what the request's earlier tries brought */
     int status;
-    int have_cl, have_cr;
+    int have_cl, have_cr; /* have_cr: 1 bytes A-B/T, 2 bytes *\/T, 3 bytes A-B/\* (no size) */
     uint64_t cl, cr_a, cr_b, cr_total;
+    char cr_text[96];   /* the Content-Range as sent, for messages */
+    int fit;            /* a 2xx with the range's bytes from its first one, and the object's size */
+    uint64_t want;      /* then: the bytes of the range it brings */
+    int checked;        /* it was compared with what the earlier tries' answers said */
+    int changed;        /* and it says another object: stopped */
     uint64_t body;      /* body bytes of this response seen */
     int overflow;       /* more body than the range */
     int done;           /* we stopped the transfer on purpose: we have our bytes */
@@ -348,10 +386,11 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *arg)
         const char *sp = memchr(p, ' ', len);
         x->status = sp ? atoi(sp + 1) : 0;
         x->have_cl = x->have_cr = 0;
+        x->cr_text[0] = 0;
         x->retry_after = -1;
         x->location[0] = 0;
         x->refusal_len = 0;
-        x->g->etag[0] = x->g->last_modified[0] = 0;
+        x->g->etag[0] = x->g->last_modified[0] = x->g->hint[0] = 0;
         return len;
     }
     if (header_value(p, len, "Content-Length", v, sizeof v)) {
@@ -359,10 +398,16 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *arg)
         x->have_cl = 1;
     } else if (header_value(p, len, "Content-Range", v, sizeof v)) {
         unsigned long long a, b, t;
-        if (sscanf(v, "bytes %llu-%llu/%llu", &a, &b, &t) == 3) {
+        int k = 0;
+        copy_field(x->cr_text, sizeof x->cr_text, v);
+        x->have_cr = 0;
+        if (sscanf(v, "bytes %llu-%llu/%llu%n", &a, &b, &t, &k) == 3 && !v[k]) {
             x->cr_a = a, x->cr_b = b, x->cr_total = t;
-            x->have_cr = 1;
-        } else if (sscanf(v, "bytes */%llu", &t) == 1) {
+            x->have_cr = a <= b ? 1 : 0;
+        } else if (sscanf(v, "bytes %llu-%llu/*%n", &a, &b, &k) == 2 && k && !v[k]) {
+            x->cr_a = a, x->cr_b = b;
+            x->have_cr = 3; /* no size: the object's size must be known */
+        } else if (sscanf(v, "bytes */%llu%n", &t, &k) == 1 && !v[k]) {
             x->cr_total = t;
             x->have_cr = 2; /* unsatisfiable range: only the size */
         }
@@ -389,13 +434,14 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *arg)
     return len;
 }
 
-/* Bytes [at, at + len) of the range, to where the caller wants them. */
+/* Bytes [at, at + len) of this try's range, to where the caller wants them. */
 static void put_range(gg_http_get *g, uint64_t at, const char *p, uint64_t len)
 {
     if (g->dst) {
         memcpy(g->dst + at, p, len);
         return;
     }
+    at += g->part_skew;
     while (len) {
         uint64_t o = at % g->part_bytes, k = g->part_bytes - o < len ? g->part_bytes - o : len;
         memcpy(g->parts[at / g->part_bytes] + o, p, k);
@@ -411,28 +457,48 @@ static uint64_t range_in(const gg_http_get *g, uint64_t total)
     return g->off >= total ? 0 : total - g->off < g->len ? total - g->off : g->len;
 }
 
-/* Tell g->part_in of the parts now whole (see net.h): only of an answer
- * that is the range asked for and says the object's size; the rest of its
- * checks (answer_ok) come at its end. */
+/* Does a 2xx answer bring this try's bytes from its first one, and say the
+ * object's size (a 206 with a Content-Range that starts there and ends
+ * within it, a 200 with a Content-Length)? Then x->fit, x->want (its
+ * bytes of the range) and g->total; the rest of its checks (answer_ok)
+ * come at its end. */
+static void fits(xfer *x)
+{
+    gg_http_get *g = x->g;
+    if (x->status == 206 && x->have_cr == 1 && x->cr_a == g->off && x->cr_b < g->off + g->len &&
+        x->cr_b < x->cr_total) {
+        g->total = x->cr_total;
+        x->want = x->cr_b - x->cr_a + 1;
+        x->fit = 1;
+    } else if (x->status == 200 && x->have_cl) {
+        g->total = x->cl;
+        x->want = range_in(g, g->total);
+        x->fit = 1;
+    }
+}
+
+/* Does the answer say the same of the object as the one that brought the
+ * bytes of the earlier tries (its size, ETag and Last-Modified)? */
+static int same_as_before(const xfer *x)
+{
+    const resume *r = x->rs;
+    const gg_http_get *g = x->g;
+    return !r || !r->have_v || !x->fit || /* (an answer that does not fit is refused for that) */
+           (g->total == r->total && !strcmp(g->etag, r->etag) && !strcmp(g->last_modified, r->last_modified));
+}
+
+/* Tell g->part_in of the parts now whole (see net.h): those all of whose
+ * bytes are in, and the object's last one once the answer has brought the
+ * object's end. */
 static void tell_parts(xfer *x)
 {
     gg_http_get *g = x->g;
-    if (!g->part_in || g->parts_refused)
+    if (!g->part_in || g->parts_refused || !x->fit)
         return;
-    uint64_t want; /* bytes of this try's range that the answer brings */
-    if (x->status == 206) {
-        if (x->have_cr != 1 || x->cr_a != g->off || x->cr_b >= g->off + g->len || x->cr_b >= x->cr_total)
-            return;
-        g->total = x->cr_total;
-        want = x->cr_b - x->cr_a + 1;
-    } else {
-        if (!x->have_cl)
-            return;
-        g->total = x->cl;
-        want = range_in(g, g->total);
-    }
-    uint64_t whole = g->got >= want ? (want + g->part_bytes - 1) / g->part_bytes : g->got / g->part_bytes;
-    while (g->parts_in - g->parts_base < whole && !g->parts_refused) {
+    uint64_t end = g->part_skew + g->got; /* from the start of parts[0] */
+    int at_end = g->got >= x->want && g->off + x->want >= g->total;
+    uint64_t whole = at_end ? (end + g->part_bytes - 1) / g->part_bytes : end / g->part_bytes;
+    while (g->parts_in < g->parts_base + whole && !g->parts_refused) {
         if (g->part_in(g->part_arg, g->parts_in, g))
             g->parts_refused = 1;
         else
@@ -447,14 +513,25 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
     size_t len = size * nmemb;
     uint64_t at = x->body;
     x->body += len;
-    if (x->status >= 400 && x->refusal_len < sizeof x->refusal) {
-        /* (what a store says of its refusal: S3's <Code>) */
+    if (x->status >= 300 && x->refusal_len < sizeof x->refusal) {
+        /* (what a store says of its refusal, or of a redirect with no
+         * Location: S3's <Code>) */
         size_t k = sizeof x->refusal - x->refusal_len < len ? sizeof x->refusal - x->refusal_len : len;
         memcpy(x->refusal + x->refusal_len, p, k);
         x->refusal_len += k;
     }
     if (x->status < 200 || x->status >= 300)
         return len; /* an error page or a redirect's body: not ours */
+    if (!x->checked) {
+        /* (its headers are all in: the first byte of its body) */
+        x->checked = 1;
+        if (g->len)
+            fits(x);
+        if (!same_as_before(x)) {
+            x->changed = 1;
+            return 0;
+        }
+    }
     if (g->len == 0) {
         if (g->body->len + len > g->max_body) {
             x->too_big = 1;
@@ -468,7 +545,8 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
             x->overflow = 1;
             return 0;
         }
-        put_range(g, at, p, len);
+        if (x->fit) /* (else the bytes are not those asked for: answer_ok says so) */
+            put_range(g, at, p, len);
         g->got = at + len;
         tell_parts(x);
         return len;
@@ -586,6 +664,10 @@ static void hop_setup(gg_net *n, CURL *h, const gg_http_get *g, const char *url,
 {
     curl_easy_reset(h); /* (the connections, DNS and TLS sessions stay: the share has them) */
     curl_easy_setopt(h, CURLOPT_URL, url);
+    /* The path as it is: a segment "." or ".." of an S3 key (or of any URL
+     * given) is a name, not a step up ("a/../x.gguf" is that key, not
+     * "x.gguf"); libcurl signs what it sends (SigV4's canonical URI). */
+    curl_easy_setopt(h, CURLOPT_PATH_AS_IS, 1L);
     if (g->len) {
         /* "Range: bytes=A-B" from libcurl, not among the custom headers: a
          * scheme's signature (SigV4 in libcurl 7.88) signs every custom one. */
@@ -638,6 +720,11 @@ static outcome transfer_failed(gg_net *n, const gg_http_get *g, xfer *x, CURLcod
         gg_fail(e, GG_E_IO, "%s: stopped (%s)", shown, atomic_load(&n->aborted) ? "unmounting" : "the read was interrupted");
         return OUTCOME_FAIL;
     }
+    if (rc == CURLE_WRITE_ERROR && x->changed) {
+        gg_fail(e, GG_E_STALE, "%s: changed on the server between two answers of one request (%s)", shown,
+                g->total != x->rs->total ? "another size" : "another ETag or Last-Modified");
+        return OUTCOME_FAIL;
+    }
     if (rc == CURLE_WRITE_ERROR && x->too_big) {
         gg_fail(e, GG_E_TOOBIG, "%s: answer longer than %" PRIu64 " bytes", shown, g->max_body);
         return OUTCOME_FAIL;
@@ -670,8 +757,21 @@ static outcome transfer_failed(gg_net *n, const gg_http_get *g, xfer *x, CURLcod
                     : rc == CURLE_PARTIAL_FILE ? GG_NC_SHORT_BODIES : GG_NC_CONNECT_ERRORS, 1);
     x->refused = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST;
     /* A timeout is an I/O error for the reader (EIO), as any other failure
-     * to get the bytes. */
-    if (rc == CURLE_OPERATION_TIMEDOUT)
+     * to get the bytes; what came by then, over the request's tries, says
+     * why. */
+    const resume *r = x->rs;
+    uint64_t came = (r->on ? r->in : 0) + (g->len ? g->got : x->body), of = r->on ? r->len : x->have_cl ? x->cl : 0;
+    double took = (double)(gg_scope_now_ms() - r->start_ms) / 1000;
+    if (rc == CURLE_OPERATION_TIMEDOUT && came && of)
+        gg_fail(e, GG_E_IO, "%s: the answer came too slowly: %" PRIu64 " of %" PRIu64 " bytes in %.1f s (-o timeout=%d)",
+                shown, came, of, took, n->o.timeout_s);
+    else if (rc == CURLE_OPERATION_TIMEDOUT && came)
+        gg_fail(e, GG_E_IO, "%s: the answer came too slowly: %" PRIu64 " bytes in %.1f s (-o timeout=%d)", shown, came,
+                took, n->o.timeout_s);
+    else if (rc == CURLE_OPERATION_TIMEDOUT && x->status)
+        gg_fail(e, GG_E_IO, "%s: HTTP %d, then no byte of its body within the -o timeout= of %d s", shown, x->status,
+                n->o.timeout_s);
+    else if (rc == CURLE_OPERATION_TIMEDOUT)
         gg_fail(e, GG_E_IO, "%s: no answer within the -o timeout= of %d s", shown, n->o.timeout_s);
     else
         gg_fail(e, GG_E_IO, "%s: %s", shown, curl_easy_strerror(rc));
@@ -679,31 +779,43 @@ static outcome transfer_failed(gg_net *n, const gg_http_get *g, xfer *x, CURLcod
 }
 
 /* A 2xx answer: the bytes (or body) asked for, checked. */
-static outcome answer_ok(gg_net *n, gg_http_get *g, const xfer *x, const char *shown, gg_err *e)
+static outcome answer_ok(gg_net *n, gg_http_get *g, xfer *x, const char *shown, gg_err *e)
 {
     gg_net_count(n, GG_NC_S2XX, 1);
     if (g->len == 0) {
         g->total = x->have_cl ? x->cl : g->body->len;
         return OUTCOME_OK;
     }
+    if (!x->checked) { /* (no body: nothing was compared yet) */
+        x->checked = 1;
+        fits(x);
+        if (!same_as_before(x)) {
+            gg_fail(e, GG_E_STALE, "%s: changed on the server between two answers of one request", shown);
+            return OUTCOME_FAIL;
+        }
+    }
     if (x->status == 206) {
-        /* Exactly the range asked for (cut at the end of the object). */
+        /* The range asked for from its first byte: all of it, or up to the
+         * end of the object, or less (then the rest is asked for next). */
         uint64_t want_b = g->off + g->len - 1;
-        int range_ok = x->have_cr == 1 && x->cr_a == g->off && x->cr_b <= want_b &&
-                       (x->cr_b == want_b || x->cr_b + 1 == x->cr_total) && x->cr_b < x->cr_total;
-        if (!range_ok) {
+        if (!x->fit) {
             gg_net_count(n, GG_NC_BAD_RANGES, 1);
-            gg_fail(e, GG_E_IO, "%s: asked for bytes %" PRIu64 "-%" PRIu64 ", got a Content-Range of %" PRIu64
-                    "-%" PRIu64 "/%" PRIu64, shown, g->off, want_b, x->cr_a, x->cr_b, x->cr_total);
+            gg_fail(e, GG_E_IO, "%s: asked for bytes %" PRIu64 "-%" PRIu64 ", got %s%s%s", shown, g->off, want_b,
+                    x->cr_text[0] ? "Content-Range: " : "no Content-Range", x->cr_text,
+                    x->have_cr == 3 ? " (it does not say the object's size)" : "");
             return OUTCOME_RETRY;
         }
-        if (g->got != x->cr_b - x->cr_a + 1) {
+        if (g->got != x->want) {
             gg_net_count(n, GG_NC_SHORT_BODIES, 1);
-            gg_fail(e, GG_E_IO, "%s: body of %" PRIu64 " bytes for a range of %" PRIu64, shown, g->got,
-                    x->cr_b - x->cr_a + 1);
+            gg_fail(e, GG_E_IO, "%s: body of %" PRIu64 " bytes for a range of %" PRIu64, shown, g->got, x->want);
             return OUTCOME_RETRY;
         }
-        g->total = x->cr_total;
+        if (x->cr_b < want_b && x->cr_b + 1 < x->cr_total) {
+            gg_net_count(n, GG_NC_SHORT_BODIES, 1);
+            gg_fail(e, GG_E_IO, "%s: asked for bytes %" PRIu64 "-%" PRIu64 ", the server sent %" PRIu64 "-%" PRIu64
+                    " of them (Content-Range: %s), and no more", shown, g->off, want_b, x->cr_a, x->cr_b, x->cr_text);
+            return OUTCOME_RETRY;
+        }
         return OUTCOME_OK;
     }
     if (x->status == 200) {
@@ -723,16 +835,27 @@ static outcome answer_ok(gg_net *n, gg_http_get *g, const xfer *x, const char *s
     return OUTCOME_FAIL;
 }
 
+/* What an answer says of a failure, for its message: the store's own words
+ * (its policy reads them in the body: S3's error code and message) and
+ * what the policy made of its headers (the region S3 names). */
+static void answer_words(const gg_http_get *g, const xfer *x, char *out, size_t cap)
+{
+    const gg_net_policy *pol = g->policy;
+    out[0] = 0;
+    if (pol && pol->refusal && pol->refusal(pol, x->refusal, x->refusal_len, out + 2, cap - 2))
+        memcpy(out, ": ", 2);
+    if (g->hint[0])
+        snprintf(out + strlen(out), cap - strlen(out), " (%s)", g->hint);
+}
+
 /* What the answer's status says: the bytes, a redirect, try again, or why not. */
-static outcome answer_status(gg_net *n, gg_http_get *g, const xfer *x, const char *url, const char *shown, gg_err *e)
+static outcome answer_status(gg_net *n, gg_http_get *g, xfer *x, const char *url, const char *shown, gg_err *e)
 {
     int s = x->status;
     g->status = s;
-    /* A store's own words for its refusal (S3's error code), if its policy reads them. */
-    char said[320] = "";
-    const gg_net_policy *pol = g->policy;
-    if (s >= 400 && pol && pol->refusal && pol->refusal(pol, x->refusal, x->refusal_len, said + 2, sizeof said - 2))
-        memcpy(said, ": ", 2);
+    char said[480] = "";
+    if (s >= 400)
+        answer_words(g, x, said, sizeof said);
     if (s >= 300 && s < 400 && s != 304) {
         gg_net_count(n, GG_NC_S3XX, 1);
         return OUTCOME_HOP;
@@ -775,12 +898,13 @@ static outcome answer_status(gg_net *n, gg_http_get *g, const xfer *x, const cha
 
 /* Run one hop to `url`, done by deadline (gg_scope_now_ms() clock): set up
  * the handle, perform, and say what the answer means. */
-static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const char *url, int first_hop, int64_t deadline,
-                       xfer *x, gg_err *e)
+static outcome one_hop(gg_net *n, CURL *h, gg_http_get *g, const resume *rs, const char *url, int first_hop,
+                       int64_t deadline, xfer *x, gg_err *e)
 {
     memset(x, 0, sizeof *x);
     x->n = n;
     x->g = g;
+    x->rs = rs;
     x->retry_after = -1;
     x->stall_ms = n->o.timeout_s >= 2 ? (int64_t)n->o.timeout_s * 500 : 1000;
     x->moved_ms = gg_scope_now_ms();
@@ -834,13 +958,17 @@ static long backoff_ms(int attempt, long retry_after)
     return d / 2 + (long)((unsigned long)rand_r(&seed) % (unsigned long)(d / 2 + 1));
 }
 
-/* Where a redirect goes: an absolute http(s) URL, or NULL. */
+/* Where a redirect goes: an absolute http(s) URL, or NULL. An absolute
+ * Location is taken as it is (its path's dot segments too, as every URL
+ * here); a relative one is resolved against base, as RFC 3986 says. */
 static char *next_hop(const char *base, const char *location)
 {
     CURLU *u = curl_url();
     char *out = NULL;
-    if (u && curl_url_set(u, CURLUPART_URL, base, 0) == CURLUE_OK &&
-        curl_url_set(u, CURLUPART_URL, location, 0) == CURLUE_OK)
+    int absolute = gg_spec_kind_of(location) == GG_SPEC_URL;
+    if (u && (absolute ? curl_url_set(u, CURLUPART_URL, location, CURLU_PATH_AS_IS) == CURLUE_OK
+                       : curl_url_set(u, CURLUPART_URL, base, CURLU_PATH_AS_IS) == CURLUE_OK &&
+                             curl_url_set(u, CURLUPART_URL, location, 0) == CURLUE_OK))
         curl_url_get(u, CURLUPART_URL, &out, 0);
     curl_url_cleanup(u);
     /* (curl writes the scheme in lowercase: "HTTPS://h/" is followed too) */
@@ -867,7 +995,8 @@ static int stopped(gg_net *n, const gg_http_get *g, int64_t deadline, gg_err *e)
 
 /* One try of g: its first hop, then the redirects, each a hop of its own.
  * *url: where the last hop went (malloc'ed, or NULL). */
-static outcome follow(gg_net *n, CURL *h, gg_http_get *g, int64_t deadline, xfer *x, char **url, gg_err *e)
+static outcome follow(gg_net *n, CURL *h, gg_http_get *g, const resume *rs, int64_t deadline, xfer *x, char **url,
+                      gg_err *e)
 {
     outcome out = OUTCOME_FAIL;
     x->refused = 0;
@@ -875,17 +1004,19 @@ static outcome follow(gg_net *n, CURL *h, gg_http_get *g, int64_t deadline, xfer
     if (!(*url = strdup(g->url)))
         gg_fail(e, GG_E_NOMEM, "out of memory");
     for (int hop = 0; *url; hop++) {
-        out = one_hop(n, h, g, *url, hop == 0, deadline, x, e);
+        out = one_hop(n, h, g, rs, *url, hop == 0, deadline, x, e);
         if (out != OUTCOME_HOP)
             break;
         gg_net_count(n, GG_NC_REDIRECTS, 1);
         char *next = hop < GG_NET_MAX_REDIRECTS && x->location[0] ? next_hop(*url, x->location) : NULL;
         if (!next) {
-            char *shown = gg_url_display(*url);
-            gg_fail(e, GG_E_IO, "%s: %s", shown,
+            char *shown = gg_url_display(*url), said[480];
+            answer_words(g, x, said, sizeof said);
+            gg_fail(e, GG_E_IO, "%s: HTTP %d, %s%s", shown, x->status,
                     hop >= GG_NET_MAX_REDIRECTS ? "too many redirects"
-                    : x->location[0]            ? "redirect to something that is not http(s)"
-                                                : "redirect without a Location");
+                    : x->location[0]            ? "a redirect to something that is not http(s)"
+                                                : "a redirect without a Location",
+                    said);
             free(shown);
             return OUTCOME_FAIL;
         }
@@ -895,44 +1026,68 @@ static outcome follow(gg_net *n, CURL *h, gg_http_get *g, int64_t deadline, xfer
     return out;
 }
 
-/* A range GET into parts resumes after the parts told whole (net.h's
- * part_in): each try is for the rest only. */
-typedef struct resume {
-    uint64_t off, len; /* the range as asked */
-    uint8_t *const *parts;
-    int on;
-} resume;
-
-static resume resume_begin(gg_http_get *g)
+/* A range GET starts after the parts already in (net.h's parts_in). */
+static void resume_begin(resume *r, gg_http_get *g)
 {
+    memset(r, 0, sizeof *r);
+    r->start_ms = gg_scope_now_ms();
     g->parts_refused = 0;
-    return (resume){g->off, g->len, g->parts, g->parts && !g->dst && g->len && g->part_bytes};
+    g->part_skew = g->parts_base = 0;
+    r->off = g->off;
+    r->len = g->len;
+    r->dst = g->dst;
+    r->parts = g->parts;
+    r->on = g->len && (g->dst || (g->parts && g->part_bytes));
+    if (r->on && !g->dst)
+        r->in = g->parts_in * g->part_bytes < g->len ? g->parts_in * g->part_bytes : g->len;
 }
 
-/* Point g at the parts not in yet. 1: none is left. */
+/* Point g at the bytes not in yet. 1: none is left. */
 static int resume_next(const resume *r, gg_http_get *g)
 {
     if (!r->on)
         return 0;
-    uint64_t skip = g->parts_in * g->part_bytes < r->len ? g->parts_in * g->part_bytes : r->len;
-    g->parts_base = g->parts_in;
-    g->off = r->off + skip;
-    g->len = r->len - skip;
-    g->parts = r->parts + g->parts_in;
-    return g->len == 0 || (g->parts_in && g->total && g->off >= g->total);
+    g->off = r->off + r->in;
+    g->len = r->len - r->in;
+    if (r->dst) {
+        g->dst = r->dst + r->in;
+    } else {
+        g->parts_base = r->in / g->part_bytes;
+        g->part_skew = r->in % g->part_bytes;
+        g->parts = r->parts + g->parts_base;
+    }
+    return g->len == 0 || (r->have_v && g->off >= r->total);
 }
 
-/* Back to the range as asked; got counts the parts that came before the
+/* After a try that failed: what it brought of the range from its first
+ * byte, and what its answer said of the object, are kept. 1 if it brought
+ * some. */
+static int resume_took(resume *r, const gg_http_get *g, const xfer *x)
+{
+    if (!r->on || !x->fit || x->changed || x->overflow || !g->got)
+        return 0;
+    r->in += g->got < g->len ? g->got : g->len;
+    if (!r->have_v) {
+        r->have_v = 1;
+        r->total = g->total;
+        memcpy(r->etag, g->etag, sizeof r->etag);
+        memcpy(r->last_modified, g->last_modified, sizeof r->last_modified);
+    }
+    return 1;
+}
+
+/* Back to the range as asked; got counts the bytes that came before the
  * last try too. */
 static void resume_end(const resume *r, gg_http_get *g, int rc)
 {
     if (!r->on)
         return;
-    uint64_t skip = g->off - r->off;
-    g->got = rc == 0 ? skip + g->got : skip;
+    g->got = rc == 0 ? r->in + g->got : r->in;
     g->off = r->off;
     g->len = r->len;
+    g->dst = r->dst;
     g->parts = r->parts;
+    g->part_skew = g->parts_base = 0;
 }
 
 int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
@@ -940,7 +1095,7 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
     gg_err local;
     gg_err *ep = e ? e : &local;
     g->final_url = NULL;
-    g->etag[0] = g->last_modified[0] = g->extra[0] = g->revision[0] = g->next_link[0] = 0;
+    g->etag[0] = g->last_modified[0] = g->extra[0] = g->revision[0] = g->next_link[0] = g->hint[0] = 0;
     g->got = g->total = 0;
     g->whole_body = 0;
     CURL *h = handle_get(n);
@@ -953,7 +1108,8 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
     int64_t deadline = gg_scope_now_ms() + (left < limit ? left : limit);
     int rc = -1, refused = 0;
     size_t body_start = g->body ? g->body->len : 0;
-    resume rs = resume_begin(g);
+    resume rs;
+    resume_begin(&rs, g);
     for (int attempt = 0;; attempt++) {
         if (resume_next(&rs, g)) {
             rc = 0; /* (all in: the answer broke after its last byte) */
@@ -965,22 +1121,23 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
         if (g->body)
             g->body->len = body_start;
         char *url = NULL;
-        outcome out = follow(n, h, g, deadline, &x, &url, ep);
+        outcome out = follow(n, h, g, &rs, deadline, &x, &url, ep);
         if (out == OUTCOME_OK) {
             g->final_url = url;
             rc = 0;
             break;
         }
         free(url);
-        /* A try that brought whole parts made progress: the next one asks
-         * for the rest at once and is not counted against -o retries (a
-         * server that keeps cutting answers short still ends: each try
-         * brings more, within the deadline). */
-        int progressed = rs.on && g->parts_in > g->parts_base;
+        /* A try that brought bytes made progress (an answer cut short, or
+         * a 206 that ends early): the next one asks for the rest at once and
+         * is not counted against -o retries (a server that keeps cutting
+         * answers short still ends: each try brings more, within the
+         * deadline). */
+        int progressed = resume_took(&rs, g, &x);
         long wait = progressed ? 0 : out == OUTCOME_RETRY ? backoff_ms(attempt, x.refused ? -1 : x.retry_after) : 0;
         int again = out == OUTCOME_RETRY && !g->no_retry && (progressed || attempt < n->o.retries) &&
                     !(x.refused && refused++ >= REFUSED_RETRIES);
-        if (again && gg_scope_now_ms() + wait >= deadline) {
+        if (again && gg_scope_now_ms() + wait + TRY_MIN_MS >= deadline) {
             /* No time left for the next try: fail now, not at the deadline. */
             gg_err_prefix(ep, "after %d %s (no time left in the -o timeout= of %d s)", attempt + 1,
                           attempt ? "tries" : "try", n->o.timeout_s);

@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -27,6 +28,12 @@ typedef struct registry {
     pthread_mutex_t mu; /* guards adding origins (names are resolved before any read) */
     char *origins[MAX_ORIGINS]; /* scheme://host:port of the registries in use */
     _Atomic int norigins;
+    struct blob {               /* the model and projector layers of the manifests read (mu) */
+        char hex[65];
+        uint64_t size;
+    } *blobs;
+    int nblobs;
+    size_t capblobs;
 } registry;
 
 static int at_registry(const registry *r, const char *url)
@@ -55,6 +62,59 @@ static int registry_content_addressed(const gg_net_policy *p, const char *url)
 {
     (void)p;
     return strstr(url, "/blobs/sha256:") != NULL;
+}
+
+/* A blob URL's digest (.../blobs/sha256:HEX), into hex: 1, or 0. */
+static int blob_digest(const char *url, char hex[65])
+{
+    const char *d = strstr(url, "/blobs/sha256:");
+    if (!d || strlen(d + 14) < 64 || strspn(d + 14, "0123456789abcdef") < 64 || (d[78] && d[78] != '?'))
+        return 0;
+    memcpy(hex, d + 14, 64);
+    hex[64] = 0;
+    return 1;
+}
+
+/* A blob is what its manifest's layer says: that size, that digest. */
+static int registry_identity(const gg_net_policy *p, const char *url, uint64_t *size, char sha256[65])
+{
+    registry *r = (registry *)p;
+    char hex[65];
+    int found = 0;
+    if (!blob_digest(url, hex))
+        return 0;
+    pthread_mutex_lock(&r->mu);
+    for (int i = 0; i < r->nblobs && !found; i++)
+        if (!strcmp(r->blobs[i].hex, hex)) {
+            *size = r->blobs[i].size;
+            memcpy(sha256, hex, 65);
+            found = 1;
+        }
+    pthread_mutex_unlock(&r->mu);
+    return found;
+}
+
+/* The size a manifest gives the blob of digest hex: 0, or -1 with *e set
+ * (out of memory, or another manifest gave it another size). */
+static int note_blob(registry *r, const char *spec, const char *hex, uint64_t size, gg_err *e)
+{
+    int rc = 0, i = 0;
+    pthread_mutex_lock(&r->mu);
+    for (; i < r->nblobs && strcmp(r->blobs[i].hex, hex); i++)
+        ;
+    if (i < r->nblobs && r->blobs[i].size != size) {
+        rc = gg_fail(e, GG_E_MALFORMED, "%s: the manifest gives blob sha256:%s %" PRIu64 " bytes, another one %"
+                     PRIu64, spec, hex, size, r->blobs[i].size);
+    } else if (i == r->nblobs) {
+        if (gg_grow((void **)&r->blobs, &r->capblobs, (size_t)r->nblobs, sizeof *r->blobs, 8))
+            rc = gg_fail(e, GG_E_NOMEM, "out of memory");
+        else
+            r->blobs[r->nblobs++] = (struct blob){.size = size};
+        if (rc == 0)
+            memcpy(r->blobs[r->nblobs - 1].hex, hex, 65);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return rc;
 }
 
 /* {"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown"}]} */
@@ -111,9 +171,15 @@ static void registry_free(void *state)
     for (int i = 0; i < atomic_load(&r->norigins); i++)
         free(r->origins[i]);
     pthread_mutex_destroy(&r->mu);
+    free(r->blobs);
     free(r->url);
     free(r->bad);
     free(r);
+}
+
+static int registry_check(const gg_net_opts *o, gg_err *e)
+{
+    return gg_endpoint_check("ollama_registry", o->ollama_registry, e);
 }
 
 static int registry_init(const gg_net_opts *o, void **state, gg_err *e)
@@ -133,7 +199,7 @@ static int registry_init(const gg_net_opts *o, void **state, gg_err *e)
         return gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
     }
     r->p = (gg_net_policy){.hop = registry_hop, .refusal = registry_refusal,
-                           .content_addressed = registry_content_addressed};
+                           .content_addressed = registry_content_addressed, .identity = registry_identity};
     *state = r;
     return 0;
 }
@@ -318,18 +384,21 @@ static int ollama_expand(gg_net *net, void *state, const char *spec, gg_resolved
         return rc;
     }
     snprintf(blob, sizeof blob, "%s/blobs/sha256:%s", base, hex);
-    rc = gg_resolved_add(res, blob, name, NULL, e) || add_sides(res, m, base, e) ? -1 : 0;
+    rc = note_blob(r, spec, hex, size, e) || gg_resolved_add(res, blob, name, NULL, e) || add_sides(res, m, base, e)
+             ? -1 : 0;
     if (rc == 0 && (got = layer(m, "projector", 0, hex, &size)) != 0) {
         char pname[900];
         snprintf(blob, sizeof blob, "%s/blobs/sha256:%s", base, hex);
         snprintf(pname, sizeof pname, "%s.projector", name);
         rc = got < 0 ? gg_fail(e, GG_E_MALFORMED, "%s: the manifest's projector layer has no sha256 digest", spec)
-                     : gg_resolved_add(res, blob, pname, NULL, e);
+             : note_blob(r, spec, hex, size, e) ? -1
+                                                 : gg_resolved_add(res, blob, pname, NULL, e);
     }
     cJSON_Delete(m);
     res->named = 1;
     return rc;
 }
 
-const gg_resolver gg_ollama_resolver = {.scheme = "ollama", .init = registry_init, .free = registry_free,
-                                        .expand = ollama_expand, .policy_for = registry_policy_for};
+const gg_resolver gg_ollama_resolver = {.scheme = "ollama", .check = registry_check, .init = registry_init,
+                                        .free = registry_free, .expand = ollama_expand,
+                                        .policy_for = registry_policy_for};

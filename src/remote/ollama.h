@@ -21,7 +21,9 @@
  * The registry's policy (net.h) reads its URLs with a user agent that
  * begins "ollama/" (the registry answers 412 to others) and the manifest's
  * Accept header; blobs are content-addressed: no If-Match, no ETag
- * compared (fetch.h); the registry's JSON errors are named. */
+ * compared (fetch.h), and the model's and projector's blobs are what their
+ * layers say, their size and digest (the policy's identity: fetch.h's
+ * want_size and want_sha256); the registry's JSON errors are named. */
 #ifndef GGUFFS_REMOTE_OLLAMA_H
 #define GGUFFS_REMOTE_OLLAMA_H
 

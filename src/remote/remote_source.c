@@ -24,8 +24,9 @@
  * its GET comes (fetch.h's part_in): the round trip is paid once per part,
  * not once per block, so few big GETs keep up with the network (several
  * small ones in parallel cost more: 8 of 2 MiB took 1.5x one GET's time
- * through the bench's proxy). A GET that breaks is resumed after its
- * blocks already in. The window starts at 16 MiB (8 MiB while blocks come
+ * through the bench's proxy). A GET that breaks, or whose 206 ends early,
+ * is resumed after its bytes already in (net.h); a block is settled only
+ * once all its bytes are in. The window starts at 16 MiB (8 MiB while blocks come
  * from the disk cache: no latency to hide) and doubles, up to 32 MiB,
  * only while the reader has to wait for its blocks (at most once per
  * window's worth read): each block of it is a buffer, and fresh memory is
@@ -47,6 +48,7 @@
 #include "gguffs/net.h"
 #include "gguffs/scope.h"
 #include "base/ahead.h"
+#include "base/sha256.h"
 #include "gguffs/source.h"
 
 #define WINDOW_MIN (16ull << 20)
@@ -76,7 +78,7 @@ typedef struct remote_source {
     gg_fetcher *f;      /* where the bytes come from */
     gg_cache *cache;
     gg_diskcache *disk;
-    char *okey;         /* the object for caches: the fetcher's key and the validator */
+    char *okey;         /* the object for the disk cache: the fetcher's cache_key and the validator */
     uint32_t sid;       /* its number in the block cache's keys */
     uint64_t bsize;
     gg_validator v;     /* of the object; v.etag the strong ETag, or "" */
@@ -90,6 +92,12 @@ typedef struct remote_source {
     stream streams[STREAMS];
     uint64_t use;
     failed_run failed[FAILED_RUNS];
+    /* The digest its name says (fetch.h's want_sha256), computed as its
+     * blocks come, in order, and compared once the last one came. */
+    pthread_mutex_t dg_lock; /* guards dg, dg_next */
+    gg_sha256 dg;
+    uint64_t dg_next;        /* the block it waits for (past the last: compared) */
+    _Atomic int damaged;     /* it differs: every read fails */
 } remote_source;
 
 static uint64_t block_key(const remote_source *h, uint64_t b) { return (uint64_t)h->sid << 40 | b; }
@@ -98,6 +106,46 @@ static uint64_t block_len(const remote_source *h, uint64_t b)
 {
     uint64_t lo = b * h->bsize;
     return h->s.size - lo < h->bsize ? h->s.size - lo : h->bsize;
+}
+
+/* Block b's bytes (data) are in: the digest goes on over them if b is the
+ * block it waits for, then over the blocks after it that memory holds
+ * already; after the last one it is compared with the name's. (A block
+ * that came out of order and left memory before the ones ahead of it
+ * came leaves the digest unfinished: it is checked when every block
+ * passes once, in order.) */
+static void digest_block(remote_source *h, uint64_t b, const void *data)
+{
+    if (!h->f->want_sha256[0])
+        return;
+    uint64_t last = (h->s.size + h->bsize - 1) / h->bsize;
+    pthread_mutex_lock(&h->dg_lock);
+    if (b == h->dg_next && b < last) {
+        gg_sha256_update(&h->dg, data, block_len(h, b));
+        h->dg_next++;
+        for (gg_page *p; h->dg_next < last && (p = gg_cache_peek(h->cache, block_key(h, h->dg_next)));) {
+            gg_sha256_update(&h->dg, gg_page_data(p), block_len(h, h->dg_next));
+            gg_cache_unpin(h->cache, p);
+            h->dg_next++;
+        }
+        char hex[65];
+        if (h->dg_next == last) {
+            h->dg_next++;
+            gg_sha256_final_hex(&h->dg, hex);
+            if (strcmp(hex, h->f->want_sha256)) {
+                atomic_store(&h->damaged, 1);
+                gg_log("%s: its bytes' sha256 is %s, not the %s it is named by: damaged, its reads fail with EIO",
+                       h->s.name, hex, h->f->want_sha256);
+            }
+        }
+    }
+    pthread_mutex_unlock(&h->dg_lock);
+}
+
+static int damaged(remote_source *h, gg_err *e)
+{
+    return gg_fail(e, GG_E_IO, "%s: damaged: the sha256 of its bytes is not %s, the digest it is named by", h->s.name,
+                   h->f->want_sha256);
 }
 
 static int stale(remote_source *h, gg_err *e, const char *why)
@@ -112,6 +160,8 @@ static int remote_check(gg_source *s, gg_err *e)
 {
     if (atomic_load_explicit(&s->stale, memory_order_relaxed))
         return gg_fail(e, GG_E_STALE, "%s: changed on the server since it was mounted", s->name);
+    if (atomic_load_explicit(&((remote_source *)s)->damaged, memory_order_relaxed))
+        return damaged((remote_source *)s, e);
     return 0;
 }
 
@@ -151,6 +201,7 @@ typedef struct run_fill {
 
 static void put_block(remote_source *h, uint64_t b, gg_page *p)
 {
+    digest_block(h, b, gg_page_data(p));
     if (h->disk) {
         gg_diskcache_put(h->disk, h->okey, b, gg_page_data(p), block_len(h, b));
         gg_net_count(h->net, GG_NC_DISK_WRITES, 1);
@@ -188,8 +239,13 @@ static int fetch_checked(remote_source *h, uint64_t off, uint64_t len, uint8_t *
                      h->s.name, off, off + len - 1, r.got);
     if (rc == 0)
         return 0;
-    if (rc && fe.code == GG_E_STALE)
+    if (fe.code == GG_E_STALE)
         stale(h, NULL, fe.msg);
+    /* An object gone from the server since it was mounted: its file is
+     * still in the tree, so a read fails with EIO (ENOENT would say the
+     * file is not there). */
+    if (fe.code == GG_E_NOTFOUND)
+        fe.code = GG_E_IO;
     /* The reader only sees EIO: say why in the log, at most once every 10 s
      * per model file (a reader retrying must not flood it). */
     long long now = (long long)time(NULL), last = atomic_load(&h->logged_io);
@@ -266,6 +322,7 @@ static int fill_blocks(remote_source *h, uint64_t b0, uint64_t b1, gg_page **pg,
                 gg_net_count(h->net, GG_NC_DISK_CORRUPT, 1);
         }
         if (hit == 0) {
+            digest_block(h, b, gg_page_data(pg[b - b0]));
             gg_cache_filled(h->cache, pg[b - b0], 1);
             pg[b - b0] = NULL;
         } else {
@@ -492,6 +549,8 @@ static int remote_read(gg_source *s, void *buf, size_t n, uint64_t off, gg_err *
         reader->starved = 1;
         pthread_mutex_unlock(&h->lock);
     }
+    if (rc == 0 && atomic_load(&h->damaged))
+        rc = damaged(h, e); /* (its last block came with this read) */
     return rc;
 }
 
@@ -520,6 +579,7 @@ static void remote_close(gg_source *s)
     gg_net_cancel(h->net, h);
     gg_cache_drop_range(h->cache, block_key(h, 0), block_key(h, 0) + (1ull << 40));
     pthread_mutex_destroy(&h->lock);
+    pthread_mutex_destroy(&h->dg_lock);
     if (h->f)
         h->f->ops->close(h->f);
     free(h->okey);
@@ -542,7 +602,7 @@ static int set_identity(remote_source *h, const gg_validator *v)
         h->v.etag[0] = 0;
     }
     free(h->okey);
-    if (asprintf(&h->okey, "%s\n%s|%s|%s|%" PRIu64, h->f->key, h->v.etag[0] ? h->v.etag : h->weak_etag,
+    if (asprintf(&h->okey, "%s\n%s|%s|%s|%" PRIu64, h->f->cache_key, h->v.etag[0] ? h->v.etag : h->weak_etag,
                  h->v.last_modified, h->v.extra, h->s.size) < 0)
         h->okey = NULL;
     return h->okey ? 0 : -1;
@@ -562,13 +622,13 @@ static void save_meta(remote_source *h)
     char line[1024];
     snprintf(line, sizeof line, "%" PRIu64 "\t%s\t%s\t%s\t%s\t%s\t%lld", h->s.size, h->v.etag, h->weak_etag,
              h->v.last_modified, h->v.extra, h->v.revision, (long long)h->s.mtime.tv_sec);
-    gg_diskcache_put_meta(h->disk, h->f->key, line);
+    gg_diskcache_put_meta(h->disk, h->f->cache_key, line);
 }
 
 static int load_meta(remote_source *h)
 {
     gg_buf m = {0};
-    if (!h->disk || gg_diskcache_get_meta(h->disk, h->f->key, &m)) {
+    if (!h->disk || gg_diskcache_get_meta(h->disk, h->f->cache_key, &m)) {
         gg_buf_free(&m);
         return -1;
     }
@@ -594,6 +654,7 @@ static int load_meta(remote_source *h)
 /* The first block into the caches. */
 static void keep_first(remote_source *h, const uint8_t *first)
 {
+    digest_block(h, 0, first);
     int st;
     gg_page *p = gg_cache_pin(h->cache, block_key(h, 0), block_len(h, 0), 0, &st);
     if (p && st == GG_PIN_FILL) {
@@ -608,6 +669,16 @@ static void keep_first(remote_source *h, const uint8_t *first)
     }
 }
 
+/* An object whose name says its size (an Ollama blob's manifest) and has
+ * another is not the object named: 0, or -1 with *e set. */
+static int wrong_size(const remote_source *h, gg_err *e)
+{
+    if (!h->f->want_sha256[0] || h->s.size == h->f->want_size)
+        return 0;
+    return gg_fail(e, GG_E_MALFORMED, "%s: %" PRIu64 " bytes, where its manifest's layer has %" PRIu64 ": not the blob "
+                   "its digest names", h->s.name, h->s.size, h->f->want_size);
+}
+
 /* The first answer defines the object: its size, validator and first block. */
 static int take_first(remote_source *h, const gg_range *r, const uint8_t *first, gg_err *e)
 {
@@ -617,6 +688,8 @@ static int take_first(remote_source *h, const gg_range *r, const uint8_t *first,
         h->s.mtime.tv_sec = timegm(&tm);
     if (set_identity(h, &r->v) != 0 || (r->got != block_len(h, 0) && h->s.size != 0))
         return gg_fail(e, GG_E_IO, "%s: the first answer was incomplete", h->s.name);
+    if (wrong_size(h, e))
+        return -1;
     if (!has_validator(h) && !gg_net_options(h->net)->unvalidated)
         return gg_fail(e, GG_E_UNSUPPORTED, "%s: the server sends no ETag and no Last-Modified: a new version "
                        "of the file on the server could not be told from the one mounted, and the bytes of "
@@ -654,6 +727,8 @@ gg_source *gg_remote_open(gg_net *net, gg_fetcher *f, gg_err *e)
     h->sid = gg_net_new_source_id(net) & 0xffffff;
     h->bsize = gg_net_options(net)->block_bytes;
     pthread_mutex_init(&h->lock, NULL);
+    pthread_mutex_init(&h->dg_lock, NULL);
+    gg_sha256_init(&h->dg);
 
     /* The first block: size, validator, and most headers whole. */
     uint8_t *first = malloc(h->bsize);
@@ -666,7 +741,7 @@ gg_source *gg_remote_open(gg_net *net, gg_fetcher *f, gg_err *e)
         /* Unreachable, but cached: serve what the disk cache holds. */
         gg_log("%s: %s; reading from the disk cache only", h->s.name, ge.msg);
         h->offline = 1;
-        rc = 0;
+        rc = wrong_size(h, &ge);
     }
     free(first);
     if (rc) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "gguffs/model.h"
 #include "gguffs/source.h"
 #include "hf.h"
@@ -23,8 +24,18 @@ struct gg_schemes {
     void *state[ROWS]; /* of table[i] */
 };
 
+int gg_net_check_opts(const gg_net_opts *o, gg_err *e)
+{
+    for (size_t i = 0; i < ROWS; i++)
+        if (table[i]->check && table[i]->check(o, e))
+            return -1;
+    return 0;
+}
+
 gg_schemes *gg_schemes_new(const gg_net_opts *o, gg_err *e)
 {
+    if (gg_net_check_opts(o, e))
+        return NULL;
     gg_schemes *s = calloc(1, sizeof *s);
     if (!s) {
         gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
@@ -155,6 +166,67 @@ const char *gg_bad_listed_path(const char *path)
     return NULL;
 }
 
+void gg_listing_begin(gg_listing *l, gg_net *n, const char *spec, const char *what)
+{
+    memset(l, 0, sizeof *l);
+    l->spec = spec;
+    l->what = what;
+    l->timeout_s = gg_net_options(n)->timeout_s;
+    int64_t ms = (int64_t)GG_LIST_TIMEOUTS * l->timeout_s * 1000;
+    l->deadline_ms = gg_scope_now_ms() + ms;
+    if (!gg_scope_get()) {
+        gg_scope_init(&l->own, ms, NULL, NULL, NULL);
+        gg_scope_set(&l->own);
+        l->scoped = 1;
+    }
+}
+
+/* (a request is not started with less than this left: net.c's TRY_MIN_MS, and some) */
+#define LIST_END_MS 200
+
+static int past_deadline(const gg_listing *l, gg_err *e)
+{
+    return gg_fail(e, GG_E_IO, "%s: the listing did not end within %d s (%d x -o timeout=%d), after %d pages",
+                   l->spec, GG_LIST_TIMEOUTS * l->timeout_s, GG_LIST_TIMEOUTS, l->timeout_s, l->pages);
+}
+
+int gg_listing_failed(gg_listing *l, gg_err *e)
+{
+    if (gg_scope_now_ms() + LIST_END_MS >= l->deadline_ms)
+        past_deadline(l, e);
+    return -1;
+}
+
+int gg_listing_next(gg_listing *l, const char *next, gg_err *e)
+{
+    if (l->pages >= GG_LIST_PAGES)
+        return gg_fail(e, GG_E_IO, "%s: the listing goes on past %d pages, the most gguffs lists", l->spec,
+                       GG_LIST_PAGES);
+    if (gg_scope_now_ms() >= l->deadline_ms)
+        return past_deadline(l, e);
+    uint64_t h = gg_hash64(next, strlen(next), 0);
+    for (int i = 0; i < l->pages; i++)
+        if (l->seen[i] == h)
+            return gg_fail(e, GG_E_IO, "%s: the listing would never end: page %d leads to page %d again (the same %s)",
+                           l->spec, l->pages, i + 1, l->what);
+    if (!(l->pages & (l->pages - 1))) { /* (0, 1, 2, 4, ...: room doubles) */
+        uint64_t *p = realloc(l->seen, (size_t)(l->pages ? 2 * l->pages : 1) * sizeof *p);
+        if (!p)
+            return gg_fail(e, GG_E_NOMEM, "out of memory");
+        l->seen = p;
+    }
+    l->seen[l->pages++] = h;
+    return 0;
+}
+
+void gg_listing_end(gg_listing *l)
+{
+    if (l->scoped)
+        gg_scope_set(NULL);
+    free(l->seen);
+    l->seen = NULL;
+}
+
 int gg_is_gguf_name(const char *path)
 {
     size_t n = strlen(path);
@@ -172,17 +244,36 @@ const char *gg_endpoint_refused(const char *url)
 {
     if (gg_spec_kind_of(url) != GG_SPEC_URL)
         return "not an http:// or https:// URL";
-    if (!strncmp(url, "https://", 8))
-        return NULL;
     CURLU *u = curl_url();
-    char *host = NULL;
-    int local = 0;
-    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host)
-        local = !strncmp(host, "127.", 4) || !strcasecmp(host, "localhost") || !strcmp(host, "[::1]");
+    char *host = NULL, *user = NULL, *query = NULL, *fragment = NULL;
+    int ok = u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+             curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host;
+    int local = ok && (!strncmp(host, "127.", 4) || !strcasecmp(host, "localhost") || !strcmp(host, "[::1]"));
+    int extra = ok && (curl_url_get(u, CURLUPART_USER, &user, 0) == CURLUE_OK ||
+                       curl_url_get(u, CURLUPART_QUERY, &query, 0) == CURLUE_OK ||
+                       curl_url_get(u, CURLUPART_FRAGMENT, &fragment, 0) == CURLUE_OK);
     curl_free(host);
+    curl_free(user);
+    curl_free(query);
+    curl_free(fragment);
     curl_url_cleanup(u);
-    return local ? NULL : "http:// only to this machine (127.0.0.1, localhost, [::1]); https:// elsewhere";
+    if (!ok)
+        return "not a URL that can be parsed";
+    if (extra)
+        return "credentials, a query or a fragment in it (each request's path is appended to the endpoint)";
+    return local || !strncmp(url, "https://", 8) ? NULL
+                                                 : "http:// only to this machine (127.0.0.1, localhost, [::1]); https:// elsewhere";
+}
+
+int gg_endpoint_check(const char *name, const char *value, gg_err *e)
+{
+    const char *why = value ? gg_endpoint_refused(value) : NULL;
+    if (!why)
+        return 0;
+    char *shown = gg_url_display(value); /* (credentials stay out of the message) */
+    gg_fail(e, GG_E_INVAL, "-o %s=%s: %s", name, shown ? shown : "(a URL)", why);
+    free(shown);
+    return -1;
 }
 
 void gg_resolved_free(gg_resolved *r)

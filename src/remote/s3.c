@@ -2,13 +2,14 @@
  * SigV4 through libcurl (see s3.h). */
 #include "s3.h"
 
+#include "aws_config.h"
+
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#define MAX_PAGES 100000          /* of a listing (1000 keys each): a loop guard */
 #define MAX_PAGE_BYTES (16u << 20)
 #define MAX_KEY 1024              /* S3's own limit, in bytes */
 
@@ -23,83 +24,13 @@ typedef struct store {
     char *userpwd;    /* "KEY:SECRET", or NULL: requests go unsigned */
     char *token;      /* "x-amz-security-token: ...", or NULL */
     char *bad;        /* a setting that is wrong, said when s3:// is used; NULL: none */
+    char *hint;       /* what would let us in, for a refusal's message (where the key pair came
+                       * from, or where none was found: aws_config.h) */
 } store;
 
-/* ---- settings: the environment, ~/.aws/credentials and ~/.aws/config ---- */
+/* ---- settings: the environment, and the profile (aws_config.c) ---- */
 
-static const char *env(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v ? v : NULL;
-}
-
-/* key's value in [section] of the INI file at path (malloc'ed), or NULL. */
-static char *ini_get(const char *path, const char *section, const char *key)
-{
-    FILE *f = path ? fopen(path, "re") : NULL;
-    if (!f)
-        return NULL;
-    char line[4096], *out = NULL;
-    int in = 0;
-    while (!out && fgets(line, sizeof line, f)) {
-        char *p = line + strspn(line, " \t");
-        p[strcspn(p, "\r\n")] = 0;
-        if (*p == '[') {
-            char *end = strchr(p, ']');
-            if (end) {
-                *end = 0;
-                char *name = p + 1 + strspn(p + 1, " \t");
-                size_t n = strlen(name);
-                while (n && (name[n - 1] == ' ' || name[n - 1] == '\t'))
-                    name[--n] = 0;
-                in = !strcmp(name, section);
-            }
-            continue;
-        }
-        char *eq = strchr(p, '=');
-        if (!in || !eq || *p == '#' || *p == ';')
-            continue;
-        char *k = p, *v = eq + 1;
-        *eq = 0;
-        size_t n = strlen(k);
-        while (n && (k[n - 1] == ' ' || k[n - 1] == '\t'))
-            k[--n] = 0;
-        v += strspn(v, " \t");
-        n = strlen(v);
-        while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-            v[--n] = 0;
-        if (!strcmp(k, key))
-            out = strdup(v);
-    }
-    fclose(f);
-    return out;
-}
-
-/* The files of the profile: credentials, then config ("[profile NAME]"
- * there, but "[default]"). */
-static char *profile_get(const char *key, int config_only)
-{
-    const char *home = env("HOME"), *prof = env("AWS_PROFILE");
-    char creds[4096] = "", conf[4096] = "", sect[600];
-    if (!prof)
-        prof = "default";
-    if (env("AWS_SHARED_CREDENTIALS_FILE"))
-        snprintf(creds, sizeof creds, "%s", env("AWS_SHARED_CREDENTIALS_FILE"));
-    else if (home)
-        snprintf(creds, sizeof creds, "%s/.aws/credentials", home);
-    if (env("AWS_CONFIG_FILE"))
-        snprintf(conf, sizeof conf, "%s", env("AWS_CONFIG_FILE"));
-    else if (home)
-        snprintf(conf, sizeof conf, "%s/.aws/config", home);
-    char *v = config_only || !*creds ? NULL : ini_get(creds, prof, key);
-    if (!strcmp(prof, "default"))
-        snprintf(sect, sizeof sect, "default");
-    else
-        snprintf(sect, sizeof sect, "profile %s", prof);
-    if (!v && *conf)
-        v = ini_get(conf, sect, key);
-    return v;
-}
+#define env gg_aws_env
 
 static void store_free(void *state)
 {
@@ -117,50 +48,77 @@ static void store_free(void *state)
     free(s->userpwd);
     free(s->token);
     free(s->bad);
+    free(s->hint);
     free(s);
 }
 
-/* The key pair and token, in the SDKs' order: the environment (a pair
- * whole), else the profile. */
-static int credentials(store *s)
+/* A setting that is wrong: kept, and said when an s3:// name is used (a
+ * bad $AWS_ENDPOINT_URL must not stop a mount of something else); the
+ * first one found. */
+static void bad_setting(store *s, const char *what, const char *why)
 {
-    char *id = NULL, *secret = NULL, *token = NULL;
-    if (env("AWS_ACCESS_KEY_ID") && env("AWS_SECRET_ACCESS_KEY")) {
-        id = strdup(env("AWS_ACCESS_KEY_ID"));
-        secret = strdup(env("AWS_SECRET_ACCESS_KEY"));
-        token = env("AWS_SESSION_TOKEN") ? strdup(env("AWS_SESSION_TOKEN")) : NULL;
-    } else {
-        id = profile_get("aws_access_key_id", 0);
-        secret = profile_get("aws_secret_access_key", 0);
-        token = profile_get("aws_session_token", 0);
-    }
-    int rc = 0;
-    if (id && secret && (asprintf(&s->userpwd, "%s:%s", id, secret) < 0 || !s->userpwd)) {
-        s->userpwd = NULL;
-        rc = -1;
-    }
-    if (s->userpwd && token && asprintf(&s->token, "x-amz-security-token: %s", token) < 0) {
-        s->token = NULL;
-        rc = -1;
-    }
-    if (secret)
-        memset(secret, 0, strlen(secret));
-    free(id);
-    free(secret);
-    free(token);
-    return rc;
+    if (!s->bad && asprintf(&s->bad, "%s: %s", what, why) < 0)
+        s->bad = NULL;
 }
 
-/* A setting that is wrong: kept, and said when an s3:// name is used (a
- * bad $AWS_ENDPOINT_URL must not stop a mount of something else). */
-static int bad_setting(store *s, const char *fmt, const char *what, const char *why)
+/* The profile's part (aws_config.h): the key pair and token for libcurl,
+ * what a refusal's message says of them, what is wrong with them. 0, or -1
+ * (out of memory). */
+static int take_profile(store *s, const gg_aws *a)
 {
-    if (asprintf(&s->bad, fmt, what, why) < 0)
-        s->bad = NULL;
+    if (a->bad && !(s->bad = strdup(a->bad)))
+        return -1;
+    if (a->key_id && asprintf(&s->userpwd, "%s:%s", a->key_id, a->secret) < 0)
+        return s->userpwd = NULL, -1;
+    if (a->key_id && a->token && asprintf(&s->token, "x-amz-security-token: %s", a->token) < 0)
+        return s->token = NULL, -1;
+    int n = a->key_id ? asprintf(&s->hint, "the key pair of %s; the region: -o s3_region=", a->source)
+                      : asprintf(&s->hint, "no credentials were found: %s", a->source ? a->source : "");
+    return n < 0 ? (s->hint = NULL, -1) : 0;
+}
+
+/* The endpoint: -o s3_endpoint=, else the environment's; none: AWS. */
+static int take_endpoint(store *s, const gg_net_opts *o)
+{
+    const char *ep = o->s3_endpoint        ? o->s3_endpoint
+                     : env("AWS_ENDPOINT_URL_S3") ? env("AWS_ENDPOINT_URL_S3")
+                                                  : env("AWS_ENDPOINT_URL");
+    const char *from = o->s3_endpoint ? "-o s3_endpoint=" : env("AWS_ENDPOINT_URL_S3") ? "$AWS_ENDPOINT_URL_S3"
+                                                                                       : "$AWS_ENDPOINT_URL";
+    if (!ep)
+        return 0;
+    const char *why = gg_endpoint_refused(ep);
+    if (!(s->endpoint = strdup(ep)) || (!why && !(s->origin = gg_url_origin(ep))))
+        return -1;
+    if (why)
+        bad_setting(s, from, why);
+    size_t l = strlen(s->endpoint);
+    while (l > 0 && s->endpoint[l - 1] == '/')
+        s->endpoint[--l] = 0;
     return 0;
 }
 
+/* A region as AWS spells them (us-east-1): NULL, or why not (it goes into
+ * host names and the signature's scope). */
+static const char *region_refused(const char *r)
+{
+    size_t n = strlen(r);
+    return n && n < 64 && strspn(r, "abcdefghijklmnopqrstuvwxyz0123456789-") == n
+               ? NULL
+               : "not a region name (letters, digits and '-', as us-east-1)";
+}
+
+/* The options of the store, whether or not an s3:// name comes. */
+static int store_check(const gg_net_opts *o, gg_err *e)
+{
+    const char *why = o->s3_region ? region_refused(o->s3_region) : NULL;
+    if (why)
+        return gg_fail(e, GG_E_INVAL, "-o s3_region=%s: %s", o->s3_region, why);
+    return gg_endpoint_check("s3_endpoint", o->s3_endpoint, e);
+}
+
 static void store_hop(const gg_net_policy *p, gg_net_hop *hop);
+static void store_header(const gg_net_policy *p, gg_http_get *g, const char *name, const char *value);
 static const char *store_access_hint(const gg_net_policy *p, const char *url);
 static int store_refusal(const gg_net_policy *p, const char *body, size_t len, char *out, size_t cap);
 
@@ -169,36 +127,24 @@ static int store_init(const gg_net_opts *o, void **state, gg_err *e)
     store *s = calloc(1, sizeof *s);
     if (!s)
         return gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
-    s->p = (gg_net_policy){.hop = store_hop, .access_hint = store_access_hint, .refusal = store_refusal};
-    const char *region = o->s3_region ? o->s3_region : env("AWS_REGION") ? env("AWS_REGION") : env("AWS_DEFAULT_REGION");
-    s->region = region ? strdup(region) : profile_get("region", 1);
-    if (!s->region)
-        s->region = strdup("us-east-1");
-    const char *ep = o->s3_endpoint        ? o->s3_endpoint
-                     : env("AWS_ENDPOINT_URL_S3") ? env("AWS_ENDPOINT_URL_S3")
-                                                  : env("AWS_ENDPOINT_URL");
-    const char *ep_from = o->s3_endpoint ? "-o s3_endpoint=" : env("AWS_ENDPOINT_URL_S3") ? "$AWS_ENDPOINT_URL_S3"
-                                                                                          : "$AWS_ENDPOINT_URL";
-    int rc = s->region ? credentials(s) : -1;
-    if (rc == 0 && ep) {
-        const char *why = NULL;
-        if (!(s->endpoint = strdup(ep)))
-            rc = -1;
-        else if ((why = gg_endpoint_refused(ep)))
-            bad_setting(s, "%s: %s", ep_from, why);
-        else if (!(s->origin = gg_url_origin(ep)))
-            rc = -1;
-        size_t l = s->endpoint ? strlen(s->endpoint) : 0;
-        while (l > 0 && s->endpoint[l - 1] == '/')
-            s->endpoint[--l] = 0;
-    }
-    if (rc == 0 && !strchr(s->region, '/') && strlen(s->region) < 64 &&
-        strspn(s->region, "abcdefghijklmnopqrstuvwxyz0123456789-") == strlen(s->region)) {
+    s->p = (gg_net_policy){.hop = store_hop, .header = store_header, .access_hint = store_access_hint,
+                           .refusal = store_refusal};
+    gg_aws aws;
+    int rc = gg_aws_load(&aws);
+    const char *region = o->s3_region              ? o->s3_region
+                         : env("AWS_REGION")         ? env("AWS_REGION")
+                         : env("AWS_DEFAULT_REGION") ? env("AWS_DEFAULT_REGION")
+                         : aws.region                ? aws.region
+                                                     : "us-east-1";
+    if (rc == 0 && (!(s->region = strdup(region)) || take_profile(s, &aws) || take_endpoint(s, o)))
+        rc = -1;
+    gg_aws_free(&aws);
+    if (rc == 0 && !region_refused(s->region)) {
         snprintf(s->sigv4, sizeof s->sigv4, "aws:amz:%s:s3", s->region);
         if (asprintf(&s->aws_suffix, ".s3.%s.amazonaws.com", s->region) < 0)
             s->aws_suffix = NULL, rc = -1;
-    } else if (rc == 0 && !s->bad) {
-        bad_setting(s, "%s: %s", s->region, "not a region name (letters, digits and '-', as us-east-1)");
+    } else if (rc == 0) {
+        bad_setting(s, s->region, region_refused(s->region));
     }
     if (rc) {
         store_free(s);
@@ -247,15 +193,23 @@ static void store_hop(const gg_net_policy *p, gg_net_hop *hop)
         gg_net_hop_header(hop, s->token);
 }
 
+/* A bucket in another region than ours: AWS answers 301 PermanentRedirect
+ * with no Location (or 400 AuthorizationHeaderMalformed), and names the
+ * bucket's region in x-amz-bucket-region: the message says which option
+ * reads it. */
+static void store_header(const gg_net_policy *p, gg_http_get *g, const char *name, const char *value)
+{
+    const store *s = (const store *)p;
+    if (!strcasecmp(name, "x-amz-bucket-region") && !region_refused(value) && strcmp(value, s->region))
+        snprintf(g->hint, sizeof g->hint, "the bucket is in %s: -o s3_region=%s", value, value);
+}
+
 static const char *store_access_hint(const gg_net_policy *p, const char *url)
 {
     const store *s = (const store *)p;
     if (!at_store(s, url))
         return NULL;
-    return s->userpwd ? "the key pair: $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY (and $AWS_SESSION_TOKEN), "
-                        "or $AWS_PROFILE in ~/.aws/credentials; the region: -o s3_region="
-                      : "no credentials were found: $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY, or $AWS_PROFILE "
-                        "in ~/.aws/credentials";
+    return s->bad ? s->bad : s->hint;
 }
 
 /* The text of the first <tag>...</tag> at or after *p (before end), XML
@@ -466,18 +420,22 @@ static int list_page(gg_net *net, const store *s, const char *spec, const s3_nam
     return rc;
 }
 
-/* Every model under the prefix: ListObjectsV2, page after page. */
+/* Every model under the prefix: ListObjectsV2, page after page (made to
+ * end: gg_listing). */
 static int list_prefix(gg_net *net, const store *s, const char *spec, const s3_name *n, gg_resolved *r, gg_err *e)
 {
     gg_buf paths = {0}, token = {0};
     gg_buf_puts(&token, "");
-    int rc = 0, page = 0;
+    gg_listing l;
+    gg_listing_begin(&l, net, spec, "continuation token");
+    int rc = 0;
     do {
-        if (++page > MAX_PAGES)
-            rc = gg_fail(e, GG_E_IO, "%s: the listing goes on past %d pages", spec, MAX_PAGES);
-        else
-            rc = list_page(net, s, spec, n, token.p ? token.p : "", &paths, r, &token, e);
+        const char *t = token.p ? token.p : "";
+        rc = gg_listing_next(&l, t, e);
+        if (rc == 0 && list_page(net, s, spec, n, t, &paths, r, &token, e))
+            rc = gg_listing_failed(&l, e);
     } while (rc == 0 && token.len);
+    gg_listing_end(&l);
     for (char *p = paths.p, *line; rc == 0 && p && (line = strsep(&p, "\n"));) {
         if (!*line)
             continue;
@@ -515,5 +473,5 @@ static int s3_expand(gg_net *net, void *state, const char *spec, gg_resolved *r,
     return list_prefix(net, s, spec, &n, r, e);
 }
 
-const gg_resolver gg_s3_resolver = {.scheme = "s3", .init = store_init, .free = store_free, .expand = s3_expand,
-                                    .policy_for = store_policy_for};
+const gg_resolver gg_s3_resolver = {.scheme = "s3", .check = store_check, .init = store_init, .free = store_free,
+                                    .expand = s3_expand, .policy_for = store_policy_for};

@@ -13,12 +13,11 @@
  * (path-style: ENDPOINT/BUCKET/KEY; http only on loopback), else AWS
  * (https://BUCKET.s3.REGION.amazonaws.com/KEY; path-style for a bucket
  * with a '.'). The region: -o s3_region=, else $AWS_REGION, else
- * $AWS_DEFAULT_REGION, else the profile's (config), else us-east-1.
- * Credentials, in the SDKs' order: $AWS_ACCESS_KEY_ID and
- * $AWS_SECRET_ACCESS_KEY (and $AWS_SESSION_TOKEN); else the profile
- * $AWS_PROFILE (default "default") of $AWS_SHARED_CREDENTIALS_FILE
- * (~/.aws/credentials), then of $AWS_CONFIG_FILE (~/.aws/config); else
- * none: requests go unsigned (a public bucket). Read once per net.
+ * $AWS_DEFAULT_REGION, else the profile's, else us-east-1. The profile and
+ * the credentials as botocore reads them (aws_config.h): a profile named
+ * and not found, a credential source gguffs does not support, half a key
+ * pair: said when an s3:// name is used (exit 2); none: requests go
+ * unsigned (a public bucket). Read once per net.
  *
  * The store's policy (net.h) reads the URLs at its endpoint (those of its
  * names, and https URLs given as such), except a presigned URL (a query
@@ -31,7 +30,10 @@
  * them (libcurl 7.88 signs both as they are). The range goes as
  * CURLOPT_RANGE, not as a header (every custom header is signed). A
  * refusal names S3's error code and message (only those: an error body
- * may echo what was signed, the session token too). */
+ * may echo what was signed, the session token too), and a bucket's region
+ * that is not ours (x-amz-bucket-region, with 301 PermanentRedirect and no
+ * Location) with the option to give it. A listing is made to end
+ * (scheme.h's gg_listing). */
 #ifndef GGUFFS_REMOTE_S3_H
 #define GGUFFS_REMOTE_S3_H
 

@@ -12,9 +12,13 @@
 #include "gguffs/error.h"
 #include "gguffs/net.h"
 #include "gguffs/resolver.h"
+#include "gguffs/scope.h"
 
 typedef struct gg_resolver {
     const char *scheme; /* "hf": its names are "hf://..." */
+    /* The options of o it reads, checked (gg_net_check_opts): 0, or -1 with
+     * *e set. NULL: it reads none. */
+    int (*check)(const gg_net_opts *o, gg_err *e);
     /* Its state, made with each net: settings and credentials, read once
      * (the hub's endpoint and token). 0, or -1 with *e set (a bad setting). */
     int (*init)(const gg_net_opts *o, void **state, gg_err *e);
@@ -42,11 +46,42 @@ const char *gg_bad_listed_path(const char *path);
 int gg_is_gguf_name(const char *path);
 int gg_later_shard(const char *path); /* NAME-0000K-of-0000N.gguf, K > 1 */
 
+/* A listing page after page (S3's continuation tokens, the hub's Link:
+ * rel="next"), made to end: a token (or link) seen before is an error (the
+ * listing would go round for ever), and so are more than GG_LIST_PAGES
+ * pages or more than GG_LIST_TIMEOUTS times -o timeout for the whole
+ * listing; the message names the bound. Without a scope of its own, the
+ * thread gets one for the listing, so that no page outlives it. */
+#define GG_LIST_PAGES 10000
+#define GG_LIST_TIMEOUTS 10
+typedef struct gg_listing {
+    const char *spec, *what; /* for messages: the name listed, what leads to the next page */
+    int pages;
+    int timeout_s;
+    int64_t deadline_ms;
+    uint64_t *seen;          /* a hash of each page's token */
+    gg_scope own;
+    int scoped;              /* own is the thread's scope */
+} gg_listing;
+void gg_listing_begin(gg_listing *l, gg_net *n, const char *spec, const char *what);
+/* Before each page, `next` its token or URL (the first page's too): 0, or
+ * -1 with *e set. */
+int gg_listing_next(gg_listing *l, const char *next, gg_err *e);
+/* A page failed with *e: at the listing's deadline, *e says that instead
+ * (its request was cut by it). Returns -1. */
+int gg_listing_failed(gg_listing *l, gg_err *e);
+void gg_listing_end(gg_listing *l);
+
 /* An endpoint a row is told to use (-o s3_endpoint=, -o ollama_registry=):
- * NULL if fine, else why not: not an http(s) URL, or http to a host that is
+ * NULL if fine, else why not: not an http(s) URL, http to a host that is
  * not this machine (loopback: 127.0.0.0/8, ::1, localhost), where a
- * signature, a session token or a model would cross a network in clear. */
+ * signature, a session token or a model would cross a network in clear, or
+ * a URL with credentials, a query or a fragment (paths are appended to
+ * it). */
 const char *gg_endpoint_refused(const char *url);
+/* The same for option `name` of o (value NULL: not given): 0, or -1 with
+ * *e set (GG_E_INVAL: "-o NAME=VALUE: why"). */
+int gg_endpoint_check(const char *name, const char *value, gg_err *e);
 
 /* The rows' states for one net (gg_net_new makes them: gg_net_schemes()). */
 typedef struct gg_schemes gg_schemes;

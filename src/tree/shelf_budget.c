@@ -78,11 +78,23 @@ void shelf_failed(gg_shelf *s, gg_entry *en, const gg_err *err)
     shelf_wake(s);
 }
 
+/* en's figures for models.tsv, from its model (mu held): a model named on
+ * the command line comes opened, a folder's is opened here. */
+static void learn_sum(gg_entry *en)
+{
+    if (!en->have_sum) {
+        gg_model_summary(en->model, &en->sum);
+        en->have_sum = 1;
+    }
+}
+
 /* Open en's model if needed (mu held). */
 static int open_model(gg_shelf *s, gg_entry *en, gg_err *e)
 {
-    if (en->model)
+    if (en->model) {
+        learn_sum(en);
         return 0;
+    }
     gg_model *m = calloc(1, sizeof *m);
     if (!m)
         return gg_fail(e, GG_E_NOMEM, "out of memory");
@@ -107,10 +119,7 @@ static int open_model(gg_shelf *s, gg_entry *en, gg_err *e)
     if (!en->size)
         en->size = m->size; /* (models not from a folder: URLs) */
     pthread_rwlock_unlock(&s->lock);
-    if (!en->have_sum) {
-        gg_model_summary(m, &en->sum);
-        en->have_sum = 1;
-    }
+    learn_sum(en);
     return 0;
 }
 

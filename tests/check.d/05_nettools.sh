@@ -138,6 +138,24 @@ C -D "$TMP/h" -r 100-199 -o "$TMP/part" "$PU/data.bin"
 check "wrong_range: Content-Range shifted by 10" test "$(net_hdr "$TMP/h" Content-Range)" = "bytes 110-209/$SIZE"
 check "wrong_range: body unchanged" cmp -s "$TMP/part" "$TMP/want"
 
+net_rules "$P" '{"rules": [{"action": "cap_range", "bytes": 40}]}'
+C -D "$TMP/h" -r 100-199 -o "$TMP/part" "$PU/data.bin"
+check "cap_range: an honest 206 of 40 bytes for 100" test "$(net_hdr "$TMP/h" Content-Range) $(wc -c <"$TMP/part")" = "bytes 100-139/$SIZE 40"
+check "cap_range: those bytes" cmp -s "$TMP/part" <(head -c 40 "$TMP/want")
+net_rules "$P" '{"rules": [{"action": "wrong_total", "shift": 1, "times": 2}]}'
+C -D "$TMP/h" -r 100-199 -o "$TMP/part" "$PU/data.bin"
+check "wrong_total: the total one more" test "$(net_hdr "$TMP/h" Content-Range)" = "bytes 100-199/$((SIZE + 1))"
+C -D "$TMP/h" -r "$SIZE-" -o /dev/null "$PU/data.bin"
+check "wrong_total: also of a 416's bytes */L" test "$(net_hdr "$TMP/h" Content-Range)" = "bytes */$((SIZE + 1))"
+net_rules "$P" '{"rules": [{"action": "trickle", "bytes": 25, "ms": 100}]}'
+t0=$(now)
+C -r 100-199 -o "$TMP/part" "$PU/data.bin"
+t1=$(now)
+check "trickle: the bytes, 25 every 100 ms (0.4 s for 100)" sh -c "cmp -s '$TMP/part' '$TMP/want'" && check "trickle: ... slowly" elapsed_ge "$t0" "$t1" 0.35
+net_rules "$P" '{"rules": [{"action": "status", "code": 200, "headers": {"X-N": "n{n}"}, "body": "request {n}", "times": -1}]}'
+net_plog_clear "$P"
+check "status: {n} is the request's number" test "$(C "$PU/x"; C -D "$TMP/h" "$PU/x"; net_hdr "$TMP/h" X-N)" = "request 1request 2n2"
+
 net_rules "$P" '{"rules": [{"regex": "^/data\\.bin$", "action": "drop_header", "name": "ETag", "times": -1}]}'
 C -I -D "$TMP/h" -o /dev/null "$PU/data.bin"
 check "drop_header ETag" test -z "$(net_hdr "$TMP/h" ETag)"

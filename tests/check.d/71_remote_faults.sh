@@ -5,7 +5,7 @@
 # 500/503/408/429 (Retry-After), short bodies, 200 instead of 206, a wrong
 # or missing Content-Range, a server that hangs or stalls mid-body, the file
 # replaced (new ETag) mid-mount, the server gone, read-ahead GETs cut short
-# (resumed after their whole blocks). Each gives its documented
+# (resumed after the bytes that came). Each gives its documented
 # outcome (retried then right bytes, EIO, or ESTALE) within a bounded time,
 # never wrong bytes (every successful read is compared), the daemon keeps
 # serving after each, and a read after the failure memory (1 s) tries again. Unmounting
@@ -14,13 +14,7 @@
 # Only the nginx, proxies, daemons and readers started here are signalled.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/net/netlib.sh"
-unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HF_TOKEN HF_TOKEN_PATH HF_ENDPOINT
-export HOME=$TMP/home
-RC=$TOP/tests/net/readcmp.py
-M=$TMP/m
-MiB=1048576
-PIDS=""
-trap 'for p in $PIDS; do net_kill "$p"; done; net_cleanup; cleanup' EXIT
+net_suite
 
 W=$TMP/www
 mkdir -p "$W" "$HOME"
@@ -38,8 +32,15 @@ alive() { ls "$M/tensors" >/dev/null && [ -n "$(stat_of "$M" http_requests)" ]; 
 # rd OFFSET: read 4096 bytes at OFFSET of the model through the mount (one
 # read, compared); prints ok / EIO / ESTALE / WRONG ...
 rd() { timeout 120 "$PY" "$RC" "$M" "$W/data.gguf" --at "$1" --len 4096; }
-# tries OFFSET: GETs the proxy saw for the block holding OFFSET
-tries() { pj "sum(1 for e in L if (e['range'] or '').startswith('bytes=$(($1 / MiB * MiB))-'))"; }
+# tries OFFSET: GETs the proxy saw for the block holding OFFSET (a try
+# after an answer cut short asks for the rest of it, from the byte after)
+tries() { pj "sum(1 for e in L if (e['range'] or '').startswith('bytes=') and
+    int(e['range'][6:].split('-')[0]) // $MiB == $(($1 / MiB)))"; }
+# resumed_by OFFSET N: each GET of the block holding OFFSET after the first
+# began N bytes after the one before
+resumed_by() { pj "(lambda s: int(len(s) > 1 and all(b - a == $2 for a, b in zip(s, s[1:]))))(
+    [int(e['range'][6:].split('-')[0]) for e in L if (e['range'] or '').startswith('bytes=') and
+     int(e['range'][6:].split('-')[0]) // $MiB == $(($1 / MiB))])"; }
 # Each case reads its own block (two apart: never a sequential stream), so
 # what it fetches is not in the block cache yet.
 B=1
@@ -90,7 +91,11 @@ check "429: the retry waited for Retry-After" test "$(pj "(lambda r: int(len(r) 
 check "429 counted" test "$(stat_of "$M" http_status_429)" = 1
 
 fault "short body once" '{"rules": [{"action": "short", "bytes": 1000}]}' ok 2
-fault "short bodies for ever" '{"rules": [{"action": "short", "bytes": 1000, "times": -1}]}' EIO 3
+check "short body once: the rest asked for, from the byte after what came" test "$(resumed_by "$AT" 1000)" = 1
+fault "short bodies for ever, each bringing more: the rest asked for each time" \
+    '{"rules": [{"action": "short", "bytes": 200000, "times": -1}]}' ok 6
+check "short bodies for ever: each try from the byte after what came" test "$(resumed_by "$AT" 200000)" = 1
+fault "bodies that bring nothing, for ever" '{"rules": [{"action": "short", "bytes": 0, "times": -1}]}' EIO 3
 check "short bodies counted" test "$(stat_of "$M" http_short_bodies)" -ge 4
 
 w0=$(stat_of "$M" http_whole_bodies)
@@ -105,6 +110,7 @@ fault "server hangs for ever: EIO at the deadline (timeout 4 s), after 2 s witho
     '{"rules": [{"action": "hang", "times": -1}]}' EIO 2
 check "hang: timeouts counted" test "$(stat_of "$M" http_timeouts)" = 2
 fault "server stalls mid-body once" '{"rules": [{"action": "stall", "bytes": 5000}]}' ok 2
+check "stall: the rest asked for, from the byte after what came" test "$(resumed_by "$AT" 5000)" = 1
 check "no ESTALE so far (nothing changed)" test "$(stat_of "$M" http_stale)" = 0
 
 # Readers at once through a storm of resets, 503s and short bodies: right
@@ -124,11 +130,11 @@ sleep 1.1 # (failed ranges are remembered for 1 s)
 check "after the storm: every tensor right" test "$("$PY" "$RC" "$M" "$W/data.gguf" --all | tr ' ' '\n' | sort -u)" = ok
 check "no ESTALE from any of it" test "$(stat_of "$M" http_stale)" = 0
 
-# A read-ahead GET cut short resumes after the blocks it brought whole:
-# its retry asks for the rest only (every GET of 2.5 MiB or more is cut
-# after 2.5 MiB here), and the stream's bytes are right. A try that brought
-# blocks is not counted as a retry: with -o retries=0 every part still
-# comes whole, however many tries it takes.
+# A read-ahead GET cut short resumes after the bytes it brought: its retry
+# asks for the rest only (every GET of 2.5 MiB or more is cut after 2.5 MiB
+# here), and the stream's bytes are right. A try that brought bytes is not
+# counted as a retry: with -o retries=0 every part still comes whole,
+# however many tries it takes.
 unmount "$M"
 if mount_model "$M" "http://127.0.0.1:$P/data.gguf" -o direct_io,timeout=20,retries=0,logfile="$LOG"; then
     net_rules "$P" '{"rules": [{"range": "^bytes=", "times": -1, "action": "short", "bytes": 2621440}]}'
@@ -136,9 +142,9 @@ if mount_model "$M" "http://127.0.0.1:$P/data.gguf" -o direct_io,timeout=20,retr
     check "GETs cut short: every tensor, read in file order, right" \
         test "$(timeout 120 "$PY" "$RC" "$M" "$W/data.gguf" --all | tr ' ' '\n' | sort -u)" = ok
     resumed=$(pj "sum(1 for a in L for b in L if a['range'] and b['range'] and b['n'] > a['n']
-        and int(b['range'][6:].split('-')[0]) == int(a['range'][6:].split('-')[0]) + 2 * $MiB
+        and int(b['range'][6:].split('-')[0]) == int(a['range'][6:].split('-')[0]) + 2621440
         and b['range'].split('-')[1] == a['range'].split('-')[1])")
-    check "a GET cut short is resumed 2 MiB (its 2 whole blocks) on ($resumed)" test "$resumed" -ge 1
+    check "a GET cut short is resumed 2.5 MiB (the bytes that came) on ($resumed)" test "$resumed" -ge 1
     net_reset "$P"
     unmount "$M"
     sleep 1.1 # (failed ranges are remembered for 1 s)

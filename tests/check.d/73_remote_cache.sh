@@ -11,15 +11,9 @@
 #  - -o cache_dir_size bounds it (least recently used blocks go first).
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/net/netlib.sh"
-unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HF_TOKEN HF_TOKEN_PATH HF_ENDPOINT
-export HOME=$TMP/home
-RC=$TOP/tests/net/readcmp.py
-M=$TMP/m
+net_suite
 M2=$TMP/m2
 C=$TMP/cache
-MiB=1048576
-PIDS=""
-trap 'for p in $PIDS; do net_kill "$p"; done; net_cleanup; cleanup' EXIT
 
 W=$TMP/www
 mkdir -p "$W" "$HOME"

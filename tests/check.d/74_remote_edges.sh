@@ -24,13 +24,7 @@
 # Only the nginx, proxies, daemons and readers started here are signalled.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/net/netlib.sh"
-unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HF_TOKEN HF_TOKEN_PATH HF_ENDPOINT
-export HOME=$TMP/home
-RC=$TOP/tests/net/readcmp.py
-M=$TMP/m
-MiB=1048576
-PIDS=""
-trap 'for p in $PIDS; do net_kill "$p"; done; net_cleanup; cleanup' EXIT
+net_suite
 
 W=$TMP/www
 mkdir -p "$W" "$HOME"
@@ -277,14 +271,21 @@ if mount_model "$M" "hf://org/repo@refs/pr/1" "${NO[@]}"; then
 else
     fail "mount of hf://org/repo@refs/pr/1"
 fi
-# '..' segments and paths that are not .gguf
+# '..' segments and paths that are not .gguf; an organization, repository
+# or revision of '..', a %00 that would end a name early: refused before
+# any request
+n0=$(wc -l <"$HLOG")
 for c in "hf://org/repo/../other/x.gguf|a '.' or '..' segment" "hf://org/repo/sub/%2E%2E/a.gguf|a '.' or '..' segment" \
-    "hf://org/repo/README.md|not a .gguf file"; do
+    "hf://org/repo/README.md|not a .gguf file" "hf://org/repo@../x/a.gguf|'..' segment in the revision" \
+    "hf://org/repo@refs/../x/a.gguf|'..' segment in the revision" "hf://../repo/a.gguf|not '.' and without '..'" \
+    "hf://org/../a.gguf|not '.' and without '..'" "hf://org/repo@a%00b/a.gguf|revision after '@': a control character (%00)" \
+    "hf://org/repo/a%00b.gguf|the path: a control character (%00)"; do
     "$GGUFFS" "${c%%|*}" "$M" "${NO[@]}" 2>"$TMP/err"
     rc=$?
     check "${c%%|*}: refused, exit 2 ($rc): $(cat "$TMP/err")" sh -c "[ $rc = 2 ] && grep -qF \"${c#*|}\" '$TMP/err'"
     grep -qs " $M fuse" /proc/mounts && unmount "$M"
 done
+check "names refused: no request reached the hub ($(hub_uris_since "$n0" | tr '\n' ' '))" test -z "$(hub_uris_since "$n0")"
 n0=$(wc -l <"$HLOG")
 if mount_model "$M" hf://org/repo@evil "${NO[@]}" 2>"$TMP/err"; then
     check "a listing with '../../org/other/x.gguf': not mounted, and said ($(cat "$TMP/err"))" \
@@ -333,6 +334,20 @@ for v in "" "/proc/gguffs-none/x" "$TMP/afile"; do
     rc=$?
     check "-o cache_dir='$v': exit 2 ($rc), naming the option ($(cat "$TMP/err"))" \
         sh -c "[ $rc = 2 ] && grep -q -- '-o cache_dir=' '$TMP/err'"
+    grep -qs " $M fuse" /proc/mounts && unmount "$M"
+done
+# The remote options are checked before anything is opened, also when no
+# name of their scheme comes (a local model here); no credential of an
+# endpoint goes into the message.
+for c in "s3_endpoint=ftp://x|-o s3_endpoint=ftp://x: not an http:// or https:// URL" \
+    "ollama_registry=http://x|-o ollama_registry=http://x: http:// only to this machine" \
+    "s3_region=us-east-1/../x|-o s3_region=us-east-1/../x: not a region name" \
+    "s3_endpoint=http://127.0.0.1:9/?x=1|-o s3_endpoint=http://127.0.0.1:9/?...: credentials, a query or a fragment" \
+    "s3_endpoint=https://bob:pw-3e1d@host|-o s3_endpoint=https://host: credentials, a query or a fragment"; do
+    "$GGUFFS" "$DATA/mainline/mainline.gguf" "$M" -o "${c%%|*}" 2>"$TMP/err"
+    rc=$?
+    check "-o ${c%%|*} with a local model: exit 2 ($rc), naming it ($(cat "$TMP/err"))" \
+        sh -c "[ $rc = 2 ] && grep -qF -- \"${c#*|}\" '$TMP/err' && ! grep -q pw-3e1d '$TMP/err'"
     grep -qs " $M fuse" /proc/mounts && unmount "$M"
 done
 check "-o cache_dir='': no cache made in the current folder ($(ls -A "$TMP/cwd" | tr '\n' ' '))" test -z "$(ls -A "$TMP/cwd")"

@@ -72,6 +72,9 @@ S3S bucket "$UP" models &&
     S3S put "$UP" models m/model.gguf "$MODEL" &&
     S3S put "$UP" models "dir with space/a b+c.gguf" "$DATA/ik/ik.gguf" &&
     S3S put "$UP" models r/model.gguf "$W/data.gguf" &&
+    S3S put "$UP" models dots/x.gguf "$W/data.gguf" &&
+    S3S put "$UP" models "dots/a/../x.gguf" "$W/data2.gguf" &&
+    S3S put "$UP" models "dots/./y.gguf" "$MODEL" &&
     S3S fill "$UP" models big/pad 1100 &&
     S3S put "$UP" models big/zz/data.gguf "$W/data.gguf" &&
     for k in 1 2 3; do S3S put "$UP" models "big/zz/split/ml-0000$k-of-00003.gguf" "$W/split/ml-0000$k-of-00003.gguf" || exit 1; done ||
@@ -134,7 +137,7 @@ check "no credentials: exit 3, AccessDenied, says none were found ($(cat "$TMP/e
 "$GGUFFS" --dump -o s3_endpoint=http://192.0.2.1:9000 s3://models/m/model.gguf >/dev/null 2>"$TMP/err"
 rc=$?
 check "an http endpoint off this machine: refused, exit 2 ($(cat "$TMP/err"))" \
-    sh -c "[ $rc = 2 ] && grep -q 's3_endpoint=: http:// only to this machine' '$TMP/err'"
+    sh -c "[ $rc = 2 ] && grep -q 's3_endpoint=http://192.0.2.1:9000: http:// only to this machine' '$TMP/err'"
 
 # --- a profile of ~/.aws/credentials; a session token
 mkdir -p "$HOME/.aws"
@@ -189,6 +192,25 @@ if keyed mount_model "$M" s3://models/big "${NO[@]}" 2>>"$ERRS"; then
 else
     fail "mount of s3://models/big"
 fi
+
+# --- keys with '.' and '..' segments are names: sent as they are (and
+# signed so), never squashed into another key
+glog_mark
+if keyed mount_model "$M" "s3://models/dots/a/../x.gguf" "${NO[@]}" -o direct_io 2>>"$ERRS"; then
+    check "key dots/a/../x.gguf: its own bytes, not those of dots/x.gguf" \
+        test "$(timeout 120 "$PY" "$RC" "$M" "$W/data2.gguf" --all | tr ' ' '\n' | sort -u)" = ok
+    check "key dots/a/../x.gguf: asked for as it is, every request let in ($(gj 'sorted(set((e["path"], e["status"]) for e in L))'))" \
+        test "$(gj 'set(e["path"] for e in L) == {"/models/dots/a/../x.gguf"} and all(e["status"] in (200, 206) for e in L)')" = True
+    unmount "$M"
+else
+    fail "mount of s3://models/dots/a/../x.gguf"
+fi
+glog_mark
+keyed "$GGUFFS" --dump "${NO[@]}" "s3://models/dots/./y.gguf" >"$TMP/dump" 2>"$TMP/err"
+rc=$?
+cat "$TMP/err" >>"$ERRS"
+check "key dots/./y.gguf: read as it is ($rc: $(head -c 200 "$TMP/err"))" \
+    test "$rc|$(gj 'set(e["path"] for e in L)')" = "0|{'/models/dots/./y.gguf'}"
 
 # --- the object replaced under its key
 glog_mark
@@ -290,6 +312,66 @@ rc=$?
 cat "$TMP/err" >>"$ERRS"
 check "moto checks: a wrong session token: exit 3, InvalidToken ($(head -c 300 "$TMP/err"))" \
     sh -c "[ $rc = 3 ] && grep -q 'HTTP 400: InvalidToken' '$TMP/err'"
+
+# --- a bucket in another region: AWS's 301 PermanentRedirect, with no
+# Location and the bucket's region in x-amz-bucket-region
+net_rules "$P" '{"rules": [{"match": "/models/m/model.gguf", "action": "status", "code": 301, "times": -1,
+    "headers": {"Content-Type": "application/xml", "x-amz-bucket-region": "eu-west-1"},
+    "body": "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint. Please send all future requests to this endpoint.</Message><Endpoint>models.s3.eu-west-1.amazonaws.com</Endpoint><Bucket>models</Bucket></Error>"}]}'
+keyed "$GGUFFS" --dump "${NO[@]}" s3://models/m/model.gguf >/dev/null 2>"$TMP/err"
+rc=$?
+cat "$TMP/err" >>"$ERRS"
+check "a bucket in eu-west-1: exit 3, S3's code, its region and -o s3_region= named ($(cat "$TMP/err"))" \
+    sh -c "[ $rc = 3 ] && grep -q 'HTTP 301, a redirect without a Location: PermanentRedirect: The bucket you are attempting' '$TMP/err' &&
+        grep -q '(the bucket is in eu-west-1: -o s3_region=eu-west-1)' '$TMP/err'"
+net_reset "$P"
+
+# --- listings that never end: a page that gives the continuation token it
+# was asked with
+net_rules "$P" '{"rules": [{"match": "list-type=2", "action": "status", "code": 200, "times": -1,
+    "headers": {"Content-Type": "application/xml"},
+    "body": "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListBucketResult><Name>models</Name><Prefix>big/</Prefix><KeyCount>0</KeyCount><IsTruncated>true</IsTruncated><NextContinuationToken>same</NextContinuationToken></ListBucketResult>"}]}'
+net_plog_clear "$P"
+keyed timeout 60 "$GGUFFS" "${NO[@]}" s3://models/big "$M" 2>"$TMP/err"
+rc=$?
+cat "$TMP/err" >>"$ERRS"
+pages=$(net_plog "$P" | grep -o 'list-type=2' | wc -l)
+check "a listing whose token comes again: exit 3, said, after 2 pages ($rc, $pages: $(cat "$TMP/err"))" \
+    sh -c "[ $rc = 3 ] && [ $pages = 2 ] &&
+        grep -q 'listing would never end: page 2 leads to page 2 again (the same continuation token)' '$TMP/err'"
+grep -qs " $M fuse" /proc/mounts && unmount "$M"
+net_reset "$P"
+
+# --- the profile as botocore reads it (aws_config.h)
+mkdir -p "$HOME/.aws"
+AWS_PROFILE=nonexistent keyed "$GGUFFS" --dump "${NO[@]}" s3://models/m/model.gguf >/dev/null 2>"$TMP/err"
+rc=$?
+check "AWS_PROFILE=nonexistent: exit 2, as botocore says it ($(cat "$TMP/err"))" \
+    sh -c "[ $rc = 2 ] && grep -q 'the config profile (nonexistent) could not be found' '$TMP/err'"
+printf '[profile default]\nregion = eu-central-1\n' >"$HOME/.aws/config"
+glog_mark
+(unset AWS_REGION && keyed "$GGUFFS" --dump "${NO[@]}" s3://models/m/model.gguf >/dev/null 2>>"$ERRS")
+check "[profile default] region = eu-central-1 of ~/.aws/config: signed for eu-central-1 ($(gj 'set(e["region"] for e in L)'))" \
+    test "$?|$(gj 'set(e["region"] for e in L)')" = "0|{'eu-central-1'}"
+rm "$HOME/.aws/config"
+AWS_SHARED_CREDENTIALS_FILE=$TMP/no-such-credentials "$GGUFFS" --dump "${NO[@]}" s3://models/m/model.gguf >/dev/null 2>"$TMP/err"
+rc=$?
+check "AWS_SHARED_CREDENTIALS_FILE naming a missing file: the 403's message names it, not ~/.aws/credentials ($(cat "$TMP/err"))" \
+    sh -c "[ $rc = 3 ] && grep -qF '$TMP/no-such-credentials (\$AWS_SHARED_CREDENTIALS_FILE: no such file)' '$TMP/err' &&
+        ! grep -qF '~/.aws/credentials' '$TMP/err'"
+printf '[gguffs]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$AK" "$SK" >"$HOME/.aws/credentials"
+printf '%s\n' '[profile proc]' 'credential_process = /bin/false' '[profile role]' \
+    'role_arn = arn:aws:iam::123456789012:role/reader' 'source_profile = gguffs' '[profile sso]' \
+    'sso_start_url = https://example.awsapps.com/start' 'sso_region = us-east-1' 'sso_account_id = 123456789012' \
+    'sso_role_name = reader' '[profile half]' 'aws_access_key_id = AKIAHALF' >"$HOME/.aws/config"
+for c in "proc|a program (credential_process)" "role|assuming a role (role_arn" "sso|AWS IAM Identity Center (sso_*)" \
+    "half|partial credentials: profile"; do
+    AWS_PROFILE=${c%%|*} "$GGUFFS" --dump "${NO[@]}" s3://models/m/model.gguf >/dev/null 2>"$TMP/err"
+    rc=$?
+    check "AWS_PROFILE=${c%%|*}: exit 2, what it needs named as not supported ($(cat "$TMP/err"))" \
+        sh -c "[ $rc = 2 ] && grep -qF \"${c#*|}\" '$TMP/err'"
+done
+rm -r "$HOME/.aws"
 
 # --- faults between us and the store
 fault_read() { "$PY" "$RC" "$M" "$W/data.gguf" --at $(($1 + 4096)) --len 4096; }

@@ -12,6 +12,10 @@
 #    an ETag that changes there is no change of the blob;
 #  - a tag whose layers are not GGUF, an unknown tag, a damaged small
 #    layer (its digest checked): clear errors, exit status;
+#  - the model's blob is its layer: another size than the manifest's (the
+#    manifest's size off by 4096, the registry sending it to another blob)
+#    refused at mount, exit 5; bytes that are not its digest's fail the
+#    read of its end when read whole, and every read after;
 #  - the same store mounted as a local store (--ollama) shows the same files;
 #  - faults on both: 503 on the manifest, resets and short bodies on the
 #    CDN, a hanging CDN (EIO within the timeout).
@@ -41,6 +45,31 @@ TINY=$("$PY" "$OS" "$S" tiny:q8 --model "$TMP/data.gguf" --projector "$PROJ" --t
     BAD=$("$PY" "$OS" "$S" damaged:latest --model "$MODEL" --template 'a template to damage' | awk '$1 == "template" { print $2 }') ||
     { fail "ollama_store.py"; finish; exit 1; }
 printf 'a template to DAMAGE' >"$S/blobs/${BAD/:/-}" # (same size, other bytes)
+# A blob whose bytes are not its digest's (same size), manifests that give
+# the model's layer 4096 bytes more or less than its blob, and a tag whose
+# model layer the registry (the fault proxy) sends to a 25 MiB blob.
+"$PY" "$MK" data "$TMP/forge.gguf" 3 3 && "$PY" "$MK" data "$TMP/big.gguf" 25 4 &&
+    FORGED=$("$PY" "$OS" "$S" forged:latest --model "$TMP/forge.gguf" | awk '$1 == "model" { print $2 }') &&
+    BIG=$("$PY" "$OS" "$S" big:latest --model "$TMP/big.gguf" | awk '$1 == "model" { print $2 }') &&
+    "$PY" "$OS" "$S" redir:latest --model "$TMP/data.gguf" >/dev/null &&
+    "$PY" "$OS" "$S" lying:plus --model "$TMP/data.gguf" >/dev/null &&
+    "$PY" "$OS" "$S" lying:minus --model "$TMP/data.gguf" >/dev/null &&
+    "$PY" - "$S" "${FORGED/:/-}" <<'PYEOF' || { fail "the forged blob and the lying manifests"; finish; exit 1; }
+import json, os, sys
+store, forged = sys.argv[1], sys.argv[2]
+for tag, delta in (("plus", 4096), ("minus", -4096)):
+    p = os.path.join(store, "manifests/registry.ollama.ai/library/lying", tag)
+    m = json.load(open(p))
+    for l in m["layers"]:
+        if l["mediaType"].endswith(".model"):
+            l["size"] += delta
+    json.dump(m, open(p, "w"))
+with open(os.path.join(store, "blobs", forged), "r+b") as f:
+    f.seek(-1000, 2)
+    b = f.read(100)
+    f.seek(-1000, 2)
+    f.write(bytes(x ^ 0x5a for x in b))
+PYEOF
 
 net_start start "$S" "$TMP/cdn" || { fail "servers.sh start (the CDN)"; finish; exit 1; }
 net_proxy C "$(net_env "$TMP/cdn" HTTP_PORT)" || { fail "faultproxy C"; finish; exit 1; }
@@ -67,12 +96,16 @@ if mount_model "$M" ollama://tiny:q8 "${NO[@]}"; then
     check "ollama://: the model and its projector, named as Ollama's store names them" \
         test "$(ls "$M" | tr '\n' ' ')" = "models.tsv tiny:q8 tiny:q8.projector "
     check "ollama://: every tensor of the model as in the local mount" "$PY" "$CMP" "$TMP/l1" "$M/tiny:q8"
+    check "ollama://: model.gguf read whole, its digest the manifest's" cmp "$M/tiny:q8/model.gguf" "$TMP/data.gguf"
     check "ollama://: every tensor of the projector as in the local mount" "$PY" "$CMP" "$TMP/l2" "$M/tiny:q8.projector"
     check "ollama://: template as written" test "$(cat "$M/tiny:q8/template")" = "$TEMPLATE"
     check "ollama://: params as written" test "$(cat "$M/tiny:q8/params")" = "$PARAMS"
     check "ollama://: system as written" test "$(cat "$M/tiny:q8/system")" = 'You are terse.'
     check "ollama://: two licenses: license and license~2" \
         test "$(cat "$M/tiny:q8/license")|$(cat "$M/tiny:q8/license~2")" = "MIT License|Gemma Terms"
+    check "ollama://: models.tsv filled for the model and its projector ($(cut -f1-6 "$M/models.tsv" | tr '\t\n' ' |'))" \
+        test "$(awk -F'\t' 'NR > 1 { print $1, $2 != "-", $6 }' "$M/models.tsv" | tr '\n' '|')" = \
+        "tiny:q8 1 $(stat -c %s "$TMP/data.gguf")|tiny:q8.projector 1 $(stat -c %s "$PROJ")|"
     check "ollama://: the projector has no small files" sh -c "! ls '$M/tiny:q8.projector' | grep -qx -e template -e license"
     check "ollama://: the manifest asked for with Ollama's user agent and the manifest type" \
         test "$(rj "[($(hdr 'e' user-agent) or '')[:7] + ' ' + str($(hdr 'e' accept)) for e in L if '/manifests/' in e['path']]")" \
@@ -112,6 +145,31 @@ check "an unknown tag: exit 3, MANIFEST_UNKNOWN named ($(cat "$TMP/err"))" \
 rc=$?
 check "a damaged template blob: refused, its digest named ($(cat "$TMP/err"))" \
     sh -c "[ $rc = 5 ] && grep -q \"the template file's sha256 is [0-9a-f]*, not ${BAD#sha256:} (its digest): damaged\" '$TMP/err'"
+for d in plus minus; do
+    "$GGUFFS" "${NO[@]}" "ollama://lying:$d" "$M" 2>"$TMP/err"
+    rc=$?
+    check "a manifest that gives the model's layer 4096 bytes $d: refused, exit 5 ($(cat "$TMP/err"))" \
+        sh -c "[ $rc = 5 ] && grep -q 'where its manifest.s layer has [0-9]*: not the blob its digest names' '$TMP/err'"
+    grep -qs " $M fuse" /proc/mounts && unmount "$M"
+done
+net_rules "$R" "{\"rules\": [{\"match\": \"/v2/library/redir/blobs/$TINY\", \"action\": \"status\", \"code\": 307,
+    \"headers\": {\"Location\": \"http://127.0.0.1:$C/blobs/${BIG/:/-}\"}, \"times\": -1}]}"
+"$GGUFFS" "${NO[@]}" ollama://redir "$M" 2>"$TMP/err"
+rc=$?
+check "a registry that sends the model's layer to a 25 MiB blob: refused, exit 5 ($(cat "$TMP/err"))" \
+    sh -c "[ $rc = 5 ] && grep -q '26[0-9]* bytes, where its manifest.s layer has 10[0-9]*' '$TMP/err'"
+grep -qs " $M fuse" /proc/mounts && unmount "$M"
+net_reset "$R"
+if mount_model "$M" ollama://forged "${NO[@]}" -o logfile="$TMP/forged.log"; then
+    check "a blob whose bytes are not its digest's, read whole: an I/O error at its end" \
+        sh -c "! cat '$M/model.gguf' >/dev/null 2>'$TMP/cat' && grep -q 'Input/output error' '$TMP/cat'"
+    check "a blob whose bytes are not its digest's: the log names both digests" \
+        grep -q "its bytes' sha256 is [0-9a-f]*, not the ${FORGED#sha256:} it is named by: damaged" "$TMP/forged.log"
+    check "a blob whose bytes are not its digest's: damaged for good" test "$("$PY" "$RC" "$M" "$TMP/forge.gguf" --at 8192 --len 100)" = EIO
+    unmount "$M"
+else
+    fail "mount of ollama://forged"
+fi
 "$GGUFFS" -o ollama_registry=http://192.0.2.1 ollama://tiny:q8 "$M" 2>"$TMP/err"
 rc=$?
 check "an http registry off this machine: exit 2 ($(cat "$TMP/err"))" \

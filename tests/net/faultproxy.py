@@ -37,6 +37,9 @@ ACTIONS = {
     "set_header": {"name": str, "value": str},
     "hang": {},
     "stall": {"bytes": int},
+    "cap_range": {"bytes": int},
+    "wrong_total": {"shift": int},
+    "trickle": {"bytes": int, "ms": int},
 }
 OPTIONAL = {"match": str, "regex": str, "range": str, "method": (str, type(None)), "skip": int, "times": int,
             "headers": dict, "body": str, "comment": str}
@@ -227,6 +230,8 @@ def validate(cfg):
         for k in ("ms", "bytes"):
             if r.get(k, 0) < 0:
                 raise ValueError(where + "%r must be >= 0" % k)
+        if a in ("cap_range", "trickle") and r["bytes"] < 1:
+            raise ValueError(where + "bytes must be >= 1")
         if a == "status" and not 100 <= r["code"] <= 599:
             raise ValueError(where + "code must be 100..599")
         for k in ("regex", "range"):
@@ -469,8 +474,9 @@ class Proxy:
             return False
         if action == "status":
             code = rule["code"]
-            hs = [[k, v] for k, v in (rule.get("headers") or {}).items()]
-            b = rule.get("body", "faultproxy: %d\n" % code)
+            n = str(e["n"])  # ({n} in its headers and body: this request's number)
+            hs = [[k, v.replace("{n}", n)] for k, v in (rule.get("headers") or {}).items()]
+            b = rule.get("body", "faultproxy: %d\n" % code).replace("{n}", n)
             try:
                 n = self.simple(client, code, b, hs, method == "HEAD", client_close)
             except Gone as ex:
@@ -484,6 +490,12 @@ class Proxy:
         if action == "full200":
             hdel(fwd, "Range")
             hdel(fwd, "If-Range")
+        if action == "cap_range":
+            m = re.match(r"\s*bytes=(\d+)-(\d*)\s*$", hget(fwd, "Range") or "")
+            if m:
+                a, cap = int(m.group(1)), rule["bytes"]
+                b = a + cap - 1 if not m.group(2) else min(int(m.group(2)), a + cap - 1)
+                hset(fwd, "Range", "bytes=%d-%d" % (a, b))
         req = head_bytes("%s %s HTTP/1.1" % (method, path), fwd) + body
         try:
             rfirst, rheaders = self.upstream_request(req, up)
@@ -519,6 +531,11 @@ class Proxy:
                 s = rule["shift"]
                 hset(rheaders, "Content-Range", "bytes %d-%d/%s"
                      % (int(m.group(1)) + s, int(m.group(2)) + s, m.group(3)))
+        elif action == "wrong_total":
+            cr = hget(rheaders, "Content-Range")
+            m = re.match(r"\s*bytes\s+(\d+-\d+|\*)/(\d+)\s*$", cr or "")
+            if m:
+                hset(rheaders, "Content-Range", "bytes %s/%d" % (m.group(1), int(m.group(2)) + rule["shift"]))
         elif action == "drop_header":
             for name in rule["name"] if isinstance(rule["name"], list) else [rule["name"]]:
                 hdel(rheaders, name)
@@ -534,7 +551,8 @@ class Proxy:
             client.send(head_bytes(rfirst, rheaders))
             with self.lock:
                 e["status"], e["upstream_status"] = status, status
-            sent, complete = self.relay(upc, client, framing, length, limit, e)
+            pace = (rule["bytes"], rule["ms"]) if action == "trickle" else None
+            sent, complete = self.relay(upc, client, framing, length, limit, e, pace)
         except Gone as ex:
             # client or upstream gone mid-response: drop both connections
             self.end_entry(e, error=str(ex))
@@ -588,16 +606,26 @@ class Proxy:
                     raise Gone(str(ex))
         raise Gone("unreachable")
 
-    def relay(self, upc, client, framing, length, limit, e):
-        """Copy the body; returns (bytes sent to the client, whether the body was complete)."""
+    def relay(self, upc, client, framing, length, limit, e, pace=None):
+        """Copy the body; returns (bytes sent to the client, whether the body was complete).
+        pace (BYTES, MS): send BYTES at a time, MS apart (a trickle)."""
         sent = 0
+
+        def send(data):
+            if pace is None:
+                client.send(data)
+                return
+            for i in range(0, len(data), max(pace[0], 1)):
+                if self.stop.wait(pace[1] / 1000.0):
+                    raise Gone("proxy stopping")
+                client.send(data[i:i + max(pace[0], 1)])
 
         def out(data):
             nonlocal sent
             if limit is not None and sent + len(data) > limit:
                 data = data[:limit - sent]
             if data:
-                client.send(data)
+                send(data)
                 sent += len(data)
                 with self.lock:
                     e["bytes"] = sent

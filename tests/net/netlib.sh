@@ -70,6 +70,21 @@ net_cleanup() {
 }
 trap 'net_cleanup; cleanup' EXIT
 
+# net_suite: what the suites of remote models set up alike: none of the
+# caller's CA bundle, hub token or endpoint; a HOME of their own (made);
+# $RC (readcmp.py), $M (the mount point), $MiB; and $PIDS, the readers and
+# foreground daemons they start, stopped by the EXIT trap too.
+net_suite() {
+    unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HF_TOKEN HF_TOKEN_PATH HF_ENDPOINT
+    export HOME=$TMP/home
+    mkdir -p "$HOME"
+    RC=$TOP/tests/net/readcmp.py
+    M=$TMP/m
+    MiB=1048576
+    PIDS=""
+    trap 'for p in $PIDS; do net_kill "$p"; done; net_cleanup; cleanup' EXIT
+}
+
 # net_start start|start-hf|start-ollama ROOTDIR STATEDIR [--cdn-url URL]: starts nginx
 # (see servers.sh), registered for stop at exit. Read STATEDIR/env after it.
 net_start() {

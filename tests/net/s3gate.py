@@ -32,7 +32,8 @@ What it checks, as S3 does, on the request exactly as received:
 
 --creds FILE: JSON {"KEYID": {"secret": S, "token": T or null}, ...}, read
 at each request (the test may add keys). --log FILE: one JSON line per
-request: method, path, auth ("header", "query", "none"), key, status.
+request: method, path, auth ("header", "query", "none"), key, region (of the
+signature's credential scope), status.
 """
 import argparse
 import datetime
@@ -122,7 +123,7 @@ def check_header_auth(method, target, headers, creds):
                       "Check your key and signing method.",
                       "<AWSAccessKeyId>%s</AWSAccessKeyId><StringToSign>%s</StringToSign>"
                       "<CanonicalRequest>%s</CanonicalRequest>" % (key, xml_escape(sts), xml_escape(creq)))
-    return key
+    return key, region
 
 
 def check_token(c, token, signed):
@@ -158,7 +159,7 @@ def check_query_auth(method, target, headers, creds):
         raise Refused(403, "SignatureDoesNotMatch",
                       "The request signature we calculated does not match the signature you provided. "
                       "Check your key and signing method.")
-    return key
+    return key, region
 
 
 class Gate(BaseHTTPRequestHandler):
@@ -178,7 +179,7 @@ class Gate(BaseHTTPRequestHandler):
         target = self.path
         query_auth = "X-Amz-Signature=" in target.partition("?")[2]
         how = "header" if "authorization" in headers else "query" if query_auth else "none"
-        key = None
+        key = region = None
         try:
             creds = load_creds()
             if "authorization" in headers and query_auth:
@@ -186,9 +187,9 @@ class Gate(BaseHTTPRequestHandler):
                               "query parameter, Signature query string parameter or the Authorization header "
                               "should be specified")
             if how == "header":
-                key = check_header_auth(method, target, headers, creds)
+                key, region = check_header_auth(method, target, headers, creds)
             elif how == "query":
-                key = check_query_auth(method, target, headers, creds)
+                key, region = check_query_auth(method, target, headers, creds)
             else:
                 raise Refused(403, "AccessDenied", "Access Denied")
         except Refused as r:
@@ -199,10 +200,10 @@ class Gate(BaseHTTPRequestHandler):
             self.end_headers()
             if method != "HEAD":
                 self.wfile.write(body)
-            self.log(method, target, how, key, r.status, r.code)
+            self.log(method, target, how, key, region, r.status, r.code)
             return
         status = self.forward(method, target)
-        self.log(method, target, how, key, status, None)
+        self.log(method, target, how, key, region, status, None)
 
     def forward(self, method, target):
         up = http.client.HTTPConnection(ARGS.upstream_host, ARGS.upstream_port, timeout=60)
@@ -226,11 +227,12 @@ class Gate(BaseHTTPRequestHandler):
         up.close()
         return r.status
 
-    def log(self, method, target, how, key, status, code):
+    def log(self, method, target, how, key, region, status, code):
         if not ARGS.log:
             return
         with LOG_LOCK, open(ARGS.log, "a") as f:
-            f.write(json.dumps({"method": method, "path": target, "auth": how, "key": key, "status": status,
+            f.write(json.dumps({"method": method, "path": target, "auth": how, "key": key, "region": region,
+                                "status": status,
                                 "code": code, "range": self.headers.get("Range"),
                                 "if_match": self.headers.get("If-Match")}) + "\n")
 
