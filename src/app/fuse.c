@@ -557,6 +557,7 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
         return GG_EXIT_USAGE; /* libfuse printed which option it did not take */
     }
     int rc = GG_EXIT_OK;
+    watcher w = {0};
     if (fuse_set_signal_handlers(se) != 0) {
         rc = GG_EXIT_INTERNAL;
         goto out_session;
@@ -586,7 +587,6 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
         gg_shelf_skip_dev(o->shelf, makedev(maj, min));
     if (o->shelf)
         gg_shelf_start(o->shelf, 1, 1);
-    watcher w = {0};
     watch_start(&w, c.bdi);
     int loop;
     if (o->single_thread) {
@@ -606,9 +606,10 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
         goto out_signals;
 out_unmount:
     fuse_session_unmount(se);
-    /* Said, not assumed: a mount left behind is a broken folder for the user. */
+    /* Said, not assumed: a mount left behind is a broken folder for the user.
+     * (Once it left the table, its device number may be another mount's.) */
     char where[PATH_MAX];
-    if (c.bdi[0] && gg_mountinfo_find_dev(c.bdi, where, sizeof where) == 1) {
+    if (!atomic_load(&w.gone) && c.bdi[0] && gg_mountinfo_find_dev(c.bdi, where, sizeof where) == 1) {
         gg_log("%s: could not unmount (the mount is now at %s); clear it with: fusermount3 -u %s", mountpoint,
                where, where);
         rc = GG_EXIT_UNMOUNT;

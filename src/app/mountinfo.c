@@ -111,7 +111,8 @@ int gg_mountinfo_wait_gone(const char *dev, int wake_fd)
             break;
         }
         if (n > 0 && p[1].revents) {
-            rc = 0;
+            /* (told to stop: says once more whether it is gone) */
+            rc = gg_mountinfo_find_dev(dev, where, sizeof where) == 0;
             break;
         }
     }
