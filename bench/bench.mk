@@ -11,8 +11,9 @@
 # of the real Gemma 3 270M against its f32 files, cold and warm (gguf_py.sh,
 # needs FUSE), llama.cpp's load and first token of that model from a
 # mount against its file (gemma.sh, needs FUSE and the Python peers), and
-# quantization speed per type against the real ggml (quantize_bench).
-# Never part of
+# transformers loading it from its GGUF file against from as/hf/
+# (transformers.sh; needs FUSE and the Python peers), and quantization speed
+# per type against the real ggml (quantize_bench). Never part of
 # `make check`; no timing thresholds.
 BENCH_PROGS := $(BUILD)/bench/decode_bench $(BUILD)/bench/fsbench $(BUILD)/bench/render_bench \
 	$(BUILD)/bench/halfconv_bench $(BUILD)/bench/quantize_bench
@@ -43,11 +44,17 @@ bench: gguffs $(BENCH_PROGS)
 	@echo "== a comparison of two models against decoding both (bench/compare.sh)"
 	@BUILD=$(BUILD) bench/compare.sh
 	@echo
+	@echo "== editing metadata: an edit until model.gguf shows it, llama.cpp, gguf_new_metadata (bench/edits.sh)"
+	@BUILD=$(BUILD) bench/edits.sh
+	@echo
 	@echo "== gguf-py's dequantize against the f32 files, the real Gemma 3 270M (bench/gguf_py.sh)"
 	@bench/gguf_py.sh
 	@echo
 	@echo "== llama.cpp on a real model: the file, model.gguf, as/f32.gguf (bench/gemma.sh)"
 	@bench/gemma.sh
+	@echo
+	@echo "== transformers: from the GGUF file against from as/hf/ (bench/transformers.sh)"
+	@bench/transformers.sh
 	@echo
 	@echo "== quantization per type against ggml_quantize_chunk (bench/quantize_bench)"
 	@$(BUILD)/bench/quantize_bench $(GGML_BASE)

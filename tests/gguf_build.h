@@ -16,6 +16,8 @@ typedef struct buf {
 
 static inline void put(buf *b, const void *s, size_t n)
 {
+    if (!n)
+        return;
     if (b->n + n > b->cap) {
         b->cap = (b->n + n) * 2 + 64;
         b->p = realloc(b->p, b->cap);

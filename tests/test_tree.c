@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tree/files.h" /* the table of file kinds (internal to the tree) */
 #include "gguffs/scope.h"
@@ -376,7 +377,7 @@ static void table(void)
                "row %zu: a view outside a tensor folder", i);
         EXPECT(!k->sized || k->shape == GG_FS_TEXT, "row %zu: a size function for a non-text", i);
         EXPECT(!k->fixed_size || k->shape == GG_FS_TEXT, "row %zu: a fixed size for a non-text", i);
-        EXPECT((k->name == NULL) == (k->scope == GG_FK_KV || k->scope == GG_FK_SIDE),
+        EXPECT((k->name == NULL) == (k->scope == GG_FK_KV || k->scope == GG_FK_NEWKEY || k->scope == GG_FK_SIDE),
                "row %zu: only metadata/<key> and side files are named by what they hold", i);
         EXPECT(!(k->flags & GG_FF_STORED) || (k->shape == GG_FS_VIEW && k->view == GG_VIEW_RAW),
                "row %zu: stored bytes that are not raw", i);
@@ -481,6 +482,96 @@ static void vs_tree(gg_reader *r)
     tree = one;
 }
 
+/* Writing metadata/ (tree.h), without FUSE: a key written and flushed
+ * shows in its file and in metadata.json at once while a reader of the
+ * version before keeps its bytes; sizes follow; a bad number is refused at
+ * the write that ends its line; a key made, typed, renamed; one removed;
+ * only metadata/ is writable; the edits file is saved. */
+static void edits(gg_reader *r)
+{
+    char dir[] = "/tmp/test_tree.XXXXXX", path[64];
+    if (!mkdtemp(dir)) {
+        EXPECT(0, "mkdtemp");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/m.edits.json", dir);
+    gg_model *m = calloc(1, sizeof *m);
+    gg_err e;
+    gg_tree_opts to = {.edits = path, .edits_write = 1};
+    gg_tree *plain = tree;
+    tree = mm_open(&mm, m, &e) == 0 ? gg_tree_new(&m, 1, r, &to, &e) : NULL;
+    EXPECT(tree, "a tree with edits: %s", e.msg);
+    if (!tree) {
+        tree = plain;
+        return;
+    }
+    ssize_t n0, n1;
+    char *before = read_whole("metadata.json", &n0, &e), *now = NULL, held[8192];
+    gg_ino mj = walk("metadata.json"), k = walk("metadata/general.name");
+    gg_open_file *rd, *rk, *w;
+    char key_held[64];
+    EXPECT(gg_tree_open(tree, mj, &rd, &e) == 0 && gg_tree_read(tree, mj, rd, held, 10, 0, &e) == 10 &&
+               gg_tree_open(tree, k, &rk, &e) == 0, "readers");
+    gg_attr a;
+    EXPECT(gg_tree_getattr(tree, walk("metadata"), &a, &e) == 0 && a.writable && gg_tree_getattr(tree, k, &a, &e) == 0 &&
+               a.writable && gg_tree_getattr(tree, mj, &a, &e) == 0 && !a.writable,
+           "metadata/ and its keys writable, nothing else");
+    EXPECT(gg_tree_open_write(tree, mj, 1, &w, &e) != 0 && e.code == GG_E_ROFS, "metadata.json opened for writing");
+    EXPECT(gg_tree_open_write(tree, k, 1, &w, &e) == 0 && gg_tree_write(tree, w, "edit", 4, 0, &e) == 4 &&
+               gg_tree_write(tree, w, "ed\n", 3, 4, &e) == 3 && gg_tree_flush(tree, w, 0, &e) == 0,
+           "general.name written in two pieces: %s", e.msg);
+    gg_tree_close(tree, w);
+    char *name = read_whole("metadata/general.name", &n1, &e);
+    EXPECT(name && n1 == 7 && !memcmp(name, "edited\n", 7), "general.name after the edit");
+    free(name);
+    now = read_whole("metadata.json", &n1, &e);
+    EXPECT(now && strstr(now, "\"edited\"") && gg_tree_getattr(tree, walk("metadata.json"), &a, &e) == 0 &&
+               a.size == (uint64_t)n1, "metadata.json follows, and its size");
+    ssize_t got = gg_tree_read(tree, mj, rd, held + 10, sizeof held - 10, 10, &e);
+    EXPECT(before && got + 10 == n0 && !memcmp(held, before, (size_t)n0), "a reader opened before keeps its bytes");
+    gg_tree_close(tree, rd);
+    got = gg_tree_read(tree, k, rk, key_held, sizeof key_held, 0, &e);
+    EXPECT(got == 13 && !memcmp(key_held, "memory model\n", 13), "a reader of the key opened before keeps its value");
+    gg_tree_close(tree, rk);
+    /* a new key, typed; a bad number refused at the write; renamed; a key removed */
+    gg_ino nk;
+    EXPECT(gg_tree_create(tree, walk("metadata"), "my.count", &nk, &w, &e) == 0, "create: %s", e.msg);
+    if (w) {
+        EXPECT(gg_tree_setxattr(tree, nk, "user.gguf.type", "u32", 3, &e) == 0, "type it: %s", e.msg);
+        gg_tree_close(tree, w);
+        EXPECT(gg_tree_open_write(tree, nk, 1, &w, &e) == 0 && gg_tree_write(tree, w, "x\n", 2, 0, &e) < 0 &&
+                   e.code == GG_E_INVAL && gg_tree_flush(tree, w, 0, &e) < 0,
+               "a u32 written x: refused at the write, and at the close");
+        gg_tree_close(tree, w);
+        EXPECT(gg_tree_open_write(tree, nk, 1, &w, &e) == 0 && gg_tree_write(tree, w, "7", 1, 0, &e) == 1 &&
+                   gg_tree_flush(tree, w, 0, &e) == 0, "a u32 written 7: %s", e.msg);
+        gg_tree_close(tree, w);
+    }
+    EXPECT(gg_tree_rename(tree, walk("metadata"), "my.count", walk("metadata"), "my.renamed", 0, &e) == 0 &&
+               !walk("metadata/my.count"), "rename: %s", e.msg);
+    EXPECT(gg_tree_unlink(tree, walk("metadata"), "general.architecture", &e) == 0, "unlink: %s", e.msg);
+    EXPECT(!strcmp(ls("metadata"), "general.name my.renamed"), "metadata/ after: %s", ls("metadata"));
+    char *text = read_whole("metadata/my.renamed", &n1, &e);
+    EXPECT(text && n1 == 2 && !memcmp(text, "7\n", 2), "my.renamed holds 7");
+    free(text);
+    gg_buf saved = {0};
+    FILE *f = fopen(path, "r");
+    char line[4096];
+    while (f && fgets(line, sizeof line, f))
+        gg_buf_puts(&saved, line);
+    EXPECT(saved.p && strstr(saved.p, "\"my.renamed\": {\"type\": \"u32\", \"value\": 7}") &&
+               strstr(saved.p, "\"removed\": [\"general.architecture\"]"), "the edits file: %s", saved.p);
+    if (f)
+        fclose(f);
+    gg_buf_free(&saved);
+    free(before);
+    free(now);
+    gg_tree_free(tree);
+    tree = plain;
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     mm_build(&mm, "tree.gguf");
@@ -503,6 +594,7 @@ int main(void)
         gguf_files();
         hf_why();
         vs_tree(r);
+        edits(r);
         stale();
         /* Left open, as when the kernel drops a RELEASE at unmount:
          * gg_tree_free closes it (LSan in 35_sanitizers finds it otherwise). */

@@ -18,12 +18,20 @@ typedef struct gg_attr {
     int live;        /* new content at every read (its size does not change) */
     int tensor_data; /* a view of tensor data (raw, f32, ...): big, read in streams */
     int mapped;      /* a whole file loaders memory-map (model.gguf, as/, model.safetensors, .npy) */
+    int writable;    /* metadata/ and its keys with -o edits= (a mount) */
 } gg_attr;
 
 typedef struct gg_tree_opts {
     int safetensors_dtype; /* gg_view_kind of model.safetensors (export.h): F32 by default */
     const struct gg_imatrix *imatrix; /* weighs the comparisons of vs/ (imatrix.h); NULL: none */
     int vs;                /* (the tree sets it) a mount of several models: each has vs/ */
+    /* -o edits=: the models' edits files (editfile.h): this file for one
+     * model, or in this folder, named after each model's path in the tree
+     * (PATH.edits.json); NULL: none. edits_write: metadata/ is writable and
+     * accepted changes are saved (a mount; --cat only reads them). */
+    const char *edits;
+    int edits_dir;
+    int edits_write;
 } gg_tree_opts;
 
 /* Per-open-file state of the tree (tree.h's gg_tree_open). */

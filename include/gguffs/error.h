@@ -32,6 +32,10 @@ typedef enum gg_code {
     GG_E_NOATTR,      /* no such extended attribute */
     GG_E_RANGE,       /* a buffer too small for the answer */
     GG_E_AGAIN,       /* not an error users see: a parser wants more bytes */
+    GG_E_ROFS,        /* a write where nothing may be written (without -o edits=, or not metadata/) */
+    GG_E_EXIST,       /* the name is taken */
+    GG_E_PERM,        /* not something metadata/ can hold (a folder, a link) */
+    GG_E_NOTSUP,      /* an attribute that cannot be set */
     GG_CODE_COUNT
 } gg_code;
 

@@ -42,6 +42,13 @@ typedef struct gg_gguf_tensor {
 int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, int64_t file_type, gg_buf *out, uint64_t *offset,
                    uint64_t *data_start, uint64_t *data_bytes, gg_err *e);
 
+/* The header of a one-file model whose keys were edited (kvedit.h):
+ * GGUF version 3, m's keys (split.* too, as the file has them), the file's
+ * tensor infos as stored, their offsets too: the file's data section
+ * follows as it is, from *data_start (the header's length padded to
+ * general.alignment, which must be the file's). Returns 0, or -1 with *e. */
+int gg_gguf_header_in_place(const gg_model *m, gg_buf *out, uint64_t *data_start, gg_err *e);
+
 /* The dimensions of a tensor as ggml counts them (ggml_n_dims): up to the
  * last one that is not 1, at least 1. */
 uint32_t gg_tinfo_ndims(const gg_tinfo *ti);

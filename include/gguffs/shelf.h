@@ -101,6 +101,9 @@ gg_entry *gg_shelf_entry(gg_shelf *s, uint32_t id);
 uint32_t gg_entry_id(const gg_entry *en);
 /* Its folder node (the last one it had, once removed). */
 uint32_t gg_entry_node(gg_shelf *s, const gg_entry *en);
+/* Its path in the tree ("org/repo/model-Q4_K_M", names as shown), malloc'd;
+ * NULL when out of memory. */
+char *gg_entry_path(gg_shelf *s, const gg_entry *en);
 struct timespec gg_entry_mtime(const gg_entry *en);
 
 /* What the tree keeps for a model (its subtree), made by make() from the
@@ -112,6 +115,8 @@ void *gg_entry_tree(gg_shelf *s, gg_entry *en, void *(*make)(void *arg, gg_entry
 /* The same, only if the tree is made already (NULL otherwise). */
 void *gg_entry_tree_if_open(gg_shelf *s, gg_entry *en);
 void gg_entry_put(gg_shelf *s, gg_entry *en);
+/* One more use of an entry in use already (until another gg_entry_put). */
+void gg_entry_hold(gg_entry *en);
 /* A word of the tree's, kept with the entry across closes (make() may use
  * it: it runs under the entry's lock). */
 uint64_t *gg_entry_tag(gg_entry *en);

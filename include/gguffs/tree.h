@@ -2,7 +2,7 @@
  * serves. One model's tree at the root, or a shelf of models (shelf.h),
  * each in its folder, with models.tsv and .errors beside them:
  *
- *   metadata/<key>          value as text (render.h)
+ *   metadata/<key>          value as text (render.h); writable with edits (below)
  *   metadata.json           every key with its type
  *   tensors/<name>/raw      the stored bytes
  *   tensors/<name>/f32      decoded to little-endian float32
@@ -105,5 +105,42 @@ void gg_tree_set_stats_hook(gg_tree *t, void (*fn)(void *arg, gg_buf *out), void
 
 /* For statfs: bytes of all models and a count of nodes. */
 void gg_tree_totals(gg_tree *t, uint64_t *bytes, uint64_t *nodes);
+
+/* ---- writing metadata/ (gg_tree_opts.edits and edits_write) ----
+ *
+ * A model's metadata/ and its keys are the only writable nodes (their
+ * gg_attr says writable); anything else fails with GG_E_ROFS. A key's file
+ * opened for writing holds the text written (the key's text at the open,
+ * or none when truncated); the text becomes the key's value (kvparse.h) at
+ * a flush after a write, or at the last close after a truncation: then the
+ * edits file is saved and every view of the model shows the new version,
+ * while files open already keep the one they opened. A text that is no
+ * value of the key's type fails (GG_E_INVAL, also logged with the key) and
+ * the key keeps its value. A key made (create) holds no value until it is
+ * written; user.gguf.type set on it before says its type (default str; a
+ * key removed or moved away in this mount and made again: the type it
+ * had). Removing a file removes its key; renaming one renames the key, and
+ * onto a key that is there, its text becomes that key's value in that key's
+ * type (editors that save through a temporary file and a rename). Every
+ * change that makes a new version tells the kernel (gg_tree_set_invalidate)
+ * to forget the names and inodes it changed, before the call returns. */
+int gg_tree_open_write(gg_tree *t, gg_ino ino, int trunc, gg_open_file **of, gg_err *e);
+ssize_t gg_tree_write(gg_tree *t, gg_open_file *of, const char *buf, size_t n, uint64_t off, gg_err *e);
+/* A truncation through an open file (its text), or of the key itself (of NULL: at once). */
+int gg_tree_truncate(gg_tree *t, gg_ino ino, gg_open_file *of, uint64_t size, gg_err *e);
+/* The size a file opened for writing has (its text), or -1 for other files. */
+int64_t gg_tree_written_size(const gg_open_file *of);
+/* Take what was written: a flush (closing 0) or the last close (1). */
+int gg_tree_flush(gg_tree *t, gg_open_file *of, int closing, gg_err *e);
+/* Make key name in metadata/ dir, opened for writing: *ino and *of. */
+int gg_tree_create(gg_tree *t, gg_ino dir, const char *name, gg_ino *ino, gg_open_file **of, gg_err *e);
+int gg_tree_unlink(gg_tree *t, gg_ino dir, const char *name, gg_err *e);
+/* noreplace: fail with GG_E_EXIST when newname is taken. */
+int gg_tree_rename(gg_tree *t, gg_ino dir, const char *name, gg_ino newdir, const char *newname, int noreplace,
+                   gg_err *e);
+/* user.gguf.type of a key made and not written yet ("u32", "arr[str]", ...). */
+int gg_tree_setxattr(gg_tree *t, gg_ino ino, const char *name, const char *val, size_t n, gg_err *e);
+/* Is dir a writable folder (metadata/ with edits)? */
+int gg_tree_dir_writable(gg_tree *t, gg_ino dir);
 
 #endif

@@ -1,8 +1,10 @@
 /* fuse.c - the libfuse low-level callbacks: thin glue between the kernel and
  * the tree (tree.h). Inode numbers are the tree's. The content never changes
- * while mounted, so attributes and entries are cached by the kernel for a
- * long time and file pages are kept across opens. Errors come from the tree
- * as gg_err codes and leave here as errno values. */
+ * while mounted (with -o edits=, a change makes new inodes, and the tree
+ * tells the kernel what to forget), so attributes and entries are cached by
+ * the kernel for a long time and file pages are kept across opens; the
+ * keys of a writable metadata/ are read and written with direct_io. Errors
+ * come from the tree as gg_err codes and leave here as errno values. */
 #define FUSE_USE_VERSION 312
 #include "fuse_glue.h"
 
@@ -52,7 +54,8 @@ static void to_stat(ctx *c, gg_ino ino, const gg_attr *a, struct stat *st)
     st->st_mtim = st->st_ctim = st->st_atim = a->mtime;
     st->st_blksize = IO_BLOCK;
     st->st_nlink = a->nlink;
-    st->st_mode = a->kind == GG_K_DIR ? S_IFDIR | 0555 : a->kind == GG_K_LINK ? S_IFLNK | 0777 : S_IFREG | 0444;
+    st->st_mode = a->kind == GG_K_DIR ? S_IFDIR | (a->writable ? 0755 : 0555)
+                  : a->kind == GG_K_LINK ? S_IFLNK | 0777 : S_IFREG | (a->writable ? 0644 : 0444);
     st->st_size = (off_t)a->size;
     st->st_blocks = (blkcnt_t)a->blocks;
 }
@@ -93,6 +96,9 @@ static void op_init(void *userdata, struct fuse_conn_info *conn)
     if (conn->capable & FUSE_CAP_ASYNC_READ)
         conn->want |= FUSE_CAP_ASYNC_READ;
     conn->want &= ~(unsigned)FUSE_CAP_SPLICE_READ; /* measured: no gain here */
+    /* (open(O_TRUNC) of a key comes as one call, not a truncation first) */
+    if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
+        conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
 }
 
 /* A live shelf changed: the kernel forgets what it cached of those names
@@ -186,8 +192,9 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
                 reply_error(req, &e);
             return;
         }
-        /* Cache the miss too: names never appear later. */
-        ep.entry_timeout = FOREVER;
+        /* Cache the miss too: names never appear later (but keys made in a
+         * writable metadata/). */
+        ep.entry_timeout = c->o->edits && gg_tree_dir_writable(c->tree, parent) ? 0 : FOREVER;
         fuse_reply_entry(req, &ep);
         return;
     }
@@ -292,17 +299,23 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         fuse_reply_err(req, EISDIR);
         return;
     }
-    if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
-        fuse_reply_err(req, EROFS);
-        return;
-    }
     gg_open_file *of;
-    if (gg_tree_open(c->tree, ino, &of, &e)) {
+    if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+        if (!c->o->edits || gg_tree_open_write(c->tree, ino, (fi->flags & O_TRUNC) != 0, &of, &e)) {
+            if (c->o->edits)
+                reply_error(req, &e);
+            else
+                fuse_reply_err(req, EROFS);
+            return;
+        }
+    } else if (gg_tree_open(c->tree, ino, &of, &e)) {
         reply_error(req, &e);
         return;
     }
     fi->fh = (uint64_t)(uintptr_t)of;
-    if (a.live) {
+    if (a.writable) {
+        fi->direct_io = 1; /* a key: its bytes change with its value, under one inode */
+    } else if (a.live) {
         fi->direct_io = 1; /* new numbers at every read: never from the page cache */
     } else {
         /* (a model changed in place: the kernel drops its pages of the
@@ -323,8 +336,166 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
     (void)ino;
-    gg_tree_close(ctx_of(req)->tree, (gg_open_file *)(uintptr_t)fi->fh);
+    gg_err e;
+    gg_open_file *of = (gg_open_file *)(uintptr_t)fi->fh;
+    /* (a truncation not written since: taken now; a failure is logged by the tree) */
+    gg_tree_flush(ctx_of(req)->tree, of, 1, &e);
+    gg_tree_close(ctx_of(req)->tree, of);
     fuse_reply_err(req, 0);
+}
+
+/* ---- writing metadata/ (-o edits=; without it the mount is read-only) ---- */
+
+static void reply_rc(fuse_req_t req, int rc, const gg_err *e) { fuse_reply_err(req, rc ? gg_code_errno(e->code) : 0); }
+
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+{
+    (void)ino;
+    gg_err e;
+    ssize_t n = gg_tree_write(ctx_of(req)->tree, (gg_open_file *)(uintptr_t)fi->fh, buf, size, (uint64_t)off, &e);
+    if (n < 0)
+        reply_error(req, &e);
+    else
+        fuse_reply_write(req, (size_t)n);
+}
+
+/* A close (and fsync): what was written becomes the key's value, or the
+ * close fails with EINVAL and the key keeps its value. */
+static void op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+    (void)ino;
+    gg_err e;
+    reply_rc(req, gg_tree_flush(ctx_of(req)->tree, (gg_open_file *)(uintptr_t)fi->fh, 0, &e), &e);
+}
+
+static void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+    (void)datasync;
+    op_flush(req, ino, fi);
+}
+
+static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, struct fuse_file_info *fi)
+{
+    (void)mode;
+    ctx *c = ctx_of(req);
+    gg_err e;
+    gg_ino ino;
+    gg_open_file *of;
+    gg_attr a;
+    if (gg_tree_create(c->tree, parent, name, &ino, &of, &e)) {
+        reply_error(req, &e);
+        return;
+    }
+    if (gg_tree_getattr(c->tree, ino, &a, &e)) {
+        gg_tree_close(c->tree, of);
+        reply_error(req, &e);
+        return;
+    }
+    struct fuse_entry_param ep = {0};
+    to_stat(c, ino, &a, &ep.attr);
+    ep.ino = ino;
+    ep.generation = 1;
+    ep.attr_timeout = FOREVER;
+    ep.entry_timeout = FOREVER;
+    fi->fh = (uint64_t)(uintptr_t)of;
+    fi->direct_io = 1;
+    fuse_reply_create(req, &ep, fi);
+}
+
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set, struct fuse_file_info *fi)
+{
+    ctx *c = ctx_of(req);
+    gg_err e;
+    gg_attr a;
+    gg_open_file *of = fi ? (gg_open_file *)(uintptr_t)fi->fh : NULL;
+    if (gg_tree_getattr(c->tree, ino, &a, &e)) {
+        reply_error(req, &e);
+        return;
+    }
+    /* A key's size is its text's; its mode, owner and times stay (editors
+     * copy them onto the files they save: not refused). */
+    if (!a.writable) {
+        fuse_reply_err(req, EROFS);
+        return;
+    }
+    if ((to_set & FUSE_SET_ATTR_SIZE) &&
+        (gg_tree_truncate(c->tree, ino, of, (uint64_t)attr->st_size, &e) || gg_tree_getattr(c->tree, ino, &a, &e))) {
+        reply_error(req, &e);
+        return;
+    }
+    struct stat st;
+    to_stat(c, ino, &a, &st);
+    if (gg_tree_written_size(of) >= 0)
+        st.st_size = (off_t)gg_tree_written_size(of);
+    fuse_reply_attr(req, &st, FOREVER);
+}
+
+static void op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    gg_err e;
+    reply_rc(req, gg_tree_unlink(ctx_of(req)->tree, parent, name, &e), &e);
+}
+
+static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent, const char *newname,
+                      unsigned int flags)
+{
+    gg_err e;
+    if (flags & RENAME_EXCHANGE) {
+        fuse_reply_err(req, EINVAL);
+        return;
+    }
+    reply_rc(req, gg_tree_rename(ctx_of(req)->tree, parent, name, newparent, newname, (flags & RENAME_NOREPLACE) != 0, &e),
+             &e);
+}
+
+static void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value, size_t size, int flags)
+{
+    (void)flags;
+    gg_err e;
+    reply_rc(req, gg_tree_setxattr(ctx_of(req)->tree, ino, name, value, size, &e), &e);
+}
+
+/* What metadata/ cannot hold (folders, links, devices), and what no other
+ * folder can: refused. */
+static void refuse_in(fuse_req_t req, fuse_ino_t parent)
+{
+    fuse_reply_err(req, gg_tree_dir_writable(ctx_of(req)->tree, parent) ? EPERM : EROFS);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+    (void)name, (void)mode;
+    refuse_in(req, parent);
+}
+
+static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+    (void)name, (void)mode, (void)rdev;
+    refuse_in(req, parent);
+}
+
+static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+    (void)link, (void)name;
+    refuse_in(req, parent);
+}
+
+static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+    (void)ino, (void)newname;
+    refuse_in(req, newparent);
+}
+
+static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+    (void)name;
+    fuse_reply_err(req, EROFS);
+}
+
+static void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+    (void)ino, (void)name;
+    fuse_reply_err(req, EROFS);
 }
 
 /* Reply buffer of the calling FUSE thread, reused across requests. */
@@ -545,6 +716,21 @@ static const struct fuse_lowlevel_ops ops = {
     .statfs = op_statfs,
     .getxattr = op_getxattr,
     .listxattr = op_listxattr,
+    /* writing: only with -o edits= (else the mount is "ro" and the kernel refuses) */
+    .write = op_write,
+    .flush = op_flush,
+    .fsync = op_fsync,
+    .create = op_create,
+    .setattr = op_setattr,
+    .unlink = op_unlink,
+    .rename = op_rename,
+    .setxattr = op_setxattr,
+    .removexattr = op_removexattr,
+    .mkdir = op_mkdir,
+    .mknod = op_mknod,
+    .symlink = op_symlink,
+    .link = op_link,
+    .rmdir = op_rmdir,
 };
 
 int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, const gg_fuse_opts *o)

@@ -18,6 +18,7 @@ typedef struct gg_fuse_opts {
     gg_net *net;     /* remote models' client: stopped at once on unmount; may be NULL */
     gg_shelf *shelf; /* its background work starts once the daemon runs */
     int mount_lock;  /* the mount point's lock (main.c), closed once mounted; -1: none */
+    int edits;       /* -o edits=: metadata/ is writable (the tree says what else is not) */
 } gg_fuse_opts;
 
 /* Mount tree at mountpoint (absolute and canonical: it is never looked at

@@ -231,6 +231,8 @@ static int run_mount(gg_cli *c)
     gg_shelf *shelf = NULL;
     int single = 0;
     int rc = gg_mountset(c, c->npos - 1, &net, &shelf, &single);
+    if (!rc)
+        rc = gg_mountset_edits(c, single, 1);
     char *mp = NULL;
     int lock = -1;
     if (!rc)
@@ -261,7 +263,7 @@ static int run_mount(gg_cli *c)
             rc = GG_EXIT_INTERNAL;
         } else if (!(tree = gg_tree_new_shelf(shelf, single, reader, &c->tree, &e))) {
             fprintf(stderr, "gguffs: %s\n", e.msg);
-            rc = GG_EXIT_INTERNAL;
+            rc = e.code == GG_E_NOMEM ? GG_EXIT_INTERNAL : gg_exit_for(e.code);
         }
     }
     if (!rc) {
@@ -275,6 +277,7 @@ static int run_mount(gg_cli *c)
         c->fuse.net = net;
         c->fuse.shelf = shelf;
         c->fuse.mount_lock = lock;
+        c->fuse.edits = c->edits != NULL;
         lock = -1; /* (gg_fuse_run closes it) */
         if (net)
             gg_tree_set_stats_hook(tree, (void (*)(void *, gg_buf *))gg_net_stats_text, net);
@@ -310,6 +313,7 @@ static int run_tool(gg_cli *c, gg_tool_opts *to)
     if (!rc)
         rc = c->mode == GG_MODE_DUMP     ? gg_tool_dump(spec, to)
              : c->mode == GG_MODE_VERIFY ? gg_tool_verify(spec, to)
+             : c->mode == GG_MODE_SET    ? gg_tool_set(spec, to)
                                          : gg_tool_compare(spec, ref, to);
     free(spec);
     free(ref);
@@ -327,7 +331,8 @@ int main(int argc, char **argv)
     }
     scrub_argv(argc, argv);
     gg_tool_opts to = {.json = c.json, .full = c.full, .open = &c.open, .reader = &c.reader,
-                       .only = c.only, .n_only = c.n_only, .imatrix = c.imatrix};
+                       .only = c.only, .n_only = c.n_only, .imatrix = c.imatrix, .edits = c.edits,
+                       .sets = c.sets, .nsets = c.nsets};
     switch (c.mode) {
     case GG_MODE_HELP:
         gg_cli_usage(stdout);
@@ -342,6 +347,7 @@ int main(int argc, char **argv)
     case GG_MODE_DUMP:
     case GG_MODE_VERIFY:
     case GG_MODE_COMPARE:
+    case GG_MODE_SET:
         rc = run_tool(&c, &to);
         break;
     case GG_MODE_CAT:

@@ -283,3 +283,20 @@ int gg_mountset_one(gg_cli *c, gg_net **net, char **spec)
     gg_resolved_free(&r);
     return rc;
 }
+
+int gg_mountset_edits(gg_cli *c, int single, int write)
+{
+    if (!c->edits)
+        return 0;
+    struct stat st;
+    int there = stat(c->edits, &st) == 0, dir = there && S_ISDIR(st.st_mode);
+    if (!single && there && !dir) {
+        fprintf(stderr, "gguffs: -o edits=%s: this mount has several models; give a folder (each model's edits "
+                        "go in it, named after its path in the tree)\n", c->edits);
+        return GG_EXIT_USAGE;
+    }
+    c->tree.edits = c->edits;
+    c->tree.edits_dir = dir || !single;
+    c->tree.edits_write = write;
+    return 0;
+}

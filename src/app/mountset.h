@@ -16,4 +16,10 @@ int gg_mountset(gg_cli *c, int npos, gg_net **net, gg_shelf **out, int *single);
  * path or URL in *spec (malloc'ed). Returns 0, or an exit status. */
 int gg_mountset_one(gg_cli *c, gg_net **net, char **spec);
 
+/* -o edits= for a mount (write 1) or --cat (0) of what gg_mountset made:
+ * c->tree's edits options. One model: a file (or in a folder that is
+ * there, NAME.edits.json); several: a folder (made when first needed).
+ * Returns 0, or an exit status after a message. */
+int gg_mountset_edits(gg_cli *c, int single, int write);
+
 #endif

@@ -290,6 +290,8 @@ static const option options[] = {
      .lo = 1 << 20, .hi = OPT_RAM, .help = "opened models of a folder kept within SIZE (default 256M)"},
     {.name = "imatrix", .value = "FILE", .kind = OPT_FILE, .at = STR(imatrix),
      .help = "an imatrix GGUF: comparisons gain w_rel_rmse\n(vs/*/tensors.tsv, --compare)"},
+    {.name = "edits", .value = "FILE|DIR", .kind = OPT_DIR, .at = STR(edits),
+     .help = "metadata/ is writable; the edits are kept in FILE\n(a folder of models: DIR/PATH.edits.json); --cat, --dump"},
 
     {.name = "timeout", .value = "SECONDS", .kind = OPT_INT, .at = INT(net.timeout_s), .group = OPT_REMOTE,
      .lo = 1, .hi = 3600, .help = "the longest a remote read waits, retries included (default 30)"},
@@ -352,9 +354,11 @@ void gg_cli_usage(FILE *out)
           "       gguffs --verify [--tensor GLOB ...] [-o OPTS] MODEL.gguf\n"
           "       gguffs --cat [-o OPTS] MODEL PATH   (a file of MODEL's tree to stdout, no FUSE)\n"
           "       gguffs --compare [--json] [-o OPTS] MODEL.gguf REF.gguf\n"
+          "       gguffs --set KEY[:TYPE]=VALUE|--remove KEY ... -o edits=FILE MODEL.gguf\n"
           "       gguffs --help | --version\n"
           "\n"
-          "Mounts GGUF models as a read-only tree: metadata/<key>, metadata.json, summary,\n"
+          "Mounts GGUF models as a read-only tree (but metadata/ with -o edits=):\n"
+          "metadata/<key>, metadata.json, summary,\n"
           "tensors/<name>/{raw,f32,f32.npy,f16,bf16,info.json,stats}, tensors.tsv,\n"
           "model.safetensors, model.gguf, as/{f32,f16,bf16,q8_0}.gguf, blocks/<N>/.\n"
           "A folder or a model store gives one folder per model, kept current, with\n"
@@ -549,6 +553,18 @@ static int one_arg(gg_cli *c, int argc, char **argv, int *i, fuse_o *fo, int *de
     }
     if (lone_flag(c, a, debug))
         return 0;
+    if (!strcmp(a, "--set") || !strcmp(a, "--remove")) {
+        const char *kv = *i + 1 < argc ? argv[++*i] : NULL;
+        if (!kv || (a[2] == 's' && !strchr(kv, '=')))
+            return wrong(a[2] == 's' ? "--set needs KEY=VALUE (or KEY:TYPE=VALUE for a new key)" : "--remove needs a KEY");
+        char *one = gg_xprintf("%c%s", a[2] == 's' ? '=' : '-', kv);
+        if (!one)
+            return 1;
+        int rc = push(&c->sets, &c->nsets, one);
+        free(one);
+        c->mode = GG_MODE_SET;
+        return rc ? 1 : 0;
+    }
     if (!strcmp(a, "--tensor") || !strncmp(a, "--tensor=", 9)) {
         const char *g = a[8] == '=' ? a + 9 : *i + 1 < argc ? argv[++*i] : NULL;
         if (!g)
@@ -572,6 +588,7 @@ static int tool_args(const gg_cli *c, const fuse_o *fo)
     const char *cmd = c->mode == GG_MODE_DUMP     ? "--dump"
                       : c->mode == GG_MODE_VERIFY ? "--verify"
                       : c->mode == GG_MODE_CAT    ? "--cat"
+                      : c->mode == GG_MODE_SET    ? "--set"
                                                   : "--compare";
     int want = c->mode == GG_MODE_CAT || c->mode == GG_MODE_COMPARE ? 2 : 1;
     if (c->npos != want) {
@@ -611,13 +628,18 @@ static int check_mode(const gg_cli *c, const fuse_o *fo)
         return wrong("--ollama, --hf-cache and --lmstudio are for mounting");
     if (c->n_only && c->mode != GG_MODE_VERIFY)
         return wrong("--tensor belongs to --verify");
+    if (c->mode == GG_MODE_SET && !c->edits)
+        return wrong("--set and --remove keep the edits in a file: give it with -o edits=FILE");
+    if (c->edits && (c->mode == GG_MODE_VERIFY || c->mode == GG_MODE_COMPARE))
+        return wrong("-o edits= belongs to a mount, --cat, --dump and --set");
     return 0;
 }
 
 /* libfuse's own arguments: debug, our fixed options, the user's. */
 static int fuse_args(gg_cli *c, fuse_o *fo, const char *argv0, int debug)
 {
-    if (fuse_o_add(fo, "ro") || fuse_o_add(fo, "default_permissions") || fuse_o_add(fo, "subtype=gguffs") ||
+    /* (with edits, metadata/ is writable: the tree says what is read-only) */
+    if ((!c->edits && fuse_o_add(fo, "ro")) || fuse_o_add(fo, "default_permissions") || fuse_o_add(fo, "subtype=gguffs") ||
         push(&c->fuse_argv, &c->fuse_argc, argv0) || (debug && push(&c->fuse_argv, &c->fuse_argc, "-d")) ||
         push(&c->fuse_argv, &c->fuse_argc, "-o") || push(&c->fuse_argv, &c->fuse_argc, fo->s)) {
         fprintf(stderr, "gguffs: out of memory\n");
@@ -677,6 +699,10 @@ void gg_cli_free(gg_cli *c)
     free(c->s3_endpoint);
     free(c->ollama_registry);
     free(c->imatrix);
+    free(c->edits);
+    for (int i = 0; i < c->nsets; i++)
+        free(c->sets[i]);
+    free(c->sets);
     for (int i = 0; i < GG_NET_MAX_HEADERS; i++)
         free(c->headers[i]);
     memset(c, 0, sizeof *c);

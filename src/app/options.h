@@ -24,6 +24,7 @@ typedef enum gg_mode {
     GG_MODE_VERIFY,
     GG_MODE_CAT,
     GG_MODE_COMPARE,
+    GG_MODE_SET,
     GG_MODE_HELP,
     GG_MODE_VERSION
 } gg_mode;
@@ -41,6 +42,9 @@ typedef struct gg_cli {
     char *cache_dir;       /* -o cache_dir=DIR, absolute (net.cache_dir points at it) */
     char *s3_region, *s3_endpoint, *ollama_registry; /* -o s3_region= ... (net's point at them) */
     char *imatrix;         /* -o imatrix=FILE, absolute: weighs the comparisons (vs/, --compare) */
+    char *edits;           /* -o edits=FILE|DIR, absolute: the models' edits (editfile.h) */
+    char **sets;           /* --set KEY[:TYPE]=VALUE, --remove KEY: "=KEY..." / "-KEY", in order */
+    int nsets;
     gg_reader_opts reader;
     gg_open_opts open;
     gg_fuse_opts fuse;

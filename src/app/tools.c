@@ -18,6 +18,8 @@
 #include <stdatomic.h>
 
 #include "gguffs/compare.h"
+#include "gguffs/editfile.h"
+#include "gguffs/kvparse.h"
 #include "gguffs/scope.h"
 #include "gguffs/model.h"
 #include "gguffs/render.h"
@@ -162,9 +164,10 @@ static void dump_json(const gg_model *m, int full)
     gg_buf out = {0};
     gg_buf_printf(&out, "{\n  \"file\": ");
     gg_json_string(&out, m->path, strlen(m->path));
+    /* (the file's version and data offset; the keys', edited or not) */
     gg_buf_printf(&out, ",\n  \"version\": %" PRIu32 ",\n  \"alignment\": %" PRIu32
                   ",\n  \"data_offset\": %" PRIu64 ",\n  \"n_kv\": %" PRIu64 ",\n  \"n_tensors\": %" PRIu64,
-                  f->version, f->alignment, f->data_offset, f->n_kv, m->nt);
+                  m->shards[0].f.version, f->alignment, m->shards[0].f.data_offset, f->n_kv, m->nt);
     if (m->nshards > 1) {
         gg_buf_puts(&out, ",\n  \"shards\": [");
         for (uint32_t i = 0; i < m->nshards; i++) {
@@ -208,18 +211,142 @@ static void dump_json(const gg_model *m, int full)
     gg_buf_free(&out);
 }
 
-int gg_tool_dump(const char *path, const gg_tool_opts *o)
-{
+/* A model with the edits of -o edits=FILE (editfile.h): the model, what
+ * names it in the file, the edits, and the keys they make (f). */
+typedef struct edited {
     gg_model m;
-    int rc = open_model(&m, path, o->open);
+    gg_model_ident id;
+    gg_edits ed;
+    gg_file f;
+    int have_f;
+} edited;
+
+static void close_edited(edited *x)
+{
+    if (x->have_f)
+        gg_file_free(&x->f);
+    gg_edits_free(&x->ed);
+    gg_model_ident_free(&x->id);
+    gg_model_close(&x->m);
+}
+
+/* 0, or an exit status after a message (x closed). */
+static int open_edited(const char *path, const gg_tool_opts *o, edited *x)
+{
+    memset(x, 0, sizeof *x);
+    int rc = open_model(&x->m, path, o->open);
     if (rc != GG_EXIT_OK)
         return rc;
+    gg_err e;
+    if (gg_model_ident_of(&x->m, &x->id)) {
+        fprintf(stderr, "gguffs: out of memory\n");
+        rc = GG_EXIT_INTERNAL;
+    } else if (gg_editfile_load(o->edits, &x->m, &x->id, &x->ed, &e)) {
+        fprintf(stderr, "gguffs: %s\n", e.msg);
+        rc = gg_exit_for(e.code);
+    } else if (gg_edits_check(&x->ed, &e) || gg_edits_apply(x->m.f, &x->ed, x->m.path, &x->f, &e)) {
+        fprintf(stderr, "gguffs: edits file %s: %s\n", o->edits, e.msg);
+        rc = gg_exit_for(e.code);
+    } else {
+        x->have_f = 1;
+    }
+    if (rc)
+        close_edited(x);
+    return rc;
+}
+
+int gg_tool_dump(const char *path, const gg_tool_opts *o)
+{
+    edited x;
+    int rc = o->edits ? open_edited(path, o, &x) : open_model(&x.m, path, o->open);
+    if (rc != GG_EXIT_OK)
+        return rc;
+    gg_model *m = &x.m;
+    if (o->edits && x.ed.n) /* the model as a mount with these edits shows it */
+        m->f = &x.f;
     if (o->json)
-        dump_json(&m, o->full);
+        dump_json(m, o->full);
     else
-        dump_text(&m, o->full);
-    gg_model_close(&m);
-    return GG_EXIT_OK;
+        dump_text(m, o->full);
+    m->f = &m->shards[0].f;
+    if (o->edits)
+        close_edited(&x);
+    else
+        gg_model_close(m);
+    return rc;
+}
+
+/* One --set or --remove of o->sets on ed (whose keys are *f, made again). */
+static int set_one(const gg_model *m, const char *op, gg_edits *ed, gg_file *f, gg_err *e)
+{
+    const char *kv = op + 1, *eq = op[0] == '=' ? strchr(kv, '=') : NULL;
+    size_t klen = eq ? (size_t)(eq - kv) : strlen(kv);
+    gg_vdesc type, *fresh = NULL;
+    /* KEY:TYPE=VALUE names the type of a new key */
+    const char *colon = eq ? memrchr(kv, ':', klen) : NULL;
+    char tname[64];
+    if (colon && (size_t)(eq - colon - 1) < sizeof tname) {
+        memcpy(tname, colon + 1, (size_t)(eq - colon - 1));
+        tname[eq - colon - 1] = 0;
+        if (gg_vdesc_parse(tname, &type) == 0) {
+            fresh = &type;
+            klen = (size_t)(colon - kv);
+        }
+    }
+    int64_t have = -1;
+    for (uint64_t i = 0; i < f->n_kv && have < 0; i++)
+        if (f->kv[i].key.len == klen && !memcmp(gg_str_ptr(f, f->kv[i].key), kv, klen))
+            have = (int64_t)i;
+    if (!klen)
+        return gg_fail(e, GG_E_INVAL, "%s: no key", op + 1);
+    if (op[0] == '-') {
+        if (have < 0)
+            return gg_fail(e, GG_E_INVAL, "--remove %s: no such key", kv);
+        if (gg_edits_remove(ed, m->f, kv, klen))
+            return gg_fail(e, GG_E_NOMEM, "out of memory");
+    } else {
+        if (have >= 0 && fresh) {
+            gg_vdesc d;
+            gg_vdesc_of(f, &f->kv[have], &d);
+            if (memcmp(&d, fresh, sizeof d))
+                return gg_fail(e, GG_E_INVAL, "%.*s is a key of type %s already: a key keeps its type", (int)klen,
+                               kv, (gg_vdesc_name(&d, tname, sizeof tname), tname));
+        }
+        int changed;
+        if (gg_edits_set_text(ed, f, kv, klen, fresh, eq + 1, strlen(eq + 1), &changed, e)) {
+            gg_err_prefix(e, "%.*s", (int)(klen < 200 ? klen : 200), kv);
+            return -1;
+        }
+    }
+    gg_file g;
+    if (gg_edits_check(ed, e) || gg_edits_apply(m->f, ed, m->path, &g, e))
+        return -1;
+    gg_file_free(f);
+    *f = g;
+    return 0;
+}
+
+int gg_tool_set(const char *path, const gg_tool_opts *o)
+{
+    edited x;
+    gg_err e;
+    int rc = open_edited(path, o, &x);
+    if (rc != GG_EXIT_OK)
+        return rc;
+    for (int i = 0; !rc && i < o->nsets; i++) {
+        if (set_one(&x.m, o->sets[i], &x.ed, &x.f, &e)) {
+            fprintf(stderr, "gguffs --set: %s (%s not changed)\n", e.msg, o->edits);
+            rc = e.code == GG_E_NOMEM ? GG_EXIT_INTERNAL : GG_EXIT_USAGE;
+        }
+    }
+    if (!rc && gg_editfile_save(o->edits, &x.id, &x.f, &x.ed, &e)) {
+        fprintf(stderr, "gguffs --set: %s\n", e.msg);
+        rc = GG_EXIT_INTERNAL;
+    }
+    if (!rc)
+        fprintf(stderr, "gguffs --set: %d change%s saved in %s\n", o->nsets, o->nsets == 1 ? "" : "s", o->edits);
+    close_edited(&x);
+    return rc;
 }
 
 static double now(void)
@@ -560,6 +687,8 @@ int gg_tool_cat(gg_cli *c)
     c->tree.imatrix = im;
     if (!rc)
         rc = gg_mountset(c, 1, &net, &shelf, &single);
+    if (!rc)
+        rc = gg_mountset_edits(c, single, 0);
     if (!rc) {
         gg_err e;
         if (!(reader = gg_reader_new(&c->reader))) {

@@ -16,12 +16,24 @@ typedef struct gg_tool_opts {
     char **only;                 /* --verify --tensor GLOB...: only matching tensors */
     int n_only;
     const char *imatrix;         /* --compare -o imatrix=FILE */
+    const char *edits;           /* --dump, --set -o edits=FILE */
+    char **sets;                 /* --set, --remove: "=KEY[:TYPE]=VALUE" / "-KEY", in order */
+    int nsets;
 } gg_tool_opts;
 
 /* gguffs --dump [--json] [--full] MODEL: header, key/values (long arrays
  * shortened unless --full) and the tensor table, with the file holding each
  * tensor for split models. Returns an exit status. */
 int gg_tool_dump(const char *path, const gg_tool_opts *o);
+
+/* gguffs --set KEY[:TYPE]=VALUE --remove KEY ... -o edits=FILE MODEL: the
+ * changes, in order, made to the edits of FILE (editfile.h; made if
+ * missing) as writing metadata/<key> of a mount would make them: a value
+ * is text in the key's type (a new key: TYPE, else a string). All or
+ * nothing: a value that does not parse, a key to remove that is not there,
+ * and FILE stays as it was (exit status 2, after a message naming the key
+ * and what was wrong). Returns an exit status. */
+int gg_tool_set(const char *path, const gg_tool_opts *o);
 
 /* gguffs --verify MODEL: decode every tensor (or those --tensor names) once,
  * on every core, and report NaN/Inf counts and decode errors; exit status 9

@@ -83,6 +83,10 @@ int gg_code_errno(gg_code c)
     case GG_E_NOATTR: return ENODATA;
     case GG_E_RANGE: return ERANGE;
     case GG_E_AGAIN: return EAGAIN;
+    case GG_E_ROFS: return EROFS;
+    case GG_E_EXIST: return EEXIST;
+    case GG_E_PERM: return EPERM;
+    case GG_E_NOTSUP: return ENOTSUP;
     default: return EIO; /* I/O, malformed, unsupported, not regular */
     }
 }
@@ -92,7 +96,8 @@ const char *gg_code_name(gg_code c)
     static const char *const names[GG_CODE_COUNT] = {
         "ok", "out of memory", "not found", "access denied", "I/O error", "not a regular file",
         "malformed", "stale", "unsupported", "too big", "invalid argument", "is a folder",
-        "not a folder", "no such entry", "timed out", "no such attribute", "too small", "again"};
+        "not a folder", "no such entry", "timed out", "no such attribute", "too small", "again",
+        "read-only", "exists", "not permitted", "not supported"};
     return c < GG_CODE_COUNT ? names[c] : "?";
 }
 

@@ -2,20 +2,21 @@
  * gguf_write.h). The bytes are those of the parsed header copy, which the
  * parser has bounds-checked: nothing here reads past what it validated. */
 #include "gguffs/gguf_write.h"
+#include "gguf_put.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-static void put_u32(gg_buf *b, uint32_t v)
+void gg_put_u32(gg_buf *b, uint32_t v)
 {
     uint8_t p[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
     gg_buf_put(b, p, 4);
 }
 
-static void put_u64(gg_buf *b, uint64_t v)
+void gg_put_u64(gg_buf *b, uint64_t v)
 {
-    put_u32(b, (uint32_t)v);
-    put_u32(b, (uint32_t)(v >> 32));
+    gg_put_u32(b, (uint32_t)v);
+    gg_put_u32(b, (uint32_t)(v >> 32));
 }
 
 static uint64_t le(const uint8_t *p, int n)
@@ -26,13 +27,12 @@ static uint64_t le(const uint8_t *p, int n)
     return v;
 }
 
-/* A value of a GGUF v1 header (32-bit lengths and counts) written as v3;
- * returns the bytes it took in the v1 header. */
-static uint64_t widen_value(gg_buf *out, const uint8_t *p, uint32_t type)
+/* (gguf_put.h) */
+uint64_t gg_put_v1_value(gg_buf *out, const uint8_t *p, uint32_t type)
 {
     if (type == GG_VT_STR) {
         uint64_t n = le(p, 4);
-        put_u64(out, n);
+        gg_put_u64(out, n);
         gg_buf_put(out, p + 4, n);
         return 4 + n;
     }
@@ -42,20 +42,20 @@ static uint64_t widen_value(gg_buf *out, const uint8_t *p, uint32_t type)
     }
     uint32_t et = (uint32_t)le(p, 4);
     uint64_t n = le(p + 4, 4), at = 8;
-    put_u32(out, et);
-    put_u64(out, n);
+    gg_put_u32(out, et);
+    gg_put_u64(out, n);
     if (et != GG_VT_STR && et != GG_VT_ARR) {
         gg_buf_put(out, p + at, n * gg_vtype_size(et));
         return at + n * gg_vtype_size(et);
     }
     for (uint64_t i = 0; i < n && !out->oom; i++)
-        at += widen_value(out, p + at, et);
+        at += gg_put_v1_value(out, p + at, et);
     return at;
 }
 
 static void put_key(gg_buf *out, const gg_file *f, const gg_kv *kv)
 {
-    put_u64(out, kv->key.len);
+    gg_put_u64(out, kv->key.len);
     gg_buf_put(out, gg_str_ptr(f, kv->key), kv->key.len);
 }
 
@@ -72,6 +72,29 @@ uint32_t gg_tinfo_ndims(const gg_tinfo *ti)
     return n ? n : 1;
 }
 
+/* The keys of f as version 3 stores them (split.* left out unless
+ * keep_split), general.file_type set to file_type unless it is KEEP. */
+static void put_kvs(gg_buf *out, const gg_file *f, int keep_split, int64_t file_type)
+{
+    int64_t ft = gg_find_key(f, "general.file_type");
+    for (uint64_t i = 0; i < f->n_kv; i++) {
+        const gg_kv *kv = &f->kv[i];
+        if (!keep_split && is_split_key(f, kv))
+            continue;
+        if ((int64_t)i == ft && file_type != GG_FILE_TYPE_KEEP) {
+            put_key(out, f, kv);
+            gg_put_u32(out, GG_VT_U32);
+            gg_put_u32(out, (uint32_t)file_type);
+        } else if (f->version == 1) {
+            put_key(out, f, kv);
+            gg_put_u32(out, kv->type);
+            gg_put_v1_value(out, f->hdr + kv->val, kv->type);
+        } else { /* key, type and value as they are */
+            gg_buf_put(out, f->hdr + kv->at, kv->val + kv->val_len - kv->at);
+        }
+    }
+}
+
 int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, int64_t file_type, gg_buf *out, uint64_t *offset,
                    uint64_t *data_start, uint64_t *data_bytes, gg_err *e)
 {
@@ -84,42 +107,27 @@ int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, int64_t file_typ
     nkv += file_type != GG_FILE_TYPE_KEEP && ft < 0;
     size_t start = out->len;
     gg_buf_put(out, "GGUF", 4);
-    put_u32(out, 3);
-    put_u64(out, m->nt);
-    put_u64(out, nkv);
-    for (uint64_t i = 0; i < f->n_kv; i++) {
-        const gg_kv *kv = &f->kv[i];
-        if (is_split_key(f, kv))
-            continue;
-        if ((int64_t)i == ft && file_type != GG_FILE_TYPE_KEEP) {
-            put_key(out, f, kv);
-            put_u32(out, GG_VT_U32);
-            put_u32(out, (uint32_t)file_type);
-        } else if (f->version == 1) {
-            put_key(out, f, kv);
-            put_u32(out, kv->type);
-            widen_value(out, f->hdr + kv->val, kv->type);
-        } else { /* key, type and value as they are */
-            gg_buf_put(out, f->hdr + kv->at, kv->val + kv->val_len - kv->at);
-        }
-    }
+    gg_put_u32(out, 3);
+    gg_put_u64(out, m->nt);
+    gg_put_u64(out, nkv);
+    put_kvs(out, f, 0, file_type);
     if (file_type != GG_FILE_TYPE_KEEP && ft < 0) {
-        put_u64(out, 17);
+        gg_put_u64(out, 17);
         gg_buf_put(out, "general.file_type", 17);
-        put_u32(out, GG_VT_U32);
-        put_u32(out, (uint32_t)file_type);
+        gg_put_u32(out, GG_VT_U32);
+        gg_put_u32(out, (uint32_t)file_type);
     }
     uint64_t at = 0;
     for (uint64_t i = 0; i < m->nt; i++) {
         const gg_tensor *t = &m->t[i];
         const gg_tinfo *ti = t->info;
-        put_u64(out, t->name_len);
+        gg_put_u64(out, t->name_len);
         gg_buf_put(out, t->name, t->name_len);
-        put_u32(out, ti->n_dims);
+        gg_put_u32(out, ti->n_dims);
         for (uint32_t d = 0; d < ti->n_dims; d++)
-            put_u64(out, ti->ne[d]);
-        put_u32(out, ts[i].type_id);
-        put_u64(out, at);
+            gg_put_u64(out, ti->ne[d]);
+        gg_put_u32(out, ts[i].type_id);
+        gg_put_u64(out, at);
         offset[i] = at;
         uint64_t padded = ts[i].nbytes + (align - ts[i].nbytes % align) % align;
         if (padded < ts[i].nbytes || at > (uint64_t)INT64_MAX - padded)
@@ -129,5 +137,29 @@ int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, int64_t file_typ
     uint64_t len = out->len - start;
     *data_start = m->nt ? len + (align - len % align) % align : len; /* (no data: no padding before it) */
     *data_bytes = at;
+    return out->oom ? gg_fail(e, GG_E_NOMEM, "%s: out of memory for a GGUF header", m->path) : 0;
+}
+
+int gg_gguf_header_in_place(const gg_model *m, gg_buf *out, uint64_t *data_start, gg_err *e)
+{
+    const gg_file *f = m->f, *sf = &m->shards[0].f;
+    size_t start = out->len;
+    gg_buf_put(out, "GGUF", 4);
+    gg_put_u32(out, 3);
+    gg_put_u64(out, sf->n_tensors);
+    gg_put_u64(out, f->n_kv);
+    put_kvs(out, f, 1, GG_FILE_TYPE_KEEP);
+    for (uint64_t i = 0; i < sf->n_tensors; i++) {
+        const gg_tinfo *ti = &sf->tensors[i];
+        gg_put_u64(out, ti->name.len);
+        gg_buf_put(out, gg_str_ptr(sf, ti->name), ti->name.len);
+        gg_put_u32(out, ti->n_dims);
+        for (uint32_t d = 0; d < ti->n_dims; d++)
+            gg_put_u64(out, ti->ne[d]);
+        gg_put_u32(out, ti->type_id);
+        gg_put_u64(out, ti->offset);
+    }
+    uint64_t len = out->len - start, align = f->alignment;
+    *data_start = sf->n_tensors ? len + (align - len % align) % align : len;
     return out->oom ? gg_fail(e, GG_E_NOMEM, "%s: out of memory for a GGUF header", m->path) : 0;
 }

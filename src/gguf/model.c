@@ -562,6 +562,8 @@ int gg_model_load_sides(gg_model *m, const gg_side_spec *sides, int n, const gg_
 
 uint64_t gg_model_bytes(const gg_model *m)
 {
+    if (m->f != &m->shards[0].f) /* an edited view (kvedit.h): its header; the rest is its model's */
+        return sizeof *m + m->f->hdr_len + m->f->n_kv * sizeof *m->f->kv;
     uint64_t n = sizeof *m + m->nt * sizeof *m->t + m->nshards * sizeof *m->shards;
     for (uint32_t i = 0; i < m->nsides; i++)
         n += m->sides[i].len;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gguffs/gguf_write.h"
+#include "gguffs/kvedit.h"
 #include "gguffs/names.h"
 #include "gguffs/render.h"
 #include "segread.h"
@@ -286,10 +287,35 @@ static int64_t file_type_of(gg_view_kind v)
     return v == GG_VIEW_RAW ? GG_FILE_TYPE_KEEP : v == GG_VIEW_F16 ? 1 : v == GG_VIEW_BF16 ? 32 : v == GG_VIEW_Q8_0 ? 7 : 0;
 }
 
+/* model.gguf of one file whose keys were edited: the new header, padding,
+ * then the file's data section as it is (its tensors at their offsets). */
+static gg_composite *edited_in_place(const gg_model *m, gg_err *e)
+{
+    gg_buf h = {0};
+    uint64_t start;
+    if (gg_gguf_header_in_place(m, &h, &start, e)) {
+        gg_buf_free(&h);
+        return NULL;
+    }
+    size_t hlen = h.len;
+    gg_composite *c = composite_new(&h, 3, e);
+    if (!c)
+        return NULL;
+    const gg_file *sf = &m->shards[0].f;
+    uint64_t data = sf->n_tensors ? m->shards[0].src->size - sf->data_offset : 0;
+    c->seg[c->n++] = (gg_segment){.len = hlen, .bytes = c->header};
+    if (start > hlen)
+        c->seg[c->n++] = (gg_segment){.at = hlen, .len = start - hlen, .kind = GG_SEG_ZEROS};
+    if (data)
+        c->seg[c->n++] = (gg_segment){.at = start, .len = data, .kind = GG_SEG_SHARD, .from = sf->data_offset};
+    c->size = start + data;
+    return c;
+}
+
 gg_composite *gg_export_gguf(const gg_model *m, gg_view_kind view, gg_err *e)
 {
     gg_buf h = {0};
-    if (view == GG_VIEW_RAW && m->nshards == 1) {
+    if (view == GG_VIEW_RAW && m->nshards == 1 && !gg_model_is_edited(m)) {
         gg_composite *c = composite_new(&h, 1, e);
         if (!c)
             return NULL;
@@ -298,6 +324,8 @@ gg_composite *gg_export_gguf(const gg_model *m, gg_view_kind view, gg_err *e)
         c->size = c->seg[0].len;
         return c;
     }
+    if (view == GG_VIEW_RAW && m->nshards == 1 && m->f->alignment == m->shards[0].f.alignment)
+        return edited_in_place(m, e);
     gg_gguf_tensor *ts = malloc((m->nt ? m->nt : 1) * sizeof *ts);
     uint64_t *offset = malloc((m->nt ? m->nt : 1) * sizeof *offset);
     if (!ts || !offset) {

@@ -84,12 +84,14 @@ static double kval(const gg_model *m, const char *arch, const char *suffix, doub
 
 static int has(const gg_model *m, const char *arch, const char *suffix) { return gg_kv_get(m->f, arch, suffix) != NULL; }
 
-/* A token id key of tokenizer.ggml.* (when it names a token). */
-static void token_id(gg_buf *o, const gg_model *m, const char *k, const char *suffix)
+/* A token id key of tokenizer.ggml.* (when it names a token; else -1). */
+static int token_id(gg_buf *o, const gg_model *m, const char *k, const char *suffix)
 {
     uint64_t v;
-    if (gg_kv_uint(m->f, gg_kv_get(m->f, "tokenizer.ggml", suffix), &v) == 0)
-        u64(o, k, v);
+    if (gg_kv_uint(m->f, gg_kv_get(m->f, "tokenizer.ggml", suffix), &v) != 0)
+        return -1;
+    u64(o, k, v);
+    return 0;
 }
 
 /* ---- config.json ---- */
@@ -123,7 +125,9 @@ static int llama3_fits(const float *r, uint64_t n, double base, uint64_t dim, co
  * the usual grid: the pairs whose factor is the largest lie past the low
  * wavelength A = L / low, those at 1 below the high one B = L / high, and
  * each pair between gives s = (A / w - 1) / (A / B - 1). A and B are what
- * matters; L is then any context (the model's own, else 8192). */
+ * matters; L is then any context below the model's own, which transformers
+ * asks of original_max_position_embeddings: the model's divided by the
+ * factor (8192 when the model has none). */
 static int llama3_solve(const float *r, uint64_t n, double base, uint64_t dim, double ctx, gg_hf_llama3 *out)
 {
     float f = 0;
@@ -174,7 +178,7 @@ static int llama3_solve(const float *r, uint64_t n, double base, uint64_t dim, d
         return 0;
     out->factor = f;
     out->factor_f32 = f;
-    out->orig_ctx = ctx > 0 ? ctx : 8192;
+    out->orig_ctx = ctx > 0 ? fmax(1, floor(ctx / f)) : 8192;
     out->low = out->orig_ctx / A;
     out->high = out->orig_ctx / B;
     return llama3_fits(r, n, base, dim, out);
@@ -206,7 +210,8 @@ int gg_hf_rope_llama3(const float *r, uint64_t n, double base, uint64_t dim, dou
                     c.orig_ctx = ctxs[ci];
                     c.low = lows[li];
                     c.high = highs[hi];
-                    if (c.high <= c.low)
+                    /* transformers wants the original context below the model's */
+                    if (c.high <= c.low || (ctx > 0 && c.orig_ctx >= ctx))
                         continue;
                     if (llama3_fits(r, n, base, dim, &c)) {
                         *out = c;
@@ -442,7 +447,10 @@ void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch
     boolean(o, "tie_word_embeddings", p->tied);
     token_id(o, m, "bos_token_id", "bos_token_id");
     token_id(o, m, "eos_token_id", "eos_token_id");
-    token_id(o, m, "pad_token_id", "padding_token_id");
+    /* no padding token: null, not the class's default (Phi3Config's 32000 can lie
+     * past the vocabulary, and transformers then fails to make the embedding) */
+    if (token_id(o, m, "pad_token_id", "padding_token_id") != 0)
+        null(o, "pad_token_id");
     str(o, "torch_dtype", torch_dtype);
     boolean(o, "use_cache", 1);
     key(o, "attention_dropout");

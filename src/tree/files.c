@@ -108,6 +108,9 @@ static int info_json(gg_mtree *t, uint64_t tensor, gg_buf *out, gg_err *e)
     return 0;
 }
 
+/* A key made in metadata/ but not written yet: empty. */
+static int newkey_text(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e) { return 0; }
+
 /* A side file (an Ollama layer: template, params, ...): its bytes. */
 static int side_text(gg_mtree *t, uint64_t side, gg_buf *out, gg_err *e)
 {
@@ -403,6 +406,7 @@ const gg_file_kind gg_files[] = {
     {TENSOR("stats"), TEXT(stats, NULL), .fixed_size = GG_STATS_BYTES, .flags = GG_FF_CHECK, .present = decodable},
 
     {.scope = GG_FK_KV, TEXT(kv_text, kv_bound), .present = kv_fits},
+    {.scope = GG_FK_NEWKEY, TEXT(newkey_text, NULL)},
     {.scope = GG_FK_SIDE, TEXT(side_text, side_bound)},
 
     /* vs/<ref>/: this model against ref; its files read this model's

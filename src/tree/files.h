@@ -45,6 +45,7 @@ typedef enum gg_fscope {
     GG_FK_MODEL,     /* at a model's root (arg 0) */
     GG_FK_TENSOR,    /* in every tensors/<name>/ (arg: the tensor's index) */
     GG_FK_KV,        /* metadata/<key>, named by its key (arg: the KV's index) */
+    GG_FK_NEWKEY,    /* metadata/<key> made (-o edits=) but not written yet (arg: its index in the tree's) */
     GG_FK_SIDE,      /* a model's side files at its root, named by theirs (arg: the side's index) */
     GG_FK_AS,        /* in as/, the model in other types (arg 0) */
     GG_FK_HF,        /* in as/hf/, the model as a Hugging Face folder (arg 0) */

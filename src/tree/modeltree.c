@@ -131,7 +131,7 @@ static size_t scope_row(gg_fscope scope)
     return 0;
 }
 
-/* metadata/: a file per KV. */
+/* metadata/: a file per KV, then per key made and not written yet. */
 int gg_mtree_build_kvs(gg_mtree *t, uint32_t meta_dir)
 {
     const gg_model *m = t->m;
@@ -144,8 +144,26 @@ int gg_mtree_build_kvs(gg_mtree *t, uint32_t meta_dir)
         if (add_node(t, gg_name_escape(gg_str_ptr(m->f, kv->key), kv->key.len), meta_dir, GG_C_FILE, row, i))
             return -1;
     }
+    for (size_t i = 0; i < t->nnewkeys; i++)
+        if (add_node(t, gg_name_escape(t->newkeys[i].key, t->newkeys[i].len), meta_dir, GG_C_FILE,
+                     scope_row(GG_FK_NEWKEY), i))
+            return -1;
     set_children(t, meta_dir, kv0);
     return unique_children(t, meta_dir);
+}
+
+const char *gg_mtree_key(const gg_mtree *t, uint32_t node, size_t *len)
+{
+    const gg_node *n = &t->nodes[node];
+    if (gg_node_is_kv(n)) {
+        const gg_kv *kv = &t->m->f->kv[n->arg];
+        *len = kv->key.len;
+        return gg_str_ptr(t->m->f, kv->key);
+    }
+    if (!gg_node_is_key(n))
+        return NULL;
+    *len = t->newkeys[n->arg].len;
+    return t->newkeys[n->arg].key;
 }
 
 /* Is row k of scope there for arg in t? vs/ only in a mount of several
@@ -289,13 +307,41 @@ static void hold(gg_mtree *t, uint64_t n)
 /* Trees made so far: each gets its own number (gg_mtree.gen). */
 static _Atomic uint64_t trees_made;
 
+static void free_newkeys(gg_newkey *k, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(k[i].key);
+    free(k);
+}
+
+static int copy_newkeys(gg_mtree *t, const gg_newkey *keys, size_t n)
+{
+    if (!n)
+        return 0;
+    t->newkeys = calloc(n, sizeof *t->newkeys);
+    if (!t->newkeys)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        t->newkeys[i] = keys[i];
+        if (!(t->newkeys[i].key = malloc(keys[i].len + 1))) {
+            free_newkeys(t->newkeys, i);
+            t->newkeys = NULL;
+            return -1;
+        }
+        memcpy(t->newkeys[i].key, keys[i].key, keys[i].len + 1);
+    }
+    t->nnewkeys = n;
+    return 0;
+}
+
 /* A tree of m (or, with ref, of m against ref), built. */
 static gg_mtree *mtree_make(gg_model *m, uint32_t uid_base, gg_model *ref, uint32_t ref_uid, gg_cmp *cmp,
-                            gg_reader *r, const gg_tree_opts *o, _Atomic uint64_t *account, gg_err *e)
+                            gg_reader *r, const gg_tree_opts *o, _Atomic uint64_t *account, const gg_newkey *keys,
+                            size_t nkeys, gg_err *e)
 {
     /* per tensor: its folder, its files, a link in blocks/ */
     uint64_t want = ref ? 16 + (2 + gg_files_in_scope(GG_FK_VS_TENSOR)) * gg_cmp_pairs(cmp)
-                        : 16 + m->f->n_kv + (2 + gg_files_in_scope(GG_FK_TENSOR)) * m->nt;
+                        : 16 + m->f->n_kv + nkeys + (2 + gg_files_in_scope(GG_FK_TENSOR)) * m->nt;
     if (want > MAX_NODES) {
         gg_fail(e, GG_E_TOOBIG, "%s: too many keys and tensors (%" PRIu64 " nodes; at most %u)", m->path, want,
                 MAX_NODES);
@@ -316,7 +362,7 @@ static gg_mtree *mtree_make(gg_model *m, uint32_t uid_base, gg_model *ref, uint3
     pthread_mutex_init(&t->vs_lock, NULL);
     if (o)
         t->o = *o;
-    if (build(t) || build_hash(t)) {
+    if (copy_newkeys(t, keys, nkeys) || build(t) || build_hash(t)) {
         gg_mtree_free(t);
         gg_fail(e, GG_E_NOMEM, "%s: out of memory building its tree", m->path);
         return NULL;
@@ -333,7 +379,13 @@ static gg_mtree *mtree_make(gg_model *m, uint32_t uid_base, gg_model *ref, uint3
 gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
                        _Atomic uint64_t *account, gg_err *e)
 {
-    return mtree_make(m, uid_base, NULL, 0, NULL, r, o, account, e);
+    return mtree_make(m, uid_base, NULL, 0, NULL, r, o, account, NULL, 0, e);
+}
+
+gg_mtree *gg_mtree_new_keys(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
+                            _Atomic uint64_t *account, const gg_newkey *keys, size_t nkeys, gg_err *e)
+{
+    return mtree_make(m, uid_base, NULL, 0, NULL, r, o, account, keys, nkeys, e);
 }
 
 /* A comparison made against one tree of its reference. */
@@ -366,7 +418,7 @@ gg_mtree *gg_mtree_vs(gg_mtree *t, uint32_t ref_id, gg_mtree *ref, gg_cmp *cmp, 
          * (its users hold that tree), so it goes. */
         gg_mtree_free(t->vs[i].t);
         t->vs[i].t = NULL;
-        v = mtree_make(t->m, t->uid_base, ref->m, ref->uid_base, cmp, t->reader, &t->o, t->account, e);
+        v = mtree_make(t->m, t->uid_base, ref->m, ref->uid_base, cmp, t->reader, &t->o, t->account, NULL, 0, e);
         t->vs[i].t = v;
         t->vs[i].ref_gen = ref->gen;
     }
@@ -395,6 +447,7 @@ void gg_mtree_free(gg_mtree *t)
     }
     free(t->nodes);
     free(t->hash);
+    free_newkeys(t->newkeys, t->nnewkeys);
     free(t);
 }
 

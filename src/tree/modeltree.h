@@ -29,6 +29,7 @@
 #include "gguffs/compare.h"
 #include "gguffs/attr.h"
 #include "gguffs/export.h"
+#include "gguffs/kvedit.h"
 #include "gguffs/view.h"
 
 /* What a node is, for the tree's shape; what a file holds is its row in
@@ -59,6 +60,14 @@ typedef struct gg_node {
 
 typedef struct gg_vs_tree gg_vs_tree;
 
+/* A key made in metadata/ (-o edits=) that holds no value yet: its name
+ * (the key's bytes) and the type it will take. */
+typedef struct gg_newkey {
+    char *key;
+    size_t len;
+    gg_vdesc type;
+} gg_newkey;
+
 typedef struct gg_mtree {
     gg_node *nodes;
     uint32_t n;
@@ -82,6 +91,9 @@ typedef struct gg_mtree {
     gg_model *ref;
     uint32_t ref_uid_base;
     gg_cmp *cmp;
+    /* Keys made but not written yet (metadata/ lists them), owned. */
+    gg_newkey *newkeys;
+    size_t nnewkeys;
     /* A model's tree: its comparisons made so far, by the reference's id (vs_lock). */
     pthread_mutex_t vs_lock;
     gg_vs_tree *vs;
@@ -94,12 +106,27 @@ struct gg_open_file {
     gg_readahead ra;
     gg_readahead ra_ref; /* a comparison's diff: the reference's stream */
     void *held;
+    uint32_t node;    /* the file, in the tree of the version it opened (tree.c) */
     int stale;        /* its model had changed when it was opened */
     gg_open_file *prev, *next; /* in its tree's list of open files (tree.c) */
+    /* Opened for writing (metadata/<key>, -o edits=): the key, the text
+     * written so far (the whole new value, taken at flush), and whether it
+     * was changed since the last time it was taken. */
+    int writer;
+    char *key;
+    size_t key_len;
+    gg_buf text;
+    int dirty;        /* truncated or written since taken */
+    int wrote;        /* written (not only truncated) since taken */
+    int refused;      /* a write was refused: its close fails too, taking nothing */
+    gg_vdesc type;    /* the key's type at the open */
 };
 
 gg_mtree *gg_mtree_new(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
                        _Atomic uint64_t *account, gg_err *e);
+/* The same with keys made but not written yet (copied): metadata/ lists them too. */
+gg_mtree *gg_mtree_new_keys(gg_model *m, uint32_t uid_base, gg_reader *r, const gg_tree_opts *o,
+                            _Atomic uint64_t *account, const gg_newkey *keys, size_t nkeys, gg_err *e);
 void gg_mtree_free(gg_mtree *t);
 
 static inline int gg_node_is_dir(const gg_node *n) { return n->content == GG_C_DIR || n->content == GG_C_TENSOR_DIR; }
@@ -121,6 +148,15 @@ static inline int gg_node_is_kv(const gg_node *n)
 {
     return n->content == GG_C_FILE && gg_files[n->file].scope == GG_FK_KV;
 }
+
+/* metadata/<key>, or one made and not written yet */
+static inline int gg_node_is_key(const gg_node *n)
+{
+    return n->content == GG_C_FILE && (gg_files[n->file].scope == GG_FK_KV || gg_files[n->file].scope == GG_FK_NEWKEY);
+}
+
+/* The key a node of metadata/ stands for (its bytes), or NULL. */
+const char *gg_mtree_key(const gg_mtree *t, uint32_t node, size_t *len);
 
 /* The builders of the table's folders (files.c): metadata/ (a file per
  * KV), tensors/ (a folder per tensor, holding the tensor rows), blocks/,

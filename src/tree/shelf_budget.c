@@ -246,6 +246,8 @@ void gg_entry_put(gg_shelf *s, gg_entry *en)
         trim(s, en);
 }
 
+void gg_entry_hold(gg_entry *en) { atomic_fetch_add(&en->users, 1); }
+
 uint64_t *gg_entry_tag(gg_entry *en) { return &en->tag; }
 
 _Atomic uint64_t *gg_shelf_account(gg_shelf *s) { return &s->open_bytes; }

@@ -27,7 +27,25 @@ enum { F_MODELS_TSV = GG_ROOT_MODELS_TSV, F_ERRORS = GG_ROOT_ERRORS, F_STATS = G
 
 /* ---- model trees, made on first use ---- */
 
-static void *make_mtree(void *arg, gg_entry *en, gg_model *m, gg_err *e)
+/* Where model en's edits are kept (editfile.h): the file of -o edits=, or
+ * its folder's PATH.edits.json. 0 (*path malloc'd, NULL: no edits), or -1. */
+static int edits_path(gg_tree *t, gg_entry *en, char **path, gg_err *e)
+{
+    *path = NULL;
+    if (!t->o.edits)
+        return 0;
+    if (!t->o.edits_dir) {
+        *path = strdup(t->o.edits);
+    } else {
+        char *name = gg_entry_path(t->shelf, en);
+        *path = name ? gg_xprintf("%s/%s.edits.json", t->o.edits, name) : NULL;
+        free(name);
+    }
+    return *path ? 0 : gg_fail(e, GG_E_NOMEM, "out of memory");
+}
+
+/* A model's state (mversion.h): its versions, and its edits. */
+static void *make_mstate(void *arg, gg_entry *en, gg_model *m, gg_err *e)
 {
     gg_tree *t = arg;
     /* A model closed while idle and opened again (the same file) keeps its
@@ -35,35 +53,66 @@ static void *make_mtree(void *arg, gg_entry *en, gg_model *m, gg_err *e)
     uint64_t *tag = gg_entry_tag(en);
     if (!*tag)
         *tag = atomic_fetch_add(&t->next_uid, (uint32_t)m->nt + 1);
-    return gg_mtree_new(m, (uint32_t)*tag, t->reader, &t->o, gg_shelf_account(t->shelf), e);
+    char *path;
+    if (edits_path(t, en, &path, e))
+        return NULL;
+    gg_mstate *st = gg_mstate_new(m, gg_entry_id(en), (uint32_t)*tag, t->reader, &t->o, gg_shelf_account(t->shelf),
+                                  path, t->o.edits_write, e);
+    free(path);
+    if (st)
+        st->en = en;
+    return st;
 }
 
-static void unmake_mtree(void *mt) { gg_mtree_free(mt); }
+static void unmake_mstate(void *st) { gg_mstate_free(st); }
 
-/* Model id's tree, held (*held) until done_with(). */
-static gg_mtree *mtree_of(gg_tree *t, uint32_t id, gg_entry **held, gg_err *e)
+/* Model id's state, its entry in use until gg_entry_put. */
+static gg_mstate *state_of(gg_tree *t, uint32_t id, gg_err *e)
 {
-    *held = gg_shelf_entry(t->shelf, id);
-    if (!*held) {
+    gg_entry *en = gg_shelf_entry(t->shelf, id);
+    if (!en) {
         gg_fail(e, GG_E_NOENT, "no model %" PRIu32, id);
         return NULL;
     }
-    gg_mtree *mt = gg_entry_tree(t->shelf, *held, make_mtree, t, unmake_mtree, e);
-    if (!mt)
-        *held = NULL;
-    return mt;
+    return gg_entry_tree(t->shelf, en, make_mstate, t, unmake_mstate, e);
 }
 
-static void done_with(gg_tree *t, gg_entry *held) { gg_entry_put(t->shelf, held); }
+/* Model id's tree, its newest version held (*held) until done_with(). */
+static gg_mtree *mtree_of(gg_tree *t, uint32_t id, gg_mver **held, gg_err *e)
+{
+    gg_mstate *st = state_of(t, id, e);
+    *held = st ? gg_mstate_hold(st) : NULL;
+    return st ? (*held)->mt : NULL;
+}
 
-gg_mtree *tree_model(gg_tree *t, uint32_t id, gg_entry **held, gg_err *e) { return mtree_of(t, id, held, e); }
-void tree_put(gg_tree *t, gg_entry *held) { done_with(t, held); }
+static void done_with(gg_tree *t, gg_mver *held)
+{
+    if (!held)
+        return;
+    gg_entry *en = held->st->en;
+    gg_mver_put(held);
+    gg_entry_put(t->shelf, en);
+}
+
+gg_mtree *tree_model(gg_tree *t, uint32_t id, gg_mver **held, gg_err *e) { return mtree_of(t, id, held, e); }
+void tree_put(gg_tree *t, gg_mver *held) { done_with(t, held); }
+
+gg_ino tree_ix_ino(gg_tree *t, uint32_t id, uint32_t ix)
+{
+    if (ix)
+        return ino_of(id, ix);
+    if (t->single)
+        return GG_ROOT;
+    gg_entry *en = gg_shelf_entry(t->shelf, id);
+    return en ? ino_of(0, gg_entry_node(t->shelf, en)) : GG_ROOT; /* the model's folder */
+}
 
 /* The model tree and node behind an inode that is a model's folder or
  * below it; 0 (with *mt, held in *held until done_with()) or -1 when the
  * inode is a shelf folder or a root file (with *mt NULL) or unknown (*e
- * set). */
-static int model_node(gg_tree *t, gg_ino ino, gg_mtree **mt, uint32_t *node, gg_entry **held, gg_err *e)
+ * set). An inode of an older version (a file still open, a name the kernel
+ * kept) is that version's node. */
+static int model_node(gg_tree *t, gg_ino ino, gg_mtree **mt, uint32_t *node, gg_mver **held, gg_err *e)
 {
     uint32_t slot = slot_of(ino), idx = index_of(ino);
     *mt = NULL;
@@ -84,17 +133,29 @@ static int model_node(gg_tree *t, gg_ino ino, gg_mtree **mt, uint32_t *node, gg_
     }
     if (slot == SPECIAL)
         return -1;
-    *mt = mtree_of(t, slot, held, e);
-    if (!*mt)
+    gg_mstate *st = state_of(t, slot, e);
+    if (!st)
         return -1;
-    if (idx >= (*mt)->n) {
-        done_with(t, *held);
-        *held = NULL;
-        *mt = NULL;
+    *held = gg_mstate_hold_ix(st, idx, node);
+    if (!*held) {
+        gg_entry_put(t->shelf, st->en);
         return gg_fail(e, GG_E_NOENT, "no inode %" PRIu64, ino);
     }
-    *node = idx;
+    *mt = (*held)->mt;
     return 0;
+}
+
+int tree_model_node(gg_tree *t, gg_ino ino, gg_mtree **mt, uint32_t *node, gg_mver **held, gg_err *e)
+{
+    return model_node(t, ino, mt, node, held, e);
+}
+
+void tree_tell(gg_tree *t, uint32_t id, const gg_inval *iv)
+{
+    for (size_t i = 0; t->inval_entry && i < iv->n; i++)
+        t->inval_entry(t->inval_arg, tree_ix_ino(t, id, iv->parent[i]), iv->name[i]);
+    for (size_t i = 0; t->inval_inode && i < iv->ni; i++)
+        t->inval_inode(t->inval_arg, tree_ix_ino(t, id, iv->inode[i]));
 }
 
 /* ---- building ---- */
@@ -126,23 +187,26 @@ static void model_changed(void *arg, uint32_t id)
 {
     gg_tree *t = arg;
     gg_entry *en = gg_shelf_entry(t->shelf, id);
-    gg_mtree *mt = en ? gg_entry_tree_if_open(t->shelf, en) : NULL;
-    if (!mt)
+    gg_mstate *st = en ? gg_entry_tree_if_open(t->shelf, en) : NULL;
+    if (!st)
         return; /* (not open: nothing of it is cached, and it opens again only if unchanged) */
+    gg_mver *v = gg_mstate_hold(st);
+    gg_mtree *mt = v->mt;
     if (gg_mtree_check(mt, NULL) && t->inval_inode) {
         for (uint32_t k = 1; k < mt->n; k++)
             if (!gg_node_is_dir(&mt->nodes[k]) && mt->nodes[k].content != GG_C_LINK)
-                t->inval_inode(t->inval_arg, ino_of(id, k));
+                t->inval_inode(t->inval_arg, tree_node_ino(v, k));
         tree_vs_changed(t, id); /* (its comparisons, both ways) */
     }
+    gg_mver_put(v);
     gg_entry_put(t->shelf, en);
 }
 
 /* A request found the model held stale: the shelf's thread tells the kernel. */
-static void note_stale(gg_tree *t, gg_entry *held, const gg_err *e)
+static void note_stale(gg_tree *t, gg_mver *held, const gg_err *e)
 {
     if (held && e && e->code == GG_E_STALE)
-        gg_shelf_model_changed(t->shelf, gg_entry_id(held));
+        gg_shelf_model_changed(t->shelf, held->st->id);
 }
 
 gg_tree *gg_tree_new_shelf(gg_shelf *s, int single, gg_reader *reader, const gg_tree_opts *o, gg_err *e)
@@ -167,7 +231,7 @@ gg_tree *gg_tree_new_shelf(gg_shelf *s, int single, gg_reader *reader, const gg_
     }
     gg_shelf_set_notify(s, shelf_note, t);
     gg_shelf_set_changed(s, model_changed, t);
-    gg_entry *held;
+    gg_mver *held;
     if (single && !mtree_of(t, 1, &held, e)) {
         tree_vs_free(t);
         pthread_mutex_destroy(&t->open_lock);
@@ -275,18 +339,18 @@ int gg_tree_lookup(gg_tree *t, gg_ino dir, const char *name, gg_ino *out, gg_err
         return tree_vs_lookup(t, dir, name, out, e);
     gg_mtree *mt;
     uint32_t node;
-    gg_entry *held;
+    gg_mver *held;
     if (model_node(t, dir, &mt, &node, &held, e) == 0) {
         int rc = 0;
         uint32_t k = UINT32_MAX;
         if (gg_mtree_is_vs(mt, node))
-            rc = tree_vs_root_lookup(t, gg_entry_id(held), dir, name, out, e);
+            rc = tree_vs_root_lookup(t, held->st->id, dir, name, out, e);
         else if (!gg_node_is_dir(&mt->nodes[node]))
             rc = gg_fail(e, GG_E_NOTDIR, "%s: not a folder", mt->nodes[node].name);
         else if ((k = gg_mtree_find(mt, node, name)) == UINT32_MAX)
             rc = gg_fail(e, GG_E_NOENT, "%s: no such entry", name);
         else /* (k > 0: a model's root is its folder's inode) */
-            *out = ino_of(gg_entry_id(held), k);
+            *out = tree_node_ino(held, k);
         done_with(t, held);
         return rc;
     }
@@ -316,18 +380,14 @@ gg_ino gg_tree_parent(gg_tree *t, gg_ino ino)
         return tree_vs_parent(t, ino);
     if (slot == 0)
         return t->single ? GG_ROOT : ino_of(0, gg_shelf_parent(t->shelf, idx));
-    gg_entry *held;
-    gg_mtree *mt = mtree_of(t, slot, &held, NULL);
-    if (!mt)
+    gg_mver *held;
+    gg_mtree *mt;
+    uint32_t node;
+    if (model_node(t, ino, &mt, &node, &held, NULL))
         return GG_ROOT;
-    uint32_t p = idx < mt->n ? mt->nodes[idx].parent : 0;
+    uint32_t p = gg_mver_ix(held, mt->nodes[node].parent);
     done_with(t, held);
-    if (p != 0)
-        return ino_of(slot, p);
-    if (t->single)
-        return GG_ROOT;
-    gg_entry *en = gg_shelf_entry(t->shelf, slot);
-    return en ? ino_of(0, gg_entry_node(t->shelf, en)) : GG_ROOT; /* the model's folder */
+    return tree_ix_ino(t, slot, p);
 }
 
 int gg_tree_getattr(gg_tree *t, gg_ino ino, gg_attr *a, gg_err *e)
@@ -370,10 +430,11 @@ int gg_tree_getattr(gg_tree *t, gg_ino ino, gg_attr *a, gg_err *e)
     }
     gg_mtree *mt;
     uint32_t node;
-    gg_entry *held;
+    gg_mver *held;
     if (model_node(t, ino, &mt, &node, &held, e))
         return -1;
     int rc = gg_mtree_getattr(mt, node, a, e);
+    a->writable = held->st->writable && held->st->path && tree_node_writable(mt, node);
     done_with(t, held);
     return rc;
 }
@@ -420,13 +481,13 @@ int gg_tree_readdir(gg_tree *t, gg_ino dir, uint64_t from, gg_dirent_fn fn, void
     }
     gg_mtree *mt;
     uint32_t node;
-    gg_entry *held;
+    gg_mver *held;
     if (model_node(t, dir, &mt, &node, &held, e))
         return -1;
     const gg_node *d = &mt->nodes[node];
     int rc = 0;
     if (gg_mtree_is_vs(mt, node)) {
-        rc = tree_vs_root_readdir(t, gg_entry_id(held), dir, from, fn, arg, e);
+        rc = tree_vs_root_readdir(t, held->st->id, dir, from, fn, arg, e);
         done_with(t, held);
         return rc;
     }
@@ -436,16 +497,17 @@ int gg_tree_readdir(gg_tree *t, gg_ino dir, uint64_t from, gg_dirent_fn fn, void
         uint32_t c = d->first_child + (uint32_t)k;
         const gg_node *cn = &mt->nodes[c];
         gg_kind kind = gg_node_is_dir(cn) ? GG_K_DIR : cn->content == GG_C_LINK ? GG_K_LINK : GG_K_FILE;
-        if (fn(arg, cn->name, ino_of(gg_entry_id(held), c), kind))
+        if (fn(arg, cn->name, tree_node_ino(held, c), kind))
             break;
     }
     done_with(t, held);
     return rc;
 }
 
-void tree_track_open(gg_tree *t, gg_open_file *of, gg_entry *held)
+void tree_track_open(gg_tree *t, gg_open_file *of, gg_mver *held, uint32_t node)
 {
     of->held = held; /* its read-ahead state refers to the model: kept open until closed */
+    of->node = node; /* (in the version it opened: its reads are of that version) */
     pthread_mutex_lock(&t->open_lock);
     of->next = t->open_files;
     if (t->open_files)
@@ -463,14 +525,14 @@ int gg_tree_open(gg_tree *t, gg_ino ino, gg_open_file **of, gg_err *e)
         return tree_vs_open(t, ino, of, e);
     gg_mtree *mt;
     uint32_t node;
-    gg_entry *held;
+    gg_mver *held;
     if (model_node(t, ino, &mt, &node, &held, e))
         return mt || slot_of(ino) ? -1 : gg_fail(e, GG_E_ISDIR, "a folder");
     int rc = gg_mtree_open(mt, node, of, e);
     if (rc == 0 && *of) {
-        tree_track_open(t, *of, held);
+        tree_track_open(t, *of, held, node);
         if ((*of)->stale)
-            gg_shelf_model_changed(t->shelf, gg_entry_id(held));
+            gg_shelf_model_changed(t->shelf, held->st->id);
     } else {
         done_with(t, held);
     }
@@ -494,6 +556,8 @@ void gg_tree_close(gg_tree *t, gg_open_file *of)
     gg_readahead_destroy(&of->ra);
     gg_readahead_destroy(&of->ra_ref);
     done_with(t, of->held);
+    free(of->key);
+    gg_buf_free(&of->text);
     free(of);
 }
 
@@ -523,9 +587,19 @@ ssize_t gg_tree_read_ref(gg_tree *t, gg_ino ino, gg_open_file *of, char *buf, si
         return tree_vs_read_ref(t, ino, of, buf, size, off, ref, e);
     gg_mtree *mt;
     uint32_t node;
-    gg_entry *held;
-    if (model_node(t, ino, &mt, &node, &held, e))
+    gg_mver *held;
+    if (of && of->writer)
+        return tree_read_written(of, buf, size, off, ref);
+    if (of && of->held) {
+        /* the version it was opened in, held once more for the reply */
+        held = of->held;
+        mt = held->mt;
+        node = of->node;
+        gg_mver_get(held);
+        gg_entry_hold(held->st->en);
+    } else if (model_node(t, ino, &mt, &node, &held, e)) {
         return mt || slot_of(ino) ? -1 : gg_fail(e, GG_E_ISDIR, "a folder");
+    }
     ssize_t got = gg_mtree_read_ref(mt, node, of, buf, size, off, ref, e);
     if (got > 0) {
         ref->held = held; /* the bytes may lie in the tree's texts */
@@ -561,7 +635,7 @@ int gg_tree_readlink(gg_tree *t, gg_ino ino, char *buf, size_t cap, gg_err *e)
         return gg_fail(e, GG_E_INVAL, "not a symbolic link");
     gg_mtree *mt;
     uint32_t node;
-    gg_entry *held;
+    gg_mver *held;
     if (model_node(t, ino, &mt, &node, &held, e))
         return mt || slot_of(ino) ? -1 : gg_fail(e, GG_E_INVAL, "not a symbolic link");
     int rc = gg_mtree_readlink(mt, node, buf, cap, e);
@@ -575,7 +649,7 @@ int gg_tree_getxattr(gg_tree *t, gg_ino ino, const char *name, char *val, size_t
         return tree_vs_getxattr(t, ino, name, val, cap, e);
     gg_mtree *mt;
     uint32_t node;
-    gg_entry *held;
+    gg_mver *held;
     if (model_node(t, ino, &mt, &node, &held, NULL))
         return gg_fail(e, GG_E_NOATTR, "%s: no such attribute", name);
     int rc = gg_mtree_getxattr(mt, node, name, val, cap, e);
@@ -589,7 +663,7 @@ int gg_tree_listxattr(gg_tree *t, gg_ino ino, char *list, size_t cap, gg_err *e)
         return tree_vs_listxattr(t, ino, list, cap, e);
     gg_mtree *mt;
     uint32_t node;
-    gg_entry *held;
+    gg_mver *held;
     if (model_node(t, ino, &mt, &node, &held, NULL))
         return 0;
     int rc = gg_mtree_listxattr(mt, node, list, cap, e);

@@ -1,7 +1,8 @@
 /* tree_int.h - the mount's tree, shared by its files (internal to tree*.c):
  *
- *   tree.c     inodes over the shelf and the models' trees, the root's files
- *   tree_vs.c  the folders of vs/: the mount's other models, as comparisons
+ *   tree.c       inodes over the shelf and the models' trees, the root's files
+ *   tree_vs.c    the folders of vs/: the mount's other models, as comparisons
+ *   tree_edit.c  writing metadata/ (-o edits=)
  *
  * Inode numbers: (slot << 32) | (index + 1), see tree.c. */
 #ifndef GGUFFS_TREE_INT_H
@@ -14,6 +15,7 @@
 #include "gguffs/shelf.h"
 #include "gguffs/tree.h"
 #include "modeltree.h"
+#include "mversion.h"
 
 #define SPECIAL 0xffffffu   /* the root's files */
 #define VS_BASE 0x1000000u  /* and up: vs/ records (tree_vs.c), slot VS_BASE + record */
@@ -44,11 +46,24 @@ static inline gg_ino ino_of(uint32_t slot, uint32_t index) { return (gg_ino)slot
 static inline uint32_t slot_of(gg_ino ino) { return (uint32_t)(ino >> 32); }
 static inline uint32_t index_of(gg_ino ino) { return (uint32_t)(ino & 0xffffffffu) - 1; }
 
-/* tree.c: model id's tree, held (*held) until tree_put(); a file opened
- * in it, held by it until closed. */
-gg_mtree *tree_model(gg_tree *t, uint32_t id, gg_entry **held, gg_err *e);
-void tree_put(gg_tree *t, gg_entry *held);
-void tree_track_open(gg_tree *t, gg_open_file *of, gg_entry *held);
+/* tree.c: model id's tree (its newest version), held (*held) until
+ * tree_put(); a file opened in it, held by it until closed. */
+gg_mtree *tree_model(gg_tree *t, uint32_t id, gg_mver **held, gg_err *e);
+void tree_put(gg_tree *t, gg_mver *held);
+void tree_track_open(gg_tree *t, gg_open_file *of, gg_mver *held, uint32_t node);
+/* The model tree and node behind an inode in a model's folder, held (see tree.c). */
+int tree_model_node(gg_tree *t, gg_ino ino, gg_mtree **mt, uint32_t *node, gg_mver **held, gg_err *e);
+/* The inode of node of version v (not the model's root). */
+static inline gg_ino tree_node_ino(const gg_mver *v, uint32_t node) { return ino_of(v->st->id, gg_mver_ix(v, node)); }
+/* The inode of inode index ix of model id (0: the model's root folder). */
+gg_ino tree_ix_ino(gg_tree *t, uint32_t id, uint32_t ix);
+/* Tell the kernel what a new version changed (no lock held). */
+void tree_tell(gg_tree *t, uint32_t id, const gg_inval *iv);
+
+/* tree_edit.c: is node metadata/ or a key in it? A read of a file opened
+ * for writing: the text written so far. */
+int tree_node_writable(const gg_mtree *mt, uint32_t node);
+ssize_t tree_read_written(gg_open_file *of, char *buf, size_t size, uint64_t off, gg_ref *ref);
 
 /* tree_vs.c */
 int tree_vs_new(gg_tree *t);

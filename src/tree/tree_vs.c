@@ -141,7 +141,7 @@ static vs_rec *rec_at(gg_tree *t, gg_ino ino)
 /* ---- a comparison's tree, with both models held ---- */
 
 typedef struct held2 {
-    gg_entry *a, *b;
+    gg_mver *a, *b;
 } held2;
 
 static void put2(gg_tree *t, held2 *h)
@@ -156,9 +156,9 @@ static void note_stale(gg_tree *t, const held2 *h, const gg_err *e)
 {
     if (e && e->code == GG_E_STALE) {
         if (h->a)
-            gg_shelf_model_changed(t->shelf, gg_entry_id(h->a));
+            gg_shelf_model_changed(t->shelf, h->a->st->id);
         if (h->b)
-            gg_shelf_model_changed(t->shelf, gg_entry_id(h->b));
+            gg_shelf_model_changed(t->shelf, h->b->st->id);
     }
 }
 
@@ -412,7 +412,7 @@ int tree_vs_open(gg_tree *t, gg_ino ino, gg_open_file **of, gg_err *e)
     if (rc == 0 && *of) {
         /* Held: the model whose read-ahead the file's state drives (the
          * reference's is cancelled when its tree goes). */
-        tree_track_open(t, *of, h.a);
+        tree_track_open(t, *of, h.a, node);
         h.a = NULL;
         if ((*of)->stale) {
             gg_shelf_model_changed(t->shelf, r->a);

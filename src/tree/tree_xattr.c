@@ -4,7 +4,8 @@
  * user.gguf.shape (numpy order), user.gguf.dims (ggml order),
  * user.gguf.offset (offset in its file), user.gguf.bytes.
  * Metadata files: user.gguf.type (value type), and for arrays
- * user.gguf.arr_type and user.gguf.n. */
+ * user.gguf.arr_type and user.gguf.n; a key made and not written yet
+ * (-o edits=) the type it will take. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,16 +69,19 @@ int gg_mtree_getxattr(gg_mtree *t, uint32_t node, const char *name, char *val, s
         }
         return gg_fail(e, GG_E_NOATTR, "%s: no such attribute", name);
     }
-    if (!gg_node_is_kv(n))
+    if (!gg_node_is_key(n))
         return gg_fail(e, GG_E_NOATTR, "%s: no such attribute", name);
+    /* (a key made and not written yet: the type it will take, no n) */
     const gg_file *f = t->m->f;
-    const gg_kv *kv = &f->kv[n->arg];
+    const gg_kv *kv = gg_node_is_kv(n) ? &f->kv[n->arg] : NULL;
+    const gg_vdesc *nk = kv ? NULL : &t->newkeys[n->arg].type;
+    uint32_t type = kv ? kv->type : nk->t[0], arr_type = kv ? kv->arr_type : nk->t[1];
     int len;
     if (strcmp(name, "user.gguf.type") == 0)
-        len = snprintf(val, cap, "%s", gg_vtype_name(kv->type));
-    else if (kv->type == GG_VT_ARR && strcmp(name, "user.gguf.arr_type") == 0)
-        len = snprintf(val, cap, "%s", gg_vtype_name(kv->arr_type));
-    else if (kv->type == GG_VT_ARR && strcmp(name, "user.gguf.n") == 0)
+        len = snprintf(val, cap, "%s", gg_vtype_name(type));
+    else if (type == GG_VT_ARR && strcmp(name, "user.gguf.arr_type") == 0)
+        len = snprintf(val, cap, "%s", gg_vtype_name(arr_type));
+    else if (kv && type == GG_VT_ARR && strcmp(name, "user.gguf.n") == 0)
         len = snprintf(val, cap, "%" PRIu64, kv->arr_n);
     else
         return gg_fail(e, GG_E_NOATTR, "%s: no such attribute", name);
@@ -101,12 +105,14 @@ int gg_mtree_listxattr(gg_mtree *t, uint32_t node, char *list, size_t cap, gg_er
             used = add_name(list, cap, used, tensor_attrs[i]);
         return (size_t)used > cap && cap ? too_small(e, "attribute list") : used;
     }
-    if (!gg_node_is_kv(n))
+    if (!gg_node_is_key(n))
         return 0;
     used = add_name(list, cap, used, "user.gguf.type");
-    if (t->m->f->kv[n->arg].type == GG_VT_ARR) {
+    int kv = gg_node_is_kv(n);
+    if (kv ? t->m->f->kv[n->arg].type == GG_VT_ARR : t->newkeys[n->arg].type.t[0] == GG_VT_ARR) {
         used = add_name(list, cap, used, "user.gguf.arr_type");
-        used = add_name(list, cap, used, "user.gguf.n");
+        if (kv)
+            used = add_name(list, cap, used, "user.gguf.n");
     }
     return (size_t)used > cap && cap ? too_small(e, "attribute list") : used;
 }

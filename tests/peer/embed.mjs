@@ -8,8 +8,13 @@
 //        goes through output.weight, which the embedding does not)
 //   node embed.mjs tokenize MODEL.gguf TEXT          token ids as JSON (vocabOnly load: a
 //        vocabulary-only GGUF is enough)
+//   node embed.mjs steps MODEL.gguf ids:1,2,3 OUT   every position of the ids: OUT.emb.f32
+//        the embedding of each prefix (position i's last hidden state, T x n_embd), and
+//        OUT.top.json the 8 likeliest next tokens at each position, [[id, probability], ...]
+//        best first (one evaluation of the whole text; softmax over those 8, so that two
+//        probabilities' ratio is exp of their logits' difference)
 //   node embed.mjs batch TEXT MODE:MODEL.gguf:OUT.f32 ...   several runs in one process
-//        (MODE embed or probs); saves node start-up and getLlama (~0.5 s) per model
+//        (MODE embed, probs or steps); saves node start-up and getLlama (~0.5 s) per model
 //   node embed.mjs tokenize-all TEXTS.json MODEL.gguf:OUT.json ...   the token ids of every
 //        text of TEXTS.json (a JSON list of strings) by each vocabulary, as tokenize does:
 //        a JSON list of lists to each OUT.json
@@ -33,7 +38,7 @@ const nlc = process.env.PEER_DIR
     : await import("node-llama-cpp");
 const { getLlama, LlamaLogLevel } = nlc;
 
-const USAGE = "usage: node embed.mjs embed|probs|tokenize MODEL.gguf TEXT [OUT.f32]\n" +
+const USAGE = "usage: node embed.mjs embed|probs|steps|tokenize MODEL.gguf TEXT [OUT.f32]\n" +
     "       node embed.mjs batch TEXT MODE:MODEL.gguf:OUT.f32 ...\n" +
     "       node embed.mjs tokenize-all TEXTS.json MODEL.gguf:OUT.json ...";
 const argv = process.argv.slice(2);
@@ -41,7 +46,7 @@ let text, jobs;
 if (argv[0] === "batch" && argv.length >= 3) {
     text = argv[1];
     jobs = argv.slice(2).map((j) => {
-        const m = /^(embed|probs):(.+):([^:]+)$/.exec(j);
+        const m = /^(embed|probs|steps):(.+):([^:]+)$/.exec(j);
         if (!m) { console.error(`bad job ${j}\n${USAGE}`); process.exit(2); }
         return { mode: m[1], model: m[2], out: m[3] };
     });
@@ -52,7 +57,7 @@ if (argv[0] === "batch" && argv.length >= 3) {
         if (!m) { console.error(`bad job ${j}\n${USAGE}`); process.exit(2); }
         return { mode: "tokenize-all", model: m[1], out: m[2] };
     });
-} else if (["embed", "probs", "tokenize"].includes(argv[0]) && argv.length >= 3) {
+} else if (["embed", "probs", "steps", "tokenize"].includes(argv[0]) && argv.length >= 3) {
     text = argv[2];
     jobs = [{ mode: argv[0], model: argv[1], out: argv[3] }];
 } else {
@@ -111,6 +116,20 @@ async function run({ mode, model: modelPath, out }) {
         nThreads = ctx._llamaContext._ctx.getThreads();
         const input = text.startsWith("ids:") ? text.slice(4).split(",").map(Number) : text;
         emit((await ctx.getEmbeddingFor(input)).vector, out);
+        await ctx.dispose();
+    } else if (mode === "steps") {
+        const ids = text.slice(4).split(",").map(Number);
+        const ectx = await model.createEmbeddingContext({ threads, contextSize: 128, batchSize: 128 });
+        const emb = [];
+        for (let i = 1; i <= ids.length; i++) emb.push(...(await ectx.getEmbeddingFor(ids.slice(0, i))).vector);
+        await ectx.dispose();
+        const ctx = await model.createContext({ threads, contextSize: 128, batchSize: 128 });
+        t2 = performance.now();
+        nThreads = ctx._ctx.getThreads();
+        const next = { probabilities: true, options: { temperature: 1, topK: 8, topP: 1, minP: 0, seed: 1 } };
+        const res = await ctx.getSequence().controlledEvaluate(ids.map((t) => [t, { generateNext: next }]));
+        emit(emb, `${out}.emb.f32`);
+        writeFileSync(`${out}.top.json`, JSON.stringify(res.map((r) => [...r.next.probabilities])) + "\n");
         await ctx.dispose();
     } else {
         const ctx = await model.createContext({ threads, contextSize: 128, batchSize: 128 });

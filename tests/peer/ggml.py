@@ -13,6 +13,7 @@ ggml_commit() 5b4ebc5).
     info = g.gguf_info("m.gguf")          # dict, or raises GgufError with ggml's message
 """
 import ctypes
+import struct
 import os
 import sys
 
@@ -77,6 +78,9 @@ LOG_CB = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
 
 # enum gguf_type (gguf.h)
 GGUF_STRING, GGUF_ARRAY = 8, 9
+# the others: the struct format of one value (bool as a byte 0 / 1)
+GGUF_SCALAR = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q",
+               11: "<q", 12: "<d"}
 
 
 def type_id(t):
@@ -139,6 +143,9 @@ class Ggml:
             ("gguf_get_tensor_offset", ctypes.c_size_t, [ctypes.c_int64]),
             ("gguf_get_tensor_size", ctypes.c_size_t, [ctypes.c_int64]),
             ("gguf_get_tensor_ne", ctypes.POINTER(ctypes.c_int64), [ctypes.c_int64]),
+            ("gguf_get_val_data", ctypes.c_void_p, [ctypes.c_int64]),
+            ("gguf_get_arr_data", ctypes.c_void_p, [ctypes.c_int64]),
+            ("gguf_get_arr_str", ctypes.c_char_p, [ctypes.c_int64, ctypes.c_size_t]),
         ]:
             f = getattr(L, fn)
             f.restype = res
@@ -251,6 +258,18 @@ class Ggml:
                 elif k["type"] == GGUF_ARRAY:
                     k["arr_type"] = L.gguf_get_arr_type(ctx, i)
                     k["n"] = L.gguf_get_arr_n(ctx, i)
+                    if k["arr_type"] == GGUF_STRING:
+                        k["value"] = [L.gguf_get_arr_str(ctx, i, j).decode("utf-8", "replace")
+                                      for j in range(k["n"])]
+                    elif k["arr_type"] in GGUF_SCALAR:
+                        fmt = GGUF_SCALAR[k["arr_type"]]
+                        n = struct.calcsize(fmt) * k["n"]
+                        raw = ctypes.string_at(L.gguf_get_arr_data(ctx, i), n) if n else b""
+                        k["value"] = [v[0] for v in struct.iter_unpack(fmt, raw)]
+                elif k["type"] in GGUF_SCALAR:
+                    fmt = GGUF_SCALAR[k["type"]]
+                    k["value"] = struct.unpack(fmt, ctypes.string_at(L.gguf_get_val_data(ctx, i),
+                                                                     struct.calcsize(fmt)))[0]
                 info["keys"].append(k)
             for i in range(L.gguf_get_n_tensors(ctx)):
                 ne = L.gguf_get_tensor_ne(ctx, i)

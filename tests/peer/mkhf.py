@@ -5,8 +5,9 @@ converter lays them out (the tensors and keys llama.cpp's loader wants, src/mode
   mkhf.py ARCH OUT.gguf [--seed 1] [--vocab VOCAB.gguf[.gz]]
       ARCH: llama, llama-bias (q, k, v, o biases), llama3 (rope_freqs of llama 3's rope
       scaling, factor 8, low 1, high 4, original context 8192, as the converter computes
-      them), llama3-ctx64 (the same with an original context of 64: most pairs scaled,
-      off the usual values), mistral (a llama named Mistral), mixtral,
+      them; a context of 131072, as llama 3.1's), llama3-ctx64 (the same with an original
+      context of 64: most pairs scaled, off the usual values), mistral (a llama named
+      Mistral), mixtral,
       qwen2, qwen3 (head_dim 32 != n_embd / n_head), qwen2moe, qwen3moe, gemma, gemma2, gemma3
       (sliding-window period 2, linear rope scaling on its global layers), phi3 (fused qkv
       and gate_up, partial rotary 0.75). Every weight F32, seeded random; q and k larger
@@ -87,7 +88,7 @@ def make(arch, seed=1, vocab=None):
     gemma = arch.startswith("gemma")
     kvs = [["general.architecture", STR, a],
            ["general.name", STR, {"mistral": "Mistral-tiny"}.get(arch, "tiny-" + arch)],
-           [a + ".context_length", U32, 1024 if arch == "phi3-long" else 256],
+           [a + ".context_length", U32, 1024 if arch == "phi3-long" else 131072 if arch.startswith("llama3") else 256],
            [a + ".embedding_length", U32, n_embd],
            [a + ".block_count", U32, n_layer],
            [a + ".feed_forward_length", U32, n_ff],

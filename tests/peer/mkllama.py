@@ -64,11 +64,14 @@ FALLBACK = {"iq1_s": "iq4_nl", "iq1_m": "iq4_nl", "iq2_xxs": "iq4_nl", "iq2_xs":
 
 
 def canon(t):
-    """'Q4_K' / 'q4_k' / 12 -> 'q4_K' (ggml's own spelling)."""
+    """'Q4_K' / 'q4_k' / 12 -> 'q4_K' (ggml's own spelling); an id ggml does not define
+    (a fork's type, ik_llama.cpp's IQ2_K = 137) stays a number, to be written as it is."""
     tid = ggml.type_id(t)
     for k, v in ggml.TYPES.items():
         if v == tid:
             return k
+    if isinstance(t, int):
+        return t
     raise KeyError(t)
 
 
