@@ -129,4 +129,4 @@ check "-o direct_io: shared mmap of model.gguf, as/, model.safetensors and .npy 
     sh -c "[ \"\$(cut -d' ' -f2 '$TMP/mmap.out' | tr '\n' ' ')\" = 'mapped mapped mapped mapped mapped ENODEV ' ] || { cat '$TMP/mmap.out'; false; }"
 unmount "$M"
 
-finish 79_views
+finish 85_views

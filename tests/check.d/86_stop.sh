@@ -188,4 +188,4 @@ else
     fail "a foreground mount of the remote model"
 fi
 
-finish 80_stop
+finish 86_stop
