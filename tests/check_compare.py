@@ -7,8 +7,10 @@ float64 numpy on ggml's own dequantization (tests/peer: the real ggml).
       ggml), im.gguf (an imatrix GGUF as llama-imatrix writes it); odd.gguf (q8_0 with a
       tensor missing, one of another shape, one of an undecodable type id, one extra;
       odd-values.gguf: the same values, for the oracle); moe-f32.gguf, moe-q8_0.gguf and
-      moe-im.gguf (a 3-D expert tensor, an imatrix with a count per expert, one 0); and
-      big-f32.gguf / big-f16.gguf (one 4M-element tensor)
+      moe-im.gguf (a 3-D expert tensor, an imatrix with a count per expert, one 0);
+      big-f32.gguf / big-f16.gguf (one 4M-element tensor); shapes-a.gguf / shapes-b.gguf
+      (every shape differs: nothing compared); empty-a.gguf / empty-b.gguf (a tensor of
+      no elements in a layer of its own, beside one compared)
   check_compare.py figures TSV MODEL REF [--values VALUES] [--ref-values VALUES] [--imatrix IM]
       every row of a tensors.tsv: order, types, elements, notes, and every figure to
       1e-6 relative (0, inf and nan exactly), fields of 24 bytes
@@ -123,6 +125,14 @@ def make(d):
     L.write_gguf(os.path.join(d, "big-f32.gguf"), bkv, [L.Tensor("w", [4096, 1024], "f32", v.tobytes())])
     L.write_gguf(os.path.join(d, "big-f16.gguf"), bkv,
                  [L.Tensor("w", [4096, 1024], "f16", v.astype(np.float16).tobytes())])
+
+    # figures over nothing: no tensor compared; a tensor of no elements
+    w = lambda n, ne: L.Tensor(n, ne, "f32", np.linspace(-1, 1, int(np.prod(ne)), dtype=np.float32).tobytes())  # noqa
+    L.write_gguf(os.path.join(d, "shapes-a.gguf"), bkv, [w("blk.0.w", [32, 2]), w("v", [32])])
+    L.write_gguf(os.path.join(d, "shapes-b.gguf"), bkv, [w("blk.0.w", [32, 3]), w("v", [64])])
+    L.write_gguf(os.path.join(d, "empty-a.gguf"), bkv, [w("blk.0.e", [0]), w("blk.1.w", [64, 2])])
+    L.write_gguf(os.path.join(d, "empty-b.gguf"), bkv, [w("blk.0.e", [0]), L.Tensor(
+        "blk.1.w", [64, 2], "f16", np.linspace(-1, 1, 128, dtype=np.float32).astype(np.float16).tobytes())])
     shutil.copy(os.path.join(d, "q8_0.gguf"), os.path.join(d, "q8_0-copy.gguf"))
 
 
@@ -134,7 +144,7 @@ def header(path):
 
 def values(path):
     """{name: float64 values} by ggml's to_float."""
-    return {x.name: L.to_f32(x).astype(np.float64) for x in L.read_gguf(path)[1]}
+    return {x.name: L.to_f32(x).astype(np.float64) if x.n else np.zeros(0) for x in L.read_gguf(path)[1]}
 
 
 def type_name(tid):
@@ -206,7 +216,11 @@ def imatrix_weights(path):
 
 
 def figures_of(x, y, w=None):
+    """The figures of a pair (None for every figure of a pair of no elements)."""
     d = x - y
+    if d.size == 0:
+        f = {k: None for k in COLS + ([] if w is None else ["w_rel_rmse"])}
+        return f, (0.0, 0.0)
     d2, r2, a2, ar = (d * d).sum(), (y * y).sum(), (x * x).sum(), (x * y).sum()
     f = {"rmse": math.sqrt(d2 / d.size), "max_abs_err": float(np.abs(d).max()),
          "rel_rmse": 0.0 if d2 == 0 else math.sqrt(d2 / r2)}
@@ -233,7 +247,16 @@ def element_weights(w, dims):
     return np.broadcast_to(w.reshape(ne2, 1, ne0).astype(np.float64), (ne2, ne1, ne0)).reshape(-1)
 
 
+def rel_over(n, d2, r2):
+    """A group's rel_rmse: None over no element."""
+    return None if n == 0 else 0.0 if d2 == 0 else math.sqrt(d2 / r2)
+
+
 def close(got, want, what):
+    if got is None or want is None:
+        if got is not want:
+            bad("%s: %r, expected %r" % (what, got, want))
+        return
     if math.isnan(want) or math.isinf(want) or want == 0:
         ok = (math.isnan(got) and math.isnan(want)) or got == want
     else:
@@ -296,7 +319,7 @@ def check_figures(tsv, model, ref, vals=None, im=None, ref_vals=None):
                 continue
             if len(field) != WIDTH or field != field.strip().rjust(WIDTH):
                 bad("%s %s: field %r is not right-aligned in %d bytes" % (name, col, field, WIDTH))
-            close(float(field), f[col], "%s %s" % (name, col))
+            close(None if field.strip() == "-" else float(field), f[col], "%s %s" % (name, col))
     print("  %s: %d rows (%d compared), %d figures checked" %
           (os.path.basename(os.path.dirname(tsv)) or tsv, len(got), len(figs), len(figs) * (len(COLS) + bool(im))))
 
@@ -310,17 +333,18 @@ def check_summary(vsdir, model, ref, vals=None, im=None):
     rows, figs = oracle(model, ref, vals, im)
     raw = open(os.path.join(vsdir, "summary.json")).read()
     j = json.loads(raw)
-    num = lambda v: float(v)  # noqa: E731 ("inf" and "nan" come as strings)
+    num = lambda v: None if v is None else float(v)  # noqa: E731 ("inf" and "nan" come as strings)
     comp = [r for r in rows if r[1] == "compared"]
     d2 = sum(figs[r[0]][1][0] for r in comp)
     r2 = sum(figs[r[0]][1][1] for r in comp)
-    close(num(j["rel_rmse"]), 0.0 if d2 == 0 else math.sqrt(d2 / r2), "summary.json rel_rmse")
+    close(num(j["rel_rmse"]), rel_over(sum(r[4] for r in comp), d2, r2), "summary.json rel_rmse")
     if im:
         # (over the tensors the imatrix weighs)
         xa, xr = values(vals or model), values(ref)
         wsm = imatrix_weights(im)
         dims = {n: d for n, d, _ in header(model)}
         wd2 = wr2 = 0.0
+        wn = 0
         for name, *_ in comp:
             if name in wsm:
                 w = element_weights(wsm[name], dims[name])
@@ -328,7 +352,8 @@ def check_summary(vsdir, model, ref, vals=None, im=None):
                     d = xa[name] - xr[name]
                     wd2 += (w * d * d).sum()
                     wr2 += (w * xr[name] * xr[name]).sum()
-        close(num(j["w_rel_rmse"]), math.sqrt(wd2 / wr2), "summary.json w_rel_rmse")
+                    wn += d.size
+        close(num(j["w_rel_rmse"]), rel_over(wn, wd2, wr2), "summary.json w_rel_rmse")
     counts = {"compared": 0, "only_in_model": 0, "only_in_reference": 0, "different_shapes": 0, "not_decodable": 0}
     key = {"compared": "compared", "here": "only_in_model", "ref": "only_in_reference",
            "shapes": "different_shapes", "undecodable": "not_decodable"}
@@ -340,13 +365,14 @@ def check_summary(vsdir, model, ref, vals=None, im=None):
         if j[k] != os.path.getsize(path):
             bad("summary.json %s %r" % (k, j[k]))
     by_type, by_layer = {}, {}
-    for name, _, ty, *_ in comp:
+    for name, _, ty, _, n, _ in comp:
         for grp, k in ((by_type, ty.upper()), (by_layer, layer_of(name))):
-            s = grp.setdefault(k, [0, 0.0, 0.0])
+            s = grp.setdefault(k, [0, 0.0, 0.0, 0])
             s[0] += 1
             s[1] += figs[name][1][0]
             s[2] += figs[name][1][1]
-    rel = lambda s: 0.0 if s[1] == 0 else math.sqrt(s[1] / s[2])  # noqa: E731
+            s[3] += n
+    rel = lambda s: rel_over(s[3], s[1], s[2])  # noqa: E731
     got_t = {t["type"].upper(): t for t in j["types"]}
     if set(got_t) != set(by_type):
         bad("summary.json types %r, expected %r" % (sorted(got_t), sorted(by_type)))
@@ -363,7 +389,9 @@ def check_summary(vsdir, model, ref, vals=None, im=None):
         s = by_layer.get(l["layer"])
         if s:
             close(num(l["rel_rmse"]), rel(s), "summary.json layer %r rel_rmse" % l["layer"])
-    # the worst: by rel_rmse, largest first, ties in row order
+    # the worst: by rel_rmse, largest first, ties in row order (tensors of no elements
+    # have none to rank)
+    comp = [r for r in comp if r[4]]
     order = sorted(range(len(comp)), key=lambda i: (-figs[comp[i][0]][0]["rel_rmse"], i))
     want = [comp[i][0] for i in order[:10]]
     if [w["name"] for w in j["worst"]] != want:
@@ -380,9 +408,15 @@ def check_summary(vsdir, model, ref, vals=None, im=None):
                  "reference size  %d bytes" % j["ref_file_bytes"]):
         if line not in txt:
             bad("summary lacks %r" % line)
+    # (a figure over nothing: "-" for people, null in JSON)
+    txtnum = lambda v: None if v == "-" else float(v)  # noqa: E731
     first = next(l for l in txt.split("\n") if l.startswith("rel_rmse"))
-    close(float(first.split()[1]), num(j["rel_rmse"]), "summary rel_rmse")
-    wl = txt.split("worst by rel_rmse\n")[1].rstrip("\n").split("\n")
+    close(txtnum(first.split()[1]), num(j["rel_rmse"]), "summary rel_rmse")
+    for tl in txt.split("by type")[1].split("by layer")[0].split("\n")[1:-1]:
+        close(txtnum(tl.split()[2]), num(got_t[tl.split()[0].upper()]["rel_rmse"]), "summary type %s" % tl.split()[0])
+    for ll, l in zip(txt.split("by layer")[1].split("worst by")[0].split("\n")[1:-1], j["layers"]):
+        close(txtnum(ll.split()[2]), num(l["rel_rmse"]), "summary layer %s" % ll.split()[0])
+    wl = [l for l in txt.split("worst by rel_rmse\n")[1].split("\n") if l]
     if [l.split()[0] for l in wl] != [w["name"] for w in j["worst"]]:
         bad("summary worst %r" % [l.split()[0] for l in wl])
     print("  %s: summary.json and summary: %d types, %d layers, %d worst" %

@@ -594,7 +594,7 @@ def mode_preads(files):
             whole = f.read()
         size = os.path.getsize(p)
         check(len(whole) == size, f"{p}: read {len(whole)} bytes, size {size}")
-        fd = os.open(p, os.O_RDONLY)
+        fd = os.open(p, os.O_RDONLY | os.O_DIRECT)  # (each pread reaches the daemon as made)
         bad = 0
         for i in range(400):
             off = rng.choice([rng.randrange(0, size + 16), rng.randrange(0, min(size, 4096) + 1),

@@ -82,6 +82,11 @@ def models(d):
     y = [list(kv) for kv in kvs]
     set_kv(y, "llama.block_count", U32, 513)
     write_gguf(os.path.join(d, "llama-deep.gguf"), y, ts)
+    # more key/value heads than heads
+    y = [list(kv) for kv in kvs]
+    set_kv(y, "llama.attention.head_count", U32, 3)
+    set_kv(y, "llama.attention.head_count_kv", U32, 4)
+    write_gguf(os.path.join(d, "llama-kvheads.gguf"), y, ts)
     # a vocabulary of 2^22 + 1 one-byte tokens (LIMITS.md), written directly
     n = (1 << 22) + 1
     rec = np.zeros(n, dtype=[("len", "<u8"), ("c", "u1")])

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tree/files.h" /* the table of file kinds (internal to the tree) */
+#include "gguffs/scope.h"
 #include "gguffs/tree.h"
 #include "gguffs/view.h"
 #include "mem_model.h"
@@ -268,6 +269,63 @@ static void stats_eio(void)
     memsrc_clear(&mm.src);
 }
 
+/* Read a whole file for a reader who gave up (scope.h): its stop flag set. */
+static char *read_given_up(const char *path, ssize_t *len, gg_err *e)
+{
+    _Atomic int stop = 1;
+    gg_scope s;
+    gg_scope_init(&s, 0, &stop, NULL, NULL);
+    gg_scope_set(&s);
+    char *p = read_whole(path, len, e);
+    gg_scope_set(NULL);
+    return p;
+}
+
+/* Long work stops when its reader gave up, and leaves nothing behind: stats,
+ * a comparison (vs_tree), a text of many MiB (each asks once per block). */
+static void stops(gg_reader *r)
+{
+    gg_err e;
+    ssize_t len;
+    char *p = read_given_up("tensors/q/stats", &len, &e);
+    EXPECT(!p && e.code == GG_E_IO && strstr(e.msg, "stopped"), "stats for a reader who gave up: %zd %s", len,
+           p ? "made" : e.msg);
+    free(p);
+    p = read_whole("tensors/q/stats", &len, &e);
+    EXPECT(p && len > 0, "stats for the next reader: %s", p ? "made" : e.msg);
+    free(p);
+    /* a model with an 8 MiB string: metadata.json is made in MiB steps */
+    static mem_model big;
+    memset(&big, 0, sizeof big);
+    head(&big.file, 3, 0, 2);
+    key(&big.file, "general.architecture", 8), str(&big.file, "llama");
+    size_t n = 8u << 20;
+    char *x = malloc(n + 1);
+    memset(x, 'x', n);
+    x[n] = 0;
+    key(&big.file, "big", 8), str(&big.file, x);
+    free(x);
+    memsrc_init(&big.src, "big.gguf", big.file.p, big.file.n);
+    big.table[0] = &big.src;
+    gg_model *m = calloc(1, sizeof *m);
+    gg_tree_opts to = {0};
+    gg_tree *one = tree;
+    tree = mm_open(&big, m, &e) == 0 ? gg_tree_new(&m, 1, r, &to, &e) : NULL;
+    EXPECT(tree, "the tree of a model with an 8 MiB string: %s", e.msg);
+    if (tree) {
+        p = read_given_up("metadata.json", &len, &e);
+        EXPECT(!p && e.code == GG_E_IO && strstr(e.msg, "stopped"), "metadata.json for a reader who gave up: %zd %s",
+               len, p ? "made" : e.msg);
+        free(p);
+        p = read_whole("metadata.json", &len, &e);
+        EXPECT(p && len > (ssize_t)n, "metadata.json for the next reader: %zd %s", len, p ? "" : e.msg);
+        free(p);
+        gg_tree_free(tree);
+    }
+    mm_free(&big);
+    tree = one;
+}
+
 /* The model changed: every file of its tensors fails with ESTALE, stats
  * (made before) too; the texts of its header are still served. */
 static void stale(void)
@@ -393,6 +451,12 @@ static void vs_tree(gg_reader *r)
            atomic_load(&mm2.src.reads) - r1);
     EXPECT(a[3].size == MM_Q_N * 4 && a[5].size == MM_A_N * 4 && a[3].tensor_data && !a[0].tensor_data,
            "diff sizes");
+    /* a reader who gave up: nothing computed (the check below counts three) */
+    ssize_t glen;
+    char *gp = read_given_up("tree/vs/tree2/tensors.tsv", &glen, &e);
+    EXPECT(!gp && e.code == GG_E_IO && strstr(e.msg, "stopped"), "vs/ for a reader who gave up: %zd %s", glen,
+           gp ? "made" : e.msg);
+    free(gp);
     for (int f = 0; f < 6; f++) {
         char path[128];
         snprintf(path, sizeof path, "tree/vs/tree2/%s", files[f]);
@@ -525,6 +589,7 @@ int main(void)
         listings();
         table();
         stats_eio(); /* (before sizes() makes every stats) */
+        stops(r);
         sizes();
         gguf_files();
         hf_why();

@@ -17,6 +17,7 @@ typedef struct gg_attr {
     struct timespec mtime;
     int live;        /* new content at every read (its size does not change) */
     int tensor_data; /* a view of tensor data (raw, f32, ...): big, read in streams */
+    int mapped;      /* a whole file loaders memory-map (model.gguf, as/, model.safetensors, .npy) */
     int writable;    /* metadata/ and its keys with -o edits= (a mount) */
 } gg_attr;
 

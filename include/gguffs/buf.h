@@ -7,11 +7,18 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-/* A growable byte buffer. */
+/* A growable byte buffer; with max, one that refuses to hold more than max
+ * bytes (over and oom set: writers stop as when out of memory); stoppable,
+ * one that refuses more once its thread's caller gave up (scope.h; asked at
+ * every MiB: stopped and oom set). */
 typedef struct gg_buf {
     char *p;
     size_t len, cap;
-    int oom; /* an allocation failed; contents are incomplete */
+    int oom;       /* an allocation failed (or it refused more); contents are incomplete */
+    size_t max;    /* 0: no bound */
+    int over;      /* more than max bytes were written */
+    int stoppable; /* a text made for a reader, who may give up */
+    int stopped;   /* it did */
 } gg_buf;
 
 /* Room for n more bytes and a NUL after b->len (the caller writes them and

@@ -15,7 +15,9 @@
  *   is all zeros), snr_db = 10·log10(Σr² / Σd²), w_rel_rmse = sqrt(Σw·d² / Σw·r²)
  *   with w the imatrix weight of each element's column.
  *   Equal tensors (Σd² = 0): rel_rmse and w_rel_rmse 0, cosine 1 (or nan as
- *   above), snr_db inf. A NaN anywhere makes the figures nan. */
+ *   above), snr_db inf. A NaN anywhere makes the figures nan. A figure over
+ *   no element (a tensor of none; a summary's group of none, such as the
+ *   whole model when nothing was compared) is "-", null in JSON. */
 #ifndef GGUFFS_COMPARETEXT_H
 #define GGUFFS_COMPARETEXT_H
 

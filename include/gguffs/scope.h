@@ -1,6 +1,6 @@
 /* scope.h - what bounds the work a thread does for one request (a FUSE
  * read): a deadline, and a way to learn that the caller gave up (its
- * reader was interrupted by a signal).
+ * reader was interrupted by a signal, or is gone) or that everything stops.
  *
  * The network layer honours the calling thread's scope: none of its
  * requests, retries and waits included, runs past the deadline, and all of
@@ -13,6 +13,8 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+
+#include "gguffs/error.h"
 
 typedef struct gg_scope {
     int64_t deadline_ms;       /* on gg_scope_now_ms()'s clock; 0: none */
@@ -34,9 +36,19 @@ void gg_scope_set(gg_scope *s);
 /* Milliseconds of CLOCK_MONOTONIC. */
 int64_t gg_scope_now_ms(void);
 
-/* Has the calling thread's caller given up? (Cheap: asks gave_up at most
- * every half second.) */
+/* Has the calling thread's caller given up, or is everything stopping?
+ * (Cheap: asks gave_up at most every half second.) Long work (a comparison,
+ * stats of a tensor, a long text) asks it once per block and stops. */
 int gg_scope_stopped(void);
+
+/* gg_scope_stopped() as an error: -1 with *e saying what stopped (GG_E_IO),
+ * or 0 to go on. */
+int gg_scope_check(gg_err *e, const char *what);
+
+/* Everything stops (the mount ends: a signal, an unmount): from now on
+ * gg_scope_stopped() says so in every thread, with a scope or without.
+ * Safe in a signal handler. */
+void gg_scope_stop_all(void);
 
 /* Milliseconds left before the calling thread's deadline, or INT64_MAX
  * without one (never below 0). */

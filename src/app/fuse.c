@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <limits.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -114,33 +116,38 @@ static void on_interrupt(fuse_req_t req, void *stop)
     atomic_store((_Atomic int *)stop, 1);
 }
 
-/* Has the reading thread a signal waiting (Ctrl-C), or is it gone? The
- * kernel interrupts a read its reader waits on (FUSE_INTERRUPT), but not a
- * read-ahead request of the page cache: its reader waits on the pages that
- * request fills, killable only, with the signal pending until the request
- * is answered. /proc shows the signal. */
+/* Has the reading thread a signal waiting (Ctrl-C), or is it gone (exited,
+ * or a zombie not yet reaped)? The kernel interrupts a read its reader
+ * waits on (FUSE_INTERRUPT), but not a read-ahead request of the page
+ * cache: its reader waits on the pages that request fills, killable only,
+ * with the signal pending until the request is answered, or exits when
+ * killed. /proc shows the signal, and the exit. */
 static int reader_gave_up(void *arg)
 {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%d/status", (int)(intptr_t)arg);
     FILE *f = fopen(path, "re");
     if (!f)
-        return errno == ENOENT;
+        return errno == ENOENT || errno == ESRCH;
     unsigned long long pnd = 0, shd = 0, blk = 0, ign = 0;
+    char state = 0;
     while (fgets(line, sizeof line, f)) {
+        sscanf(line, "State: %c", &state);
         sscanf(line, "SigPnd: %llx", &pnd);
         sscanf(line, "ShdPnd: %llx", &shd);
         sscanf(line, "SigBlk: %llx", &blk);
         sscanf(line, "SigIgn: %llx", &ign);
     }
     fclose(f);
-    return ((pnd | shd) & ~blk & ~ign) != 0;
+    return state == 'Z' || state == 'X' || ((pnd | shd) & ~blk & ~ign) != 0;
 }
 
-/* What bounds a request that may reach a server (remote models): answered
- * within -o timeout, whatever it waits for, and stopped early once its
- * caller gave up: interrupted (FUSE interrupt), or signalled while it waits
- * on a read-ahead. Begin before the tree call, end before replying. */
+/* What bounds a request: stopped once its caller gave up (interrupted by
+ * the FUSE interrupt, signalled while it waits on a read-ahead, gone), as
+ * long work asks (a comparison, stats, a long text, a transfer: scope.h),
+ * and for a request that may reach a server (remote models) answered within
+ * -o timeout, whatever it waits for. Begin before the tree call, end before
+ * replying. */
 typedef struct req_scope {
     _Atomic int stop;
     gg_scope scope;
@@ -148,11 +155,9 @@ typedef struct req_scope {
 
 static void scope_begin(ctx *c, fuse_req_t req, req_scope *rs)
 {
-    if (!c->o->net)
-        return;
     pid_t pid = fuse_req_ctx(req)->pid;
     atomic_init(&rs->stop, 0);
-    gg_scope_init(&rs->scope, (int64_t)gg_net_options(c->o->net)->timeout_s * 1000, &rs->stop,
+    gg_scope_init(&rs->scope, c->o->net ? (int64_t)gg_net_options(c->o->net)->timeout_s * 1000 : 0, &rs->stop,
                   pid > 0 ? reader_gave_up : NULL, (void *)(intptr_t)pid);
     fuse_req_interrupt_func(req, on_interrupt, &rs->stop);
     gg_scope_set(&rs->scope);
@@ -161,8 +166,7 @@ static void scope_begin(ctx *c, fuse_req_t req, req_scope *rs)
 /* Did the caller give up? */
 static int scope_end(ctx *c, fuse_req_t req, req_scope *rs)
 {
-    if (!c->o->net)
-        return 0;
+    (void)c;
     gg_scope_set(NULL);
     fuse_req_interrupt_func(req, NULL, NULL); /* (waits for a call in progress: stop is ours) */
     return atomic_load(&rs->stop) || atomic_load(&rs->scope.given_up);
@@ -213,8 +217,15 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     gg_err e;
     gg_attr a;
     struct stat st;
-    if (gg_tree_getattr(c->tree, ino, &a, &e)) {
-        reply_error(req, &e);
+    req_scope rs; /* (a text's size may need the text made) */
+    scope_begin(c, req, &rs);
+    int rc = gg_tree_getattr(c->tree, ino, &a, &e);
+    int gave_up = scope_end(c, req, &rs);
+    if (rc) {
+        if (gave_up)
+            fuse_reply_err(req, EINTR);
+        else
+            reply_error(req, &e);
         return;
     }
     to_stat(c, ino, &a, &st);
@@ -310,8 +321,10 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
         /* (a model changed in place: the kernel drops its pages of the
          * file now, so that reads reach us and fail) */
         fi->keep_cache = !gg_tree_open_stale(of);
+        /* (-o direct_io is per open: the files loaders map stay in the
+         * page cache, where shared mmap works; llama.cpp maps its model) */
         if (a.tensor_data) {
-            if (c->o->direct_io)
+            if (c->o->direct_io && !a.mapped)
                 fi->direct_io = 1;
             else
                 set_bdi_readahead(c);
@@ -575,20 +588,29 @@ static void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
     reply_xattr(req, list, n, size, &e);
 }
 
-/* SIGTERM, SIGINT, SIGHUP: stop every network transfer at once (a read
- * waiting on a server must not hold the unmount up), then end the loop.
- * SIGUSR1, SIGUSR2: ignored. */
+/* SIGTERM, SIGINT, SIGHUP: stop all work at once (every network transfer,
+ * every comparison, stats or text being made: a read waiting on them must
+ * not hold the unmount up), then end the loop. SIGUSR1: ignored; SIGUSR2
+ * does nothing (the mount watcher wakes the main thread with it). */
 static struct fuse_session *signal_session;
 static gg_net *signal_net;
 
-static void on_signal(int sig)
+static void stop_everything(void)
 {
-    (void)sig;
+    gg_scope_stop_all();
     if (signal_net)
         gg_net_abort(signal_net);
     if (signal_session)
         fuse_session_exit(signal_session);
 }
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_everything();
+}
+
+static void on_wake(int sig) { (void)sig; }
 
 static int session_gone(void *se) { return fuse_session_exited(se); }
 
@@ -607,9 +629,79 @@ static void catch_signals(struct fuse_session *se, gg_net *net)
             sigaction(sigs[i], &sa, NULL);
     }
     /* SIGUSR1 and SIGUSR2 have no use here; by default they would kill the
-     * daemon and leave a stale mount behind. */
+     * daemon and leave a stale mount behind. (SIGUSR2 interrupts the main
+     * thread's wait: no SA_RESTART.) */
     signal(SIGUSR1, SIG_IGN);
-    signal(SIGUSR2, SIG_IGN);
+    struct sigaction wake = {0};
+    wake.sa_handler = on_wake;
+    sigemptyset(&wake.sa_mask);
+    sigaction(SIGUSR2, &wake, NULL);
+}
+
+/* The mount watcher: when the mount leaves the mount table (fusermount3 -u,
+ * and -u -z, which the kernel allows while files are open and which leaves
+ * their readers waiting on us), everything stops as on SIGTERM and the main
+ * thread, which waits for the loop's end, is woken. */
+typedef struct watcher {
+    pthread_t thread, main;
+    const char *dev;   /* the mount's "MAJ:MIN" */
+    int wake[2];       /* written to end the watch */
+    _Atomic int gone;  /* the mount left the table */
+    int running;
+} watcher;
+
+static void *watch_mount(void *arg)
+{
+    watcher *w = arg;
+    if (gg_mountinfo_wait_gone(w->dev, w->wake[0]) == 1) {
+        atomic_store(&w->gone, 1);
+        gg_log("the mount left the mount table (unmounted): stopping all work");
+        stop_everything();
+        pthread_kill(w->main, SIGUSR2);
+    }
+    return NULL;
+}
+
+static void watch_start(watcher *w, const char *dev)
+{
+    w->dev = dev;
+    w->main = pthread_self();
+    if (!dev[0] || pipe2(w->wake, O_CLOEXEC))
+        return;
+    /* (its signals are the main thread's to take) */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    w->running = pthread_create(&w->thread, NULL, watch_mount, w) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!w->running) {
+        close(w->wake[0]);
+        close(w->wake[1]);
+    }
+}
+
+static void watch_stop(watcher *w)
+{
+    if (!w->running)
+        return;
+    if (write(w->wake[1], "x", 1) != 1)
+        gg_log("could not end the mount watcher");
+    pthread_join(w->thread, NULL);
+    close(w->wake[0]);
+    close(w->wake[1]);
+    w->running = 0;
+}
+
+/* The mount left the table (watch_mount): has its connection ended too (a
+ * plain unmount; allowed a moment)? Then libfuse's unmount only closes the
+ * device and forgets the mount point. While files of a lazily unmounted
+ * mount are still open it would unmount the folder by its path, where
+ * something else may be mounted by now: that is left undone, and the
+ * connection ends with the process. */
+static int connection_ended(struct fuse_session *se)
+{
+    struct pollfd p = {fuse_session_fd(se), 0, 0};
+    return poll(&p, 1, 100) == 1 && (p.revents & POLLERR);
 }
 
 static const struct fuse_lowlevel_ops ops = {
@@ -651,6 +743,7 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
         return GG_EXIT_USAGE; /* libfuse printed which option it did not take */
     }
     int rc = GG_EXIT_OK;
+    watcher w = {0};
     if (fuse_set_signal_handlers(se) != 0) {
         rc = GG_EXIT_INTERNAL;
         goto out_session;
@@ -680,6 +773,7 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
         gg_shelf_skip_dev(o->shelf, makedev(maj, min));
     if (o->shelf)
         gg_shelf_start(o->shelf, 1, 1);
+    watch_start(&w, c.bdi);
     int loop;
     if (o->single_thread) {
         loop = fuse_session_loop(se);
@@ -691,13 +785,17 @@ int gg_fuse_run(gg_tree *tree, int argc, char **argv, const char *mountpoint, co
         loop = fuse_session_loop_mt(se, cfg);
         fuse_loop_cfg_destroy(cfg);
     }
-    if (loop < 0)
+    if (loop < 0 && !atomic_load(&w.gone))
         rc = GG_EXIT_INTERNAL;
+    watch_stop(&w);
+    if (atomic_load(&w.gone) && !connection_ended(se))
+        goto out_signals;
 out_unmount:
     fuse_session_unmount(se);
-    /* Said, not assumed: a mount left behind is a broken folder for the user. */
+    /* Said, not assumed: a mount left behind is a broken folder for the user.
+     * (Once it left the table, its device number may be another mount's.) */
     char where[PATH_MAX];
-    if (c.bdi[0] && gg_mountinfo_find_dev(c.bdi, where, sizeof where) == 1) {
+    if (!atomic_load(&w.gone) && c.bdi[0] && gg_mountinfo_find_dev(c.bdi, where, sizeof where) == 1) {
         gg_log("%s: could not unmount (the mount is now at %s); clear it with: fusermount3 -u %s", mountpoint,
                where, where);
         rc = GG_EXIT_UNMOUNT;

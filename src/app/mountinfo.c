@@ -4,9 +4,14 @@
  * Paths escape space, tab, newline and backslash as \ooo (three octal digits). */
 #include "mountinfo.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int gg_mountinfo_unescape(const char *in, char *out, size_t cap)
 {
@@ -83,4 +88,34 @@ int gg_mountinfo_find_dev(const char *dev, char *path, size_t cap)
     free(line);
     fclose(f);
     return found;
+}
+
+int gg_mountinfo_wait_gone(const char *dev, int wake_fd)
+{
+    int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char where[PATH_MAX];
+    int rc;
+    for (;;) {
+        /* (looked at after each wake-up: the poll says only that something changed) */
+        int found = gg_mountinfo_find_dev(dev, where, sizeof where);
+        if (found <= 0) {
+            rc = found == 0 ? 1 : -1;
+            break;
+        }
+        struct pollfd p[2] = {{fd, POLLPRI, 0}, {wake_fd, POLLIN, 0}};
+        int n = poll(p, 2, -1);
+        if (n < 0 && errno != EINTR) {
+            rc = -1;
+            break;
+        }
+        if (n > 0 && p[1].revents) {
+            /* (told to stop: says once more whether it is gone) */
+            rc = gg_mountinfo_find_dev(dev, where, sizeof where) == 0;
+            break;
+        }
+    }
+    close(fd);
+    return rc;
 }

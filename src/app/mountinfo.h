@@ -24,6 +24,13 @@ int gg_mountinfo_find(const char *path, gg_mount_entry *e);
  * (A mount can move when a folder above it is renamed.) */
 int gg_mountinfo_find_dev(const char *dev, char *path, size_t cap);
 
+/* Wait while the mount of device dev ("MAJ:MIN") is in the mount table:
+ * 1 once it is gone (unmounted, lazily too; also when wake_fd becomes
+ * readable and it is gone by then), 0 when wake_fd becomes readable (stop
+ * watching), -1 when the table cannot be watched. A poll() of
+ * /proc/self/mountinfo wakes at every change of the table. */
+int gg_mountinfo_wait_gone(const char *dev, int wake_fd);
+
 /* Decode mountinfo's octal escapes (\040 for a space, ...) of field `in`
  * (up to the next space or the end) into out (cap bytes). Returns the
  * length, or -1 if it does not fit or an escape is malformed. */

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "gguffs/compare.h"
 #include "gguffs/editfile.h"
 #include "gguffs/kvparse.h"
+#include "gguffs/scope.h"
 #include "gguffs/model.h"
 #include "gguffs/render.h"
 #include "gguffs/modeltext.h"
@@ -725,8 +727,31 @@ static void cmp_tick(void *arg, uint64_t done)
     progress(done, p->total, p->t0, 4.0); /* (f32 bytes of this model) */
 }
 
+/* Ctrl-C (SIGINT), SIGTERM or SIGHUP during --compare: the figures stop
+ * being computed (scope.h), what was opened is closed, and gguffs then dies
+ * of the signal, as its caller expects. */
+static volatile sig_atomic_t compare_signal;
+
+static void on_compare_signal(int sig)
+{
+    compare_signal = sig;
+    gg_scope_stop_all();
+}
+
+static void catch_compare_signals(void)
+{
+    struct sigaction sa = {0}, old;
+    sa.sa_handler = on_compare_signal;
+    sigemptyset(&sa.sa_mask);
+    int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (int i = 0; i < 3; i++)
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+}
+
 int gg_tool_compare(const char *model, const char *ref, const gg_tool_opts *o)
 {
+    catch_compare_signals();
     gg_model a, b;
     int rc = open_model(&a, model, o->open);
     if (rc != GG_EXIT_OK)
@@ -759,6 +784,12 @@ int gg_tool_compare(const char *model, const char *ref, const gg_tool_opts *o)
         rc = gg_exit_for(e.code);
     if (tty)
         fprintf(stderr, "\r%*s\r", 70, "");
+    if (compare_signal) {
+        fprintf(stderr, "gguffs --compare: interrupted (%" PRIu64 " of %zu tensors compared)\n",
+                atomic_load(&st.tensors), c ? gg_cmp_pairs(c) : (size_t)0);
+        e.msg[0] = 0;
+        rc = rc ? rc : GG_EXIT_INTERNAL;
+    }
     gg_cmp_table t;
     if (!rc && gg_cmp_table_make(c, &a, &b, 1, &t, &e))
         rc = GG_EXIT_INTERNAL;
@@ -782,5 +813,9 @@ int gg_tool_compare(const char *model, const char *ref, const gg_tool_opts *o)
     gg_imatrix_free(im);
     gg_model_close(&b);
     gg_model_close(&a);
+    if (compare_signal) {
+        signal(compare_signal, SIG_DFL);
+        raise(compare_signal);
+    }
     return rc;
 }

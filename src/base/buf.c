@@ -1,5 +1,6 @@
 /* buf.c - the growable byte buffer, growing arrays, and asprintf that returns (see buf.h). */
 #include "gguffs/buf.h"
+#include "gguffs/scope.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +11,14 @@ char *gg_buf_room(gg_buf *b, size_t n)
 {
     if (b->oom)
         return NULL;
+    if (b->max && n > b->max - (b->len < b->max ? b->len : b->max)) {
+        b->over = b->oom = 1;
+        return NULL;
+    }
+    if (b->stoppable && (b->len >> 20) != ((b->len + n) >> 20) && gg_scope_stopped()) {
+        b->stopped = b->oom = 1;
+        return NULL;
+    }
     if (b->len + n + 1 > b->cap) {
         size_t nc = b->cap ? b->cap : 256;
         while (nc < b->len + n + 1)
@@ -54,6 +63,8 @@ void gg_buf_printf(gg_buf *b, const char *fmt, ...)
 {
     char tmp[256];
     va_list ap;
+    if (b->oom) /* (a renderer's loop over a huge array goes on cheaply) */
+        return;
     va_start(ap, fmt);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);

@@ -7,6 +7,9 @@
 #define ASK_EVERY_MS 500
 
 static _Thread_local gg_scope *current;
+static _Atomic int all_stopped;
+
+void gg_scope_stop_all(void) { atomic_store(&all_stopped, 1); }
 
 gg_scope *gg_scope_get(void) { return current; }
 void gg_scope_set(gg_scope *s) { current = s; }
@@ -32,6 +35,8 @@ int64_t gg_scope_now_ms(void)
 int gg_scope_stopped(void)
 {
     gg_scope *s = current;
+    if (atomic_load_explicit(&all_stopped, memory_order_relaxed))
+        return 1;
     if (!s)
         return 0;
     if ((s->stop && atomic_load_explicit(s->stop, memory_order_relaxed)) || atomic_load(&s->given_up))
@@ -46,6 +51,14 @@ int gg_scope_stopped(void)
         return 1;
     }
     return 0;
+}
+
+int gg_scope_check(gg_err *e, const char *what)
+{
+    if (!gg_scope_stopped())
+        return 0;
+    return gg_fail(e, GG_E_IO, "%s: stopped (%s)", what,
+                   atomic_load(&all_stopped) ? "the mount is ending" : "its reader gave up");
 }
 
 int64_t gg_scope_left_ms(void)

@@ -627,6 +627,28 @@ static void plan_model_tensor(builder *b, uint64_t i, seen *s)
     }
 }
 
+/* A tensor that cannot be decoded is said to be so, and counts as there
+ * (it is not also "missing"). */
+static void undecodable_tensor(builder *b, uint64_t i, seen *s)
+{
+    const gg_tensor *t = &b->m->t[i];
+    char nm[SHOWN];
+    why(b, "%s cannot be decoded (%s)", shown(t, nm), t->err ? t->err->msg : "unknown type");
+    uint64_t layer;
+    const char *base;
+    size_t blen;
+    int bias;
+    if (parse_layer_name(t, &layer, &base, &blen, &bias) == 0) {
+        const layer_row *r = find_row(base, blen, 1u << b->p->variant);
+        if (r && layer < b->p->n_layer)
+            (bias ? s->b : s->w)[layer] |= 1u << (r - layer_rows);
+    } else if (name_is(t, "token_embd.weight")) {
+        s->embd = 1;
+    } else if (name_is(t, "output_norm.weight")) {
+        s->norm = 1;
+    }
+}
+
 /* The rope keys the plan cannot carry: longrope needs both lists; an
  * attention factor other than 1 has no place in the HF classes. */
 static void check_rope(builder *b)
@@ -659,9 +681,8 @@ static void plan_tensors(builder *b)
         const char *base;
         size_t blen;
         int bias;
-        char nm[SHOWN];
         if (!gg_tensor_decodable(t))
-            why(b, "%s cannot be decoded (%s)", shown(t, nm), t->err ? t->err->msg : "unknown type");
+            undecodable_tensor(b, i, &s);
         else if (parse_layer_name(t, &layer, &base, &blen, &bias) == 0)
             plan_layer_tensor(b, i, layer, base, blen, bias, &s);
         else
@@ -678,6 +699,34 @@ done:
     free(s.b);
 }
 
+/* The counts the config takes, each checked on its own so that why names
+ * the key and what is wrong with it. llama.cpp's own bounds
+ * (LLAMA_MAX_LAYERS, LLAMA_MAX_EXPERTS) and a head count no model comes near
+ * keep a hostile header from asking for millions of names. */
+static void check_counts(builder *b)
+{
+    gg_hf_plan *p = b->p;
+    const char *a = p->arch;
+    if (!p->n_layer || p->n_layer > MAX_LAYERS)
+        why(b, "%s.block_count is %" PRIu64 ": from 1 to %d layers (llama.cpp's bound)", a, p->n_layer, MAX_LAYERS);
+    if (!p->n_head || p->n_head > MAX_HEADS)
+        why(b, "%s.attention.head_count is %" PRIu64 ": from 1 to %d heads", a, p->n_head, MAX_HEADS);
+    else if (p->n_head_kv > p->n_head)
+        why(b, "%s.attention.head_count_kv %" PRIu64 " is more than attention.head_count %" PRIu64
+               ": a key/value head serves one or more query heads",
+            a, p->n_head_kv, p->n_head);
+    else if (p->n_head_kv && p->n_head % p->n_head_kv)
+        why(b, "%s.attention.head_count %" PRIu64 " is not a multiple of attention.head_count_kv %" PRIu64
+               ": each key/value head serves as many query heads",
+            a, p->n_head, p->n_head_kv);
+    if (p->n_expert > MAX_EXPERTS)
+        why(b, "%s.expert_count is %" PRIu64 ": at most %d experts (llama.cpp's bound)", a, p->n_expert,
+            MAX_EXPERTS);
+    else if (p->n_expert_used > p->n_expert)
+        why(b, "%s.expert_used_count %" PRIu64 " is more than expert_count %" PRIu64, a, p->n_expert_used,
+            p->n_expert);
+}
+
 /* The figures of the config, from the keys as llama.cpp reads them. */
 static void plan_figures(builder *b)
 {
@@ -687,6 +736,18 @@ static void plan_figures(builder *b)
     missing |= need_figure(b, "embedding_length", 0, &p->n_embd, 1);
     missing |= need_figure(b, "attention.head_count", 0, &p->n_head, 1);
     missing |= need_figure(b, "attention.head_count_kv", p->n_head, &p->n_head_kv, 0);
+    if (p->variant == GG_HF_MIXTRAL || p->variant == GG_HF_QWEN2MOE || p->variant == GG_HF_QWEN3MOE) {
+        missing |= need_figure(b, "expert_count", 0, &p->n_expert, 1);
+        missing |= need_figure(b, "expert_used_count", 0, &p->n_expert_used, 1);
+        need_figure(b, "expert_feed_forward_length", 0, &p->n_ff_exp, 0);
+        need_figure(b, "expert_shared_feed_forward_length", 0, &p->n_ff_shexp, 0);
+    }
+    /* (the head size and what follows from it mean nothing without them) */
+    unsigned said = b->n_why;
+    if (!missing)
+        check_counts(b);
+    if (missing || b->n_why != said)
+        return;
     uint64_t kl = 0, vl = 0;
     need_figure(b, "attention.key_length", p->n_head ? p->n_embd / p->n_head : 0, &kl, 0);
     need_figure(b, "attention.value_length", kl, &vl, 0);
@@ -700,24 +761,6 @@ static void plan_figures(builder *b)
         why(b, "%s.rope.dimension_count %" PRIu64 " is not the head size %" PRIu64 ": %s ropes whole heads",
             p->arch, p->n_rot, p->head_dim, p->hf_class);
     need_figure(b, "feed_forward_length", 0, &p->n_ff, 0);
-    if (p->variant == GG_HF_MIXTRAL || p->variant == GG_HF_QWEN2MOE || p->variant == GG_HF_QWEN3MOE) {
-        need_figure(b, "expert_count", 0, &p->n_expert, 1);
-        need_figure(b, "expert_used_count", 0, &p->n_expert_used, 1);
-        need_figure(b, "expert_feed_forward_length", 0, &p->n_ff_exp, 0);
-        need_figure(b, "expert_shared_feed_forward_length", 0, &p->n_ff_shexp, 0);
-    }
-    if (missing)
-        return;
-    /* llama.cpp's own bounds (LLAMA_MAX_LAYERS, LLAMA_MAX_EXPERTS) and a
-     * head count no model comes near keep a hostile header from asking for
-     * millions of names */
-    if (!p->n_head || !p->n_layer || p->n_layer > MAX_LAYERS || p->n_head > MAX_HEADS ||
-        p->n_head_kv > p->n_head || (p->n_head_kv && p->n_head % p->n_head_kv) || p->n_expert > MAX_EXPERTS ||
-        p->n_expert_used > p->n_expert)
-        why(b,
-            "%s: block_count, head_count, head_count_kv or expert_count are not usable figures (at most %d layers, "
-            "%d heads, %d experts)",
-            p->arch, MAX_LAYERS, MAX_HEADS, MAX_EXPERTS);
     /* the figures HF takes from the config must match the tensors' shapes */
     for (uint64_t i = 0; i < m->nt; i++) {
         const gg_tinfo *ti = m->t[i].info;

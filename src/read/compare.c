@@ -433,7 +433,7 @@ static int fold_pair(gg_cmp *c, const pair *p, const gg_cmp_side *a, const gg_cm
                 continue;
             if (!ba || !br || (p->w && !bw))
                 rc = gg_fail(&fe, GG_E_NOMEM, "out of memory");
-            else
+            else if (!(rc = gg_scope_check(&fe, a->m->path))) /* (nobody waits: the pair is left undone) */
                 rc = fold_chunk(c, p, k, a, r, ba, br, bw, &part[k], &fe);
             if (rc) {
 #pragma omp critical(gg_cmp_error)

@@ -1,6 +1,7 @@
 /* stats.c - a tensor's stats, from its decoded values (see stats.h). */
 #include "gguffs/stats.h"
 #include "gguffs/floatfmt.h"
+#include "gguffs/scope.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -33,7 +34,9 @@ int gg_tensor_stats(gg_reader *r, const gg_model *m, const gg_tensor *ts, gg_buf
     int rc = 0;
     for (uint64_t e = 0; e < n && rc == 0; e += step) {
         uint64_t e1 = e + step < n ? e + step : n;
-        rc = gg_decode_elems(r, m, ts, e, e1, buf, err);
+        rc = gg_scope_check(err, m->path); /* (a huge tensor: nobody may wait any more) */
+        if (rc == 0)
+            rc = gg_decode_elems(r, m, ts, e, e1, buf, err);
         for (uint64_t i = 0; rc == 0 && i < e1 - e; i++) {
             float v = buf[i];
             if (isnan(v)) {

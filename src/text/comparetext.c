@@ -31,13 +31,18 @@ void gg_cmp_figures(const gg_cmp_sums *s, gg_cmp_figs *f)
     f->snr_db = s->d2 == 0 ? INFINITY : 10 * log10(s->r2 / s->d2);
 }
 
-/* A figure in its field: right-aligned, or blank while not known. JSON
- * gets "inf" and "nan" as strings. */
+/* A figure over no element at all (no tensor compared, a tensor of no
+ * elements, no element the imatrix weighs): not a number of any kind. */
+static const double over_nothing;
+#define NOTHING (&over_nothing)
+
+/* A figure in its field: right-aligned, or blank while not known; over
+ * nothing "-" (null in JSON). JSON gets "inf" and "nan" as strings. */
 static void figure(gg_buf *out, const double *v, int json)
 {
     char s[GG_FMT_BUF + 2];
-    if (!v) {
-        gg_buf_printf(out, "%*s", GG_CMP_WIDTH, "");
+    if (!v || v == NOTHING) {
+        gg_buf_printf(out, "%*s", GG_CMP_WIDTH, !v ? "" : json ? "null" : "-");
         return;
     }
     int n = gg_fmt_f64(s + 1, *v);
@@ -68,7 +73,7 @@ void gg_compare_tsv(const gg_cmp_table *t, gg_buf *out)
             gg_buf_puts(out, "\t");
             /* noted rows and rows the imatrix does not weigh: empty */
             if (r->kind == GG_CMP_COMPARED && (k < 5 || r->weighted))
-                figure(out, r->sums ? v[k] : NULL, 0);
+                figure(out, !r->elements ? NOTHING : r->sums ? v[k] : NULL, 0);
         }
         gg_buf_puts(out, "\t");
         if (r->note)
@@ -82,12 +87,13 @@ void gg_compare_tsv(const gg_cmp_table *t, gg_buf *out)
 typedef struct group {
     const char *type;  /* by type */
     int64_t layer;     /* by layer (-1: not in one) */
-    uint64_t tensors;
+    uint64_t tensors, elements;
     double d2, r2;
 } group;
 
 typedef struct tally {
     uint64_t compared, only_here, only_ref, shape, undecodable;
+    uint64_t elements, w_elements; /* compared; of them, weighed */
     double d2, r2, wd2, wr2;
     int known;         /* every compared row has its sums */
     group *types, *layers;
@@ -106,7 +112,7 @@ static group *group_of(group **g, size_t *n, const char *type, int64_t layer)
     if (!p)
         return NULL;
     *g = p;
-    p[*n] = (group){type, layer, 0, 0, 0};
+    p[*n] = (group){type, layer, 0, 0, 0, 0};
     return &p[(*n)++];
 }
 
@@ -164,6 +170,10 @@ static int tally_rows(const gg_cmp_table *t, tally *y)
             return -1;
         gt->tensors++;
         gl->tensors++;
+        gt->elements += r->elements;
+        gl->elements += r->elements;
+        y->elements += r->elements;
+        y->w_elements += r->weighted ? r->elements : 0;
         int nw = (int)escaped_len(gg_tsv_field, r->name, r->name_len), tw = (int)strlen(r->type);
         int jnw = (int)escaped_len(gg_json_string, r->name, r->name_len);
         int jtw = (int)escaped_len(gg_json_string, r->type, strlen(r->type));
@@ -184,13 +194,18 @@ static int tally_rows(const gg_cmp_table *t, tally *y)
         gt->r2 += s->r2;
         gl->d2 += s->d2;
         gl->r2 += s->r2;
-        y->worst[y->nworst++] = i;
+        if (r->elements) /* (a tensor of no elements has no rel_rmse to rank) */
+            y->worst[y->nworst++] = i;
     }
     if (y->nlayers)
         qsort(y->layers, y->nlayers, sizeof *y->layers, by_layer);
     if (y->known)
         qsort_r(y->worst, y->nworst, sizeof *y->worst, by_badness, (void *)t->rows);
-    y->nworst = y->compared < GG_CMP_WORST ? y->compared : GG_CMP_WORST;
+    /* (known before any figure: the texts' sizes) */
+    uint64_t ranked = 0;
+    for (size_t i = 0; i < t->n; i++)
+        ranked += t->rows[i].kind == GG_CMP_COMPARED && t->rows[i].elements;
+    y->nworst = ranked < GG_CMP_WORST ? ranked : GG_CMP_WORST;
     return 0;
 }
 
@@ -212,11 +227,11 @@ static int tally_up(const gg_cmp_table *t, tally *y, gg_buf *out)
     return -1;
 }
 
-/* rel_rmse of a group, or NULL while not known. */
-static const double *group_rel(const tally *y, double d2, double r2, double *v)
+/* rel_rmse of a group of n elements: NULL while not known, NOTHING over none. */
+static const double *group_rel(const tally *y, uint64_t n, double d2, double r2, double *v)
 {
     *v = rel(d2, r2);
-    return y->known ? v : NULL;
+    return !n ? NOTHING : y->known ? v : NULL;
 }
 
 static void bytes_line(gg_buf *out, const char *label, uint64_t bytes, double bpw)
@@ -245,17 +260,17 @@ void gg_compare_summary(const gg_cmp_table *t, gg_buf *out)
                   " only in the reference, %" PRIu64 " of different shapes, %" PRIu64 " not decodable\n",
                   y.compared, y.only_here, y.only_ref, y.shape, y.undecodable);
     gg_buf_puts(out, "rel_rmse        ");
-    figure(out, group_rel(&y, y.d2, y.r2, &v), 0);
+    figure(out, group_rel(&y, y.elements, y.d2, y.r2, &v), 0);
     gg_buf_puts(out, "\n");
     if (t->weighted) {
         gg_buf_puts(out, "w_rel_rmse      ");
-        figure(out, group_rel(&y, y.wd2, y.wr2, &v), 0);
+        figure(out, group_rel(&y, y.w_elements, y.wd2, y.wr2, &v), 0);
         gg_buf_puts(out, "\n");
     }
     gg_buf_printf(out, "by type         %7s %*s\n", "tensors", GG_CMP_WIDTH, "rel_rmse");
     for (size_t i = 0; i < y.ntypes; i++) {
         gg_buf_printf(out, "  %-13s %7" PRIu64 " ", y.types[i].type, y.types[i].tensors);
-        figure(out, group_rel(&y, y.types[i].d2, y.types[i].r2, &v), 0);
+        figure(out, group_rel(&y, y.types[i].elements, y.types[i].d2, y.types[i].r2, &v), 0);
         gg_buf_puts(out, "\n");
     }
     gg_buf_printf(out, "by layer        %7s %*s\n", "tensors", GG_CMP_WIDTH, "rel_rmse");
@@ -264,7 +279,7 @@ void gg_compare_summary(const gg_cmp_table *t, gg_buf *out)
             gg_buf_printf(out, "  %-13" PRId64 " %7" PRIu64 " ", y.layers[i].layer, y.layers[i].tensors);
         else
             gg_buf_printf(out, "  %-13s %7" PRIu64 " ", "(none)", y.layers[i].tensors);
-        figure(out, group_rel(&y, y.layers[i].d2, y.layers[i].r2, &v), 0);
+        figure(out, group_rel(&y, y.layers[i].elements, y.layers[i].d2, y.layers[i].r2, &v), 0);
         gg_buf_puts(out, "\n");
     }
     gg_buf_printf(out, "worst by rel_rmse\n");
@@ -278,7 +293,7 @@ void gg_compare_summary(const gg_cmp_table *t, gg_buf *out)
             size_t at = out->len;
             gg_tsv_field(out, r->name, r->name_len);
             gg_buf_printf(out, "%*s  %-*s  ", y.name_w - (int)(out->len - at), "", y.type_w, r->type);
-            figure(out, group_rel(&y, r->sums->d2, r->sums->r2, &v), 0);
+            figure(out, group_rel(&y, r->elements, r->sums->d2, r->sums->r2, &v), 0);
         }
         gg_buf_puts(out, "\n");
     }
@@ -319,17 +334,17 @@ void gg_compare_summary_json(const gg_cmp_table *t, gg_buf *out)
                   ", \"only_in_reference\": %" PRIu64 ", \"different_shapes\": %" PRIu64
                   ", \"not_decodable\": %" PRIu64 "}", y.compared, y.only_here, y.only_ref, y.shape, y.undecodable);
     gg_buf_puts(out, ",\n  \"rel_rmse\": ");
-    figure(out, group_rel(&y, y.d2, y.r2, &v), 1);
+    figure(out, group_rel(&y, y.elements, y.d2, y.r2, &v), 1);
     if (t->weighted) {
         gg_buf_puts(out, ",\n  \"w_rel_rmse\": ");
-        figure(out, group_rel(&y, y.wd2, y.wr2, &v), 1);
+        figure(out, group_rel(&y, y.w_elements, y.wd2, y.wr2, &v), 1);
     }
     gg_buf_puts(out, ",\n  \"types\": [");
     for (size_t i = 0; i < y.ntypes; i++) {
         gg_buf_printf(out, "%s\n    {\"type\": ", i ? "," : "");
         gg_json_string(out, y.types[i].type, strlen(y.types[i].type));
         gg_buf_printf(out, ", \"tensors\": %" PRIu64 ", \"rel_rmse\": ", y.types[i].tensors);
-        figure(out, group_rel(&y, y.types[i].d2, y.types[i].r2, &v), 1);
+        figure(out, group_rel(&y, y.types[i].elements, y.types[i].d2, y.types[i].r2, &v), 1);
         gg_buf_puts(out, "}");
     }
     gg_buf_puts(out, "\n  ],\n  \"layers\": [");
@@ -340,14 +355,14 @@ void gg_compare_summary_json(const gg_cmp_table *t, gg_buf *out)
         else
             gg_buf_puts(out, "null");
         gg_buf_printf(out, ", \"tensors\": %" PRIu64 ", \"rel_rmse\": ", y.layers[i].tensors);
-        figure(out, group_rel(&y, y.layers[i].d2, y.layers[i].r2, &v), 1);
+        figure(out, group_rel(&y, y.layers[i].elements, y.layers[i].d2, y.layers[i].r2, &v), 1);
         gg_buf_puts(out, "}");
     }
     gg_buf_puts(out, "\n  ],\n  \"worst\": [");
     for (size_t k = 0; k < y.nworst; k++) {
         const gg_cmp_row *r = y.known ? &t->rows[y.worst[k]] : NULL;
         gg_buf_printf(out, "%s\n    {\"rel_rmse\": ", k ? "," : "");
-        figure(out, r ? group_rel(&y, r->sums->d2, r->sums->r2, &v) : NULL, 1);
+        figure(out, r ? group_rel(&y, r->elements, r->sums->d2, r->sums->r2, &v) : NULL, 1);
         gg_buf_puts(out, ", \"type\": ");
         json_padded(out, r ? r->type : "", r ? strlen(r->type) : 0, y.jtype_w, r != NULL);
         gg_buf_puts(out, ", \"name\": ");

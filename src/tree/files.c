@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "gguffs/compare.h"
 #include "gguffs/hfconfig.h"
 #include "gguffs/hfexport.h"
@@ -23,16 +24,19 @@
 
 /* Rendering never writes more than 8 bytes per byte of a value ("false, "
  * for a bool, \u00XX for a control byte in JSON) and 6 per byte of a name. */
-static uint64_t kv_bound(const gg_mtree *t, uint64_t kv) { return 4096 + 8 * t->m->f->kv[kv].val_len; }
+static uint64_t kv_estimate(const gg_model *m, uint64_t kv) { return 4096 + 8 * m->f->kv[kv].val_len; }
+static uint64_t kv_bound(const gg_mtree *t, uint64_t kv) { return kv_estimate(t->m, kv); }
 
-static uint64_t metadata_json_bound(const gg_mtree *t, uint64_t arg)
+static uint64_t metadata_json_estimate(const gg_model *m)
 {
-    const gg_file *f = t->m->f;
+    const gg_file *f = m->f;
     uint64_t b = 4096;
     for (uint64_t k = 0; k < f->n_kv; k++)
         b += 128 + 8 * f->kv[k].val_len + 6 * f->kv[k].key.len;
     return b;
 }
+
+static uint64_t metadata_json_bound(const gg_mtree *t, uint64_t arg) { return metadata_json_estimate(t->m); }
 
 static uint64_t tensors_tsv_bound(const gg_mtree *t, uint64_t arg)
 {
@@ -62,15 +66,23 @@ static uint64_t hf_tokenizer_bound(const gg_mtree *t, uint64_t arg) { return gg_
 
 /* ---- texts ---- */
 
+/* The texts a header alone makes, as the presence checks below make them. */
+static void kv_make(const gg_model *m, uint64_t kv, gg_buf *out) { gg_render_kv_text(m->f, &m->f->kv[kv], out); }
+static void metadata_json_make(const gg_model *m, uint64_t arg, gg_buf *out) { gg_render_metadata_json(m->f, out); }
+static void tokenizer_make(const gg_model *m, uint64_t config, gg_buf *out)
+{
+    (config ? gg_hf_tokenizer_config_json : gg_hf_tokenizer_json)(m, out);
+}
+
 static int kv_text(gg_mtree *t, uint64_t kv, gg_buf *out, gg_err *e)
 {
-    gg_render_kv_text(t->m->f, &t->m->f->kv[kv], out);
+    kv_make(t->m, kv, out);
     return 0;
 }
 
 static int metadata_json(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
 {
-    gg_render_metadata_json(t->m->f, out);
+    metadata_json_make(t->m, 0, out);
     return 0;
 }
 
@@ -127,6 +139,8 @@ static int hf_config(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
     return rc;
 }
 
+static int hf_tokenizer_big(const gg_model *m);
+
 static int hf_why(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
 {
     gg_hf_plan *p = gg_hf_plan_new(t->m);
@@ -138,6 +152,9 @@ static int hf_why(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
     int rc = gg_hf_rope_read(t->m, p, &rope, &why, &local);
     gg_hf_why(t->m, p, rc ? why : NULL, out);
     gg_hf_plan_free(p);
+    if (hf_tokenizer_big(t->m))
+        gg_buf_printf(out, "no tokenizer files:\ntokenizer.json or tokenizer_config.json is more than %llu MiB "
+                           "of text\n", GG_MAX_TEXT >> 20);
     return 0;
 }
 
@@ -230,6 +247,43 @@ static gg_composite *hf_safetensors(const gg_mtree *t, const gg_file_kind *k, ui
 
 /* ---- presence ---- */
 
+/* Does a text the header alone makes fit in GG_MAX_TEXT? Surely when its
+ * estimate does; else (a 72 MiB chat template is 576 MiB by the estimate)
+ * it is made once to know. A text that does not fit is not listed (the log
+ * says so): listed, it could only fail, and break cp -r, tar and rsync. */
+static int fits(const gg_model *m, uint64_t estimate, void (*make)(const gg_model *, uint64_t, gg_buf *),
+                uint64_t arg, const char *what, const char *key, size_t klen)
+{
+    if (estimate <= GG_MAX_TEXT)
+        return 1;
+    gg_buf b = {.max = GG_MAX_TEXT};
+    make(m, arg, &b);
+    int over = b.over;
+    gg_buf_free(&b);
+    if (over)
+        gg_log("%s: %s%.*s not listed: more than %llu MiB of text", m->path, what, (int)(klen > 200 ? 200 : klen),
+               key, GG_MAX_TEXT >> 20);
+    return !over;
+}
+
+static int kv_fits(const gg_model *m, uint64_t kv)
+{
+    const gg_kv *k = &m->f->kv[kv];
+    return fits(m, kv_estimate(m, kv), kv_make, kv, "metadata/", gg_str_ptr(m->f, k->key), k->key.len);
+}
+
+static int metadata_json_fits(const gg_model *m, uint64_t arg)
+{
+    return fits(m, metadata_json_estimate(m), metadata_json_make, 0, "metadata.json", "", 0);
+}
+
+static int tokenizer_fits(const gg_model *m)
+{
+    uint64_t est = gg_hf_tokenizer_bound(m);
+    return fits(m, est, tokenizer_make, 0, "as/hf/tokenizer.json", "", 0) &&
+           fits(m, est, tokenizer_make, 1, "as/hf/tokenizer_config.json", "", 0);
+}
+
 /* Files that could only fail (EIO) would break cp -r and tar of a mount. */
 static int decodable(const gg_model *m, uint64_t tensor) { return gg_tensor_decodable(&m->t[tensor]); }
 
@@ -253,6 +307,7 @@ static int not_all_decodable(const gg_model *m, uint64_t arg) { return !all_deco
 typedef struct hf_facts {
     const gg_model *m;
     int weights, vocab, why;
+    int tok_big; /* the tokenizer files would pass GG_MAX_TEXT */
 } hf_facts;
 static _Thread_local hf_facts hf_last;
 
@@ -264,11 +319,13 @@ static int hf_dir(const gg_model *m, uint64_t arg)
     const char *rope_why = NULL;
     gg_err e;
     int rope_bad = p && gg_hf_rope_read(m, p, &rope, &rope_why, &e) != 0;
+    int tok_big = tok == 1 && !tokenizer_fits(m);
     hf_last.m = m;
     hf_last.weights = p && !p->why && !p->vocab_only && !rope_bad;
-    hf_last.vocab = tok == 1;
+    hf_last.vocab = tok == 1 && !tok_big;
+    hf_last.tok_big = tok_big;
     /* a vocabulary file has no weights to miss */
-    hf_last.why = !p || p->why || rope_bad || tok == 0 || (tok < 0 && !p->vocab_only);
+    hf_last.why = !p || p->why || rope_bad || tok == 0 || (tok < 0 && !p->vocab_only) || tok_big;
     gg_hf_plan_free(p);
     return 1;
 }
@@ -278,6 +335,13 @@ static const hf_facts *hf_facts_of(const gg_model *m)
     if (hf_last.m != m)
         hf_dir(m, 0);
     return &hf_last;
+}
+
+/* (worked out again: why is made on first read, maybe by another thread) */
+static int hf_tokenizer_big(const gg_model *m)
+{
+    hf_dir(m, 0);
+    return hf_last.tok_big;
 }
 
 static int hf_weights(const gg_model *m, uint64_t arg) { return hf_facts_of(m)->weights; }
@@ -301,7 +365,7 @@ static int hf_missing(const gg_model *m, uint64_t arg) { return hf_facts_of(m)->
 
 const gg_file_kind gg_files[] = {
     {MODEL("metadata"), DIR(gg_mtree_build_kvs)},
-    {MODEL("metadata.json"), TEXT(metadata_json, metadata_json_bound)},
+    {MODEL("metadata.json"), TEXT(metadata_json, metadata_json_bound), .present = metadata_json_fits},
     {MODEL("tensors"), DIR(gg_mtree_build_tensors)},
     {MODEL("tensors.tsv"), TEXT(tensors_tsv, tensors_tsv_bound)},
     {MODEL("types.tsv"), RENDER(gg_types_tsv, NULL)},
@@ -341,7 +405,7 @@ const gg_file_kind gg_files[] = {
     {TENSOR("info.json"), TEXT(info_json, info_json_bound)},
     {TENSOR("stats"), TEXT(stats, NULL), .fixed_size = GG_STATS_BYTES, .flags = GG_FF_CHECK, .present = decodable},
 
-    {.scope = GG_FK_KV, TEXT(kv_text, kv_bound)},
+    {.scope = GG_FK_KV, TEXT(kv_text, kv_bound), .present = kv_fits},
     {.scope = GG_FK_NEWKEY, TEXT(newkey_text, NULL)},
     {.scope = GG_FK_SIDE, TEXT(side_text, side_bound)},
 

@@ -32,6 +32,14 @@
 
 typedef struct gg_mtree gg_mtree;
 
+/* Generated texts are made whole in memory. A hostile header can make them
+ * many times its own size (a 1 GiB array of bools is 6 GiB of text): none
+ * is made past this size (EFBIG). A row's `bound` is a quick estimate: a
+ * text under it surely fits; the texts a header alone makes (metadata.json,
+ * metadata/<key>, the tokenizer files) are made once when their folder is
+ * built when their estimate is over, and listed only if they fit. */
+#define GG_MAX_TEXT (256ull << 20)
+
 typedef enum gg_fshape { GG_FS_DIR, GG_FS_VIEW, GG_FS_TEXT, GG_FS_COMPOSITE } gg_fshape;
 typedef enum gg_fscope {
     GG_FK_MODEL,     /* at a model's root (arg 0) */
@@ -59,7 +67,7 @@ struct gg_file_kind {
     uint64_t fixed_size; /* TEXT: its size, known before it is made; 0: the text's length */
     int (*text)(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e);                         /* TEXT */
     void (*render)(const gg_model *m, gg_buf *out); /* TEXT, instead of `text`: a text of the model alone */
-    uint64_t (*bound)(const gg_mtree *t, uint64_t arg); /* TEXT: bytes at most (NULL: 4096) */
+    uint64_t (*bound)(const gg_mtree *t, uint64_t arg); /* TEXT: bytes at most, an estimate (NULL: 4096) */
     int (*sized)(gg_mtree *t, uint64_t arg, uint64_t *size, gg_err *e); /* TEXT: its size, before it is made */
     gg_composite *(*segments)(const gg_mtree *t, const gg_file_kind *k, uint64_t arg, gg_err *e); /* COMPOSITE */
     int (*build)(gg_mtree *t, uint32_t dir);                                                /* DIR */

@@ -11,6 +11,7 @@
 #include "gguffs/buf.h"
 #include "gguffs/names.h"
 #include "gguffs/render.h"
+#include "gguffs/scope.h"
 
 /* ---- building ---- */
 
@@ -138,6 +139,8 @@ int gg_mtree_build_kvs(gg_mtree *t, uint32_t meta_dir)
     size_t row = scope_row(GG_FK_KV);
     for (uint64_t i = 0; i < m->f->n_kv; i++) {
         const gg_kv *kv = &m->f->kv[i];
+        if (!gg_file_present(&gg_files[row], m, i))
+            continue;
         if (add_node(t, gg_name_escape(gg_str_ptr(m->f, kv->key), kv->key.len), meta_dir, GG_C_FILE, row, i))
             return -1;
     }
@@ -457,11 +460,6 @@ const gg_tensor *gg_mtree_tensor(const gg_mtree *t, uint32_t node)
 
 /* ---- content ---- */
 
-/* Generated files are made whole in memory. A hostile header can make
- * them many times its own size (a 1 GiB array of bools is 6 GiB of text):
- * past this bound (on an estimate from the header) the file gives EFBIG. */
-#define MAX_TEXT (256ull << 20)
-
 /* The model changed under us: its decoded pages go (once), and every
  * shard counts as changed, so that all its tensors' reads fail alike. */
 static void forget_model(gg_mtree *t)
@@ -510,9 +508,10 @@ static int generate(gg_mtree *t, uint32_t i, gg_buf *out, gg_err *e)
     const gg_file_kind *k = gg_node_file(n);
     if (!k || k->shape != GG_FS_TEXT)
         return gg_fail(e, GG_E_INVAL, "%s: not a text file", n->name);
-    if ((k->bound ? k->bound(t, n->arg) : 4096) > MAX_TEXT)
-        return gg_fail(e, GG_E_TOOBIG, "%s: %s would be more than %llu MiB of text", t->m->path, n->name,
-                       MAX_TEXT >> 20);
+    /* (past its estimate, made within GG_MAX_TEXT: the estimates are loose) */
+    if ((k->bound ? k->bound(t, n->arg) : 4096) > GG_MAX_TEXT)
+        out->max = GG_MAX_TEXT;
+    out->stoppable = 1; /* (a long text stops once nobody waits for it) */
     if (k->render)
         k->render(t->m, out);
     else if (k->text(t, n->arg, out, e)) {
@@ -521,6 +520,11 @@ static int generate(gg_mtree *t, uint32_t i, gg_buf *out, gg_err *e)
             forget_model(t);
         return -1;
     }
+    if (out->stopped)
+        return gg_scope_check(e, n->name) ? -1 : gg_fail(e, GG_E_IO, "%s: stopped", n->name);
+    if (out->over)
+        return gg_fail(e, GG_E_TOOBIG, "%s: %s is more than %llu MiB of text", t->m->path, n->name,
+                       GG_MAX_TEXT >> 20);
     return out->oom ? gg_fail(e, GG_E_NOMEM, "out of memory for %s", n->name) : 0;
 }
 
@@ -653,6 +657,7 @@ int gg_mtree_getattr(gg_mtree *t, uint32_t node, gg_attr *a, gg_err *e)
      * decoded views and texts made from it. */
     a->blocks = n->content == GG_C_FILE && (gg_files[n->file].flags & GG_FF_STORED) ? (a->size + 511) / 512 : 0;
     a->tensor_data = gg_node_is_data(n);
+    a->mapped = a->tensor_data && gg_files[n->file].shape == GG_FS_COMPOSITE;
     return 0;
 }
 
@@ -744,7 +749,9 @@ ssize_t gg_mtree_read_ref(gg_mtree *t, uint32_t node, gg_open_file *of, char *bu
         break;
     case GG_FS_COMPOSITE: {
         gg_composite *c;
-        if (comp_of(t, node, &c, e))
+        /* (its header lies in memory, made from the header as it was: it
+         * fails alike once the model changed, not only its tensor bytes) */
+        if (gg_mtree_check(t, e) || comp_of(t, node, &c, e))
             return -1;
         /* (the bytes stay where they lie: cached pages, the header) */
         view_ctx v = {t, of};

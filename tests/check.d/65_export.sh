@@ -52,7 +52,8 @@ mount_model "$M" "$MAIN" -o safetensors_dtype=f16
 ce tensors "$M" tests/data/mainline/manifest.tsv "$MAIN" --dtype f16
 unmount "$M"
 
-# --- 3. reads at any offset and length (direct_io: each pread reaches gguffs as made)
+# --- 3. reads at any offset and length (direct_io, and O_DIRECT for the files
+# loaders map: each pread reaches gguffs as made)
 mount_model "$M" "$MAIN" -o direct_io
 ce preads "$M/model.safetensors" "$M/tensors/Q4_K/f16" "$M/tensors/Q4_K/bf16" "$M/tensors/IQ2_XXS/f32.npy" \
     "$M/tensors/rand.MXFP4/f16.npy" "$M/tensors/output_norm.weight/bf16"
@@ -101,25 +102,30 @@ for simd in scalar avx2; do
 done
 
 # --- 6. lazy: 64 tensors of 64 MiB of f32 (a sparse file); ls -l and every
-# header cost no decoding
+# header cost no decoding (O_DIRECT: the reads reach gguffs as asked, without
+# the kernel's read-ahead; -o direct_io leaves the files loaders map in the
+# page cache)
 ce make-sparse "$TMP/big.gguf" 64 4096 4096
 mount_model "$M" "$TMP/big.gguf" -o direct_io
 ls -l "$M" "$M"/tensors/*/ > /dev/null
 check "big: model.safetensors is 8 + header + 4 GiB" "$PY" -c "
 import os, struct
 p = '$M/model.safetensors'
-n = struct.unpack('<Q', open(p, 'rb', buffering=0).read(8))[0]
+n = struct.unpack('<Q', os.pread(os.open(p, os.O_RDONLY | os.O_DIRECT), 8, 0))[0]
 assert os.path.getsize(p) == 8 + n + (64 << 26), (os.path.getsize(p), n)"
 "$PY" - "$M" > "$TMP/hdr.out" <<'PY'
 import json, os, struct, sys
 m = sys.argv[1]
-# unbuffered: a buffered file reads st_blksize (1 MiB) at once, past the header
-with open(m + "/model.safetensors", "rb", buffering=0) as f:
+# unbuffered, O_DIRECT: a buffered file reads st_blksize (1 MiB) at once, past
+# the header, and the page cache reads ahead
+def direct(p):
+    return open(os.open(p, os.O_RDONLY | os.O_DIRECT), "rb", buffering=0)
+with direct(m + "/model.safetensors") as f:
     n = struct.unpack("<Q", f.read(8))[0]
     h = json.loads(f.read(n))
 for d in os.listdir(m + "/tensors"):
     for npy in ("f32.npy", "f16.npy"):
-        with open(f"{m}/tensors/{d}/{npy}", "rb", buffering=0) as f:
+        with direct(f"{m}/tensors/{d}/{npy}") as f:
             pre = f.read(10)
             f.read(struct.unpack_from("<H", pre, 8)[0])
 print(len(h) - 1, "tensors in the header")

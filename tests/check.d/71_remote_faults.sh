@@ -247,21 +247,9 @@ start_fg() {
     return 1
 }
 # hanging: wait (bounded) until the proxy holds a request unanswered
-hanging() {
-    for _ in $(seq 1 200); do
-        [ "$(pj "sum(1 for e in L if e['t_end'] is None)")" -ge 1 ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
-# gone PID: wait (bounded, 15 s) until PID has exited
-gone() {
-    for _ in $(seq 1 300); do
-        net_alive "$1" || return 0
-        sleep 0.05
-    done
-    return 1
-}
+hanging() { net_hanging "$P"; }
+# gone PID: wait (bounded) until PID has exited
+gone() { net_gone "$1" 15; }
 touch -d '2002-02-02 00:00:00' "$W/data.gguf"
 # fusermount3 -u: a reader reads 2 MiB sequentially, which starts read-ahead;
 # the server hangs for every GET but the reader's own, so read-ahead GETs

@@ -35,13 +35,7 @@ LOG=$TMP/daemon.log
 
 stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 # gone PID: wait (bounded, 10 s) until PID has exited
-gone() {
-    for _ in $(seq 1 200); do
-        net_alive "$1" || return 0
-        sleep 0.05
-    done
-    return 1
-}
+gone() { net_gone "$1"; }
 # blocked PID: wait (bounded) until PID waits in the kernel on the mount: on
 # a page a read-ahead fills (D), or on its own FUSE request
 blocked() {

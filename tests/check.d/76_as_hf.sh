@@ -79,12 +79,14 @@ check "unknown tensors: no weights" [ "$(ls "$F/llama-extra/as/hf" | nl2sp)" = "
 check "... why names each" sh -c "grep -q '^blk.0.attn_sinks.weight has no Hugging Face name in LlamaForCausalLM' '$F/llama-extra/as/hf/why' &&
     grep -q '^rope_freqs.weight: its factors are not those of llama 3' '$F/llama-extra/as/hf/why'"
 check "an undecodable and a missing tensor: no weights" [ "$(ls "$F/llama-bad/as/hf" | nl2sp)" = "$TOKFILES why " ]
-check "... why names both" sh -c "grep -q '^blk.0.attn_norm.weight cannot be decoded' '$F/llama-bad/as/hf/why' &&
+check "... why names both" sh -c "grep -q '^blk.0.attn_norm.weight cannot be decoded (unsupported type 250)' '$F/llama-bad/as/hf/why' &&
     grep -q '^blk.1.ffn_up.weight is missing' '$F/llama-bad/as/hf/why'"
+check "... and does not call the undecodable one missing" sh -c "! grep -q '^blk.0.attn_norm.weight is missing' '$F/llama-bad/as/hf/why'"
 check "yarn rope scaling: no weights" grep -q '^llama.rope.scaling.type is yarn' "$F/llama-yarn/as/hf/why"
-check "more layers than llama.cpp takes: no weights" \
-    grep -q '^llama: block_count, head_count, head_count_kv or expert_count are not usable figures (at most 512 layers' \
-    "$F/llama-deep/as/hf/why"
+check "more layers than llama.cpp takes: no weights, and why names the key and the bound" \
+    grep -qx "llama.block_count is 513: from 1 to 512 layers (llama.cpp's bound)" "$F/llama-deep/as/hf/why"
+check "more key/value heads than heads: why says so, and only that" sh -c "[ \"\$(tail -n +2 '$F/llama-kvheads/as/hf/why')\" = \
+    'llama.attention.head_count_kv 4 is more than attention.head_count 3: a key/value head serves one or more query heads' ]"
 check "a vocabulary of 2^22 + 1 tokens: only why" [ "$(ls "$F/vocab-huge/as/hf" | nl2sp)" = "why " ]
 check "... which says so" grep -q '^tokenizer.ggml.tokens has 4194305 tokens (as/hf/ writes at most 4194304)' \
     "$F/vocab-huge/as/hf/why"

@@ -149,7 +149,26 @@ check "... (Stale file handle)" grep -q "Stale file handle" "$TMP/err"
 check "changed in place: the reference's side too" sh -c "! cat '$M/orig/vs/x/tensors.tsv' > /dev/null 2>&1"
 unmount "$M"
 
-# --- 7. the command line
+# --- 7. figures over nothing (no tensor compared, a tensor of no elements, no
+# element weighed): "-" in the texts, null in JSON, never 0.0
+mount_model "$M" shapes-a.gguf shapes-b.gguf empty-a.gguf empty-b.gguf -o imatrix=im.gguf
+for p in shapes-a:shapes-b empty-a:empty-b; do
+    a=${p%%:*} b=${p#*:}
+    cc figures "$M/$a/vs/$b/tensors.tsv" $a.gguf $b.gguf --imatrix im.gguf
+    cc summary "$M/$a/vs/$b" $a.gguf $b.gguf --imatrix im.gguf
+    "$GGUFFS" --compare --json -o imatrix=im.gguf $a.gguf $b.gguf > "$TMP/nothing.json"
+    check "--compare --json $a $b: the mount's summary.json" cmp "$TMP/nothing.json" "$M/$a/vs/$b/summary.json"
+done
+check "nothing compared: rel_rmse null, w_rel_rmse null" \
+    "$PY" -c "import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not (j['tensors']['compared'] == 0 and
+        j['rel_rmse'] is None and j['w_rel_rmse'] is None))" "$M/shapes-a/vs/shapes-b/summary.json"
+check "nothing compared: the summary's rel_rmse is -" grep -qE '^rel_rmse +-$' "$M/shapes-a/vs/shapes-b/summary"
+check "a tensor of no elements: its figures are -" \
+    awk -F'\t' '$1 == "blk.0.e" { n = 0; for (i = 5; i <= 9; i++) n += $i ~ /^ *-$/; exit (n != 5) }' \
+    "$M/empty-a/vs/empty-b/tensors.tsv"
+unmount "$M"
+
+# --- 8. the command line
 "$GGUFFS" --compare q4_K.gguf > /dev/null 2> "$TMP/err"
 check "--compare with one model: exit 2" [ $? = 2 ] && check "... says it wants two" grep -q "two models" "$TMP/err"
 "$GGUFFS" --compare --full q4_K.gguf orig.gguf > /dev/null 2>&1

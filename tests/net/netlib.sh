@@ -21,6 +21,15 @@ net_alive() {
     return 0
 }
 
+# net_gone PID [SECONDS]: wait (10 s at most) until PID has exited (or is a zombie).
+net_gone() {
+    for _ in $(seq 1 $((${2:-10} * 20))); do
+        net_alive "$1" || return 0
+        sleep 0.05
+    done
+    return 1
+}
+
 # net_wait_port FILE PID STEP WHAT OUT: wait (200 times STEP seconds at most,
 # while PID lives) for the port number PID writes to FILE; when it never does,
 # say "WHAT did not start:" and what it wrote to OUT.
@@ -133,6 +142,15 @@ net_rules() { _net_curl --fail-with-body -X POST --data-binary "$2" "$(_net_url 
 net_reset() { _net_curl -f -X POST "$(_net_url "$1")/__proxy/reset" >/dev/null; }
 net_plog() { _net_curl -f "$(_net_url "$1")/__proxy/log"; }
 net_plog_clear() { _net_curl -f -X POST "$(_net_url "$1")/__proxy/log/clear" >/dev/null; }
+# net_hanging PROXYPORT: wait (10 s at most) until the proxy holds a request unanswered
+net_hanging() {
+    for _ in $(seq 1 200); do
+        [ "$(net_plog "$1" | "$PY" -c 'import json, sys; print(sum(e["t_end"] is None for e in json.load(sys.stdin)))')" -ge 1 ] &&
+            return 0
+        sleep 0.05
+    done
+    return 1
+}
 
 # net_wait_lines FILE N [SECONDS]: wait (bounded, default 5 s) until FILE
 # has at least N lines. nginx writes an access-log line when it finalizes
