@@ -317,6 +317,7 @@ def generation(L, d, hfm, model):
     llama.cpp's set; <start_of_turn>, not in it, goes on)."""
     import torch
     from transformers import GenerationConfig, LogitsProcessorList
+    t0 = time.time()
     vm = L.load(model, vocab_only=True)
     eog = vm.eog()
     names = {t: vm.detokenize([t]) for t in eog}
@@ -336,8 +337,8 @@ def generation(L, d, hfm, model):
     ends = [i for i, t in enumerate(ll) if t in eog]
     ll = ll[:ends[0] + 1] if ends else ll
     m.free()
-    hf_ids = lambda **kw: hfm.generate(torch.tensor([ids]), max_new_tokens=N_GEN, do_sample=False,
-                                       **kw)[0, len(ids):].tolist()
+    hf_ids = lambda n=N_GEN, **kw: hfm.generate(torch.tensor([ids]), max_new_tokens=n, do_sample=False,
+                                              **kw)[0, len(ids):].tolist()
     with torch.no_grad():
         out = hf_ids()
     log("chat: llama.cpp's greedy continuation %s%s; transformers generate() %s" % (
@@ -358,12 +359,13 @@ def generation(L, d, hfm, model):
     k = 3
     for t in eog + turn:
         with torch.no_grad():
-            out = hf_ids(logits_processor=LogitsProcessorList([Force(k, t)]))
+            out = hf_ids(k + 3, logits_processor=LogitsProcessorList([Force(k, t)]))
         log("  %d %r forced at step %d: generate() gives %d tokens; llama.cpp %s" % (
             t, names.get(t, "<start_of_turn>"), k, len(out), "ends there" if t in eog else "goes on"))
         expect(out[k:k + 1] == [t] and (len(out) == k + 1) == (t in eog),
                "token %d forced at step %d: generate() gives %d tokens (%s), llama.cpp %s" % (
                    t, k, len(out), out[k:k + 2], "ends there" if t in eog else "goes on"))
+    log("  (generation: %s)" % since(t0))
 
 
 # ---------------------------------------------------------------- vs/
