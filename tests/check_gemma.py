@@ -14,7 +14,9 @@ and numpy on ggml's own dequantization, never by gguffs.
                    position of a 64-token text, and at the last 32 of 576 tokens (past the
                    512-token sliding window; without it transformers is far off);
                    AutoTokenizer against llama.cpp on the texts and on a chat
-                   (apply_chat_template against llama_chat_apply_template)
+                   (apply_chat_template against llama_chat_apply_template);
+                   generation_config.json's eos_token_id is llama.cpp's end-of-generation
+                   set, and generate() on as/hf/ continues the chat and stops as llama.cpp
         vs         MOUNT/Q8NAME/vs/NAME/ against numpy on ggml's dequantization of both files
 Prints the figures, and ends with "check_gemma.py: N passed, N failed".
 """
@@ -266,6 +268,7 @@ def hf(L, mnt, name, model, text_ids, ll_text, sliding):
     off = float(np.abs(lg[64:].astype(np.float64) - ll_text[64:]).max())
     log("  the same without the sliding window: max difference %.3g" % off)
     expect(off >= 0.01 * scale, "without the sliding window the logits differ (%.3g)" % off)
+    generation(L, d, hfm, model)
     del hfm
 
     # tokenization: AutoTokenizer on as/hf/ against llama.cpp's vocabulary of the file
@@ -302,6 +305,67 @@ def hf(L, mnt, name, model, text_ids, ll_text, sliding):
     log("chat: apply_chat_template and llama_chat_apply_template give the same text: %s, the same %d ids: %s" % (
         text_hf == tok.bos_token + text_ll, len(ids_ll), list(ids_hf) == ids_ll))
     vm.free()
+
+
+def generation(L, d, hfm, model):
+    """Where generation ends: generation_config.json's eos_token_id is the set of tokens
+    llama.cpp ends at (llama_vocab_is_eog), and transformers' generate() (greedy,
+    float32, the as/hf/ folder's generation config) continues a chat as llama.cpp's
+    greedy generation on as/f32.gguf does. This base model does not end its turn within
+    N_GEN tokens, so each end is also forced: with a token made the only choice at one
+    step, generate() stops right after it exactly when llama.cpp would (every token of
+    llama.cpp's set; <start_of_turn>, not in it, goes on)."""
+    import torch
+    from transformers import GenerationConfig, LogitsProcessorList
+    t0 = time.time()
+    vm = L.load(model, vocab_only=True)
+    eog = vm.eog()
+    names = {t: vm.detokenize([t]) for t in eog}
+    turn = vm.tokenize("<start_of_turn>", add_special=False)
+    ids = vm.tokenize(L.chat_apply_template(vm.chat_template() or GEMMA_TURNS, CHAT, add_ass=True))
+    vm.free()
+    gc = GenerationConfig.from_pretrained(d)
+    got = gc.eos_token_id if isinstance(gc.eos_token_id, list) else [gc.eos_token_id]
+    log("llama.cpp ends generation at %s; generation_config.json's eos_token_id: %s" % (
+        ", ".join("%d %r" % kv for kv in names.items()), gc.eos_token_id))
+    expect(sorted(got) == eog, "generation_config.json's eos_token_id %r, llama.cpp ends at %r" % (
+        gc.eos_token_id, eog))
+
+    m = L.load(os.path.join(os.path.dirname(d), "f32.gguf"))
+    with m.context(n_ctx=256, n_batch=256) as c:
+        ll, _ = c.greedy(ids, N_GEN)
+    ends = [i for i, t in enumerate(ll) if t in eog]
+    ll = ll[:ends[0] + 1] if ends else ll
+    m.free()
+    hf_ids = lambda n=N_GEN, **kw: hfm.generate(torch.tensor([ids]), max_new_tokens=n, do_sample=False,
+                                              **kw)[0, len(ids):].tolist()
+    with torch.no_grad():
+        out = hf_ids()
+    log("chat: llama.cpp's greedy continuation %s%s; transformers generate() %s" % (
+        ll, " (ends at %d)" % ll[-1] if ends else " (no end within %d tokens)" % N_GEN, out))
+    expect(out == ll, "generate() continues the chat with %s, llama.cpp with %s" % (out, ll))
+
+    class Force:
+        """makes token t the only choice at step k of generate()"""
+        def __init__(self, k, t):
+            self.at, self.t = len(ids) + k, t
+
+        def __call__(self, input_ids, scores):
+            if input_ids.shape[1] == self.at:
+                scores = torch.full_like(scores, -float("inf"))
+                scores[:, self.t] = 0
+            return scores
+
+    k = 3
+    for t in eog + turn:
+        with torch.no_grad():
+            out = hf_ids(k + 3, logits_processor=LogitsProcessorList([Force(k, t)]))
+        log("  %d %r forced at step %d: generate() gives %d tokens; llama.cpp %s" % (
+            t, names.get(t, "<start_of_turn>"), k, len(out), "ends there" if t in eog else "goes on"))
+        expect(out[k:k + 1] == [t] and (len(out) == k + 1) == (t in eog),
+               "token %d forced at step %d: generate() gives %d tokens (%s), llama.cpp %s" % (
+                   t, k, len(out), out[k:k + 2], "ends there" if t in eog else "goes on"))
+    log("  (generation: %s)" % since(t0))
 
 
 # ---------------------------------------------------------------- vs/

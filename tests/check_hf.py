@@ -3,12 +3,16 @@
 expects from the GGUF file itself (tests/peer/mkllama.py's reader), never from gguffs.
 
   check_hf.py models DIR               the tiny models of every supported architecture
-                                       (tests/peer/mkhf.py) and the unsupported ones
+                                       (tests/peer/mkhf.py) and the unsupported ones; llamas
+                                       of the real vocabularies and of made-up ones (eog-*)
   check_hf.py vocabs DIR               the real vocabularies of tests/data/real, and the
                                        gpt-2 one under other tokenizer.ggml.pre values
+  check_hf.py eog MOUNT MODELS NAME... generation_config.json's eos_token_id of each is the
+                                       set of tokens llama.cpp ends generation at
+                                       (llama_vocab_is_eog)
   check_hf.py configs MOUNT MODELS DTYPE ARCH...   for MOUNT/ARCH/as/hf/ of MODELS/ARCH.gguf:
                                        config.json and generation_config.json against the GGUF
-                                       keys, as transformers' classes name them; with f32, the
+                                       keys, as transformers' classes name them (but eos: eog); with f32, the
                                        model.safetensors names and shapes the class loads (from
                                        mkhf's layout), nothing else
   check_hf.py views MOUNT MODELS ARCH...   model.safetensors (f32) of each is its GGUF tensors'
@@ -37,7 +41,7 @@ sys.path.insert(0, os.path.join(HERE, "peer"))
 sys.path.insert(0, HERE)
 import gguf_tool  # noqa: E402
 import mkhf  # noqa: E402
-from mkllama import BOOL, F32, STR, U32, Tensor, read_gguf, set_kv, write_gguf  # noqa: E402
+from mkllama import ARR, BOOL, F32, I32, STR, U32, Tensor, read_gguf, set_kv, write_gguf  # noqa: E402
 import checks  # noqa: E402
 from checks import check as expect  # noqa: E402
 
@@ -46,6 +50,7 @@ from checks import check as expect  # noqa: E402
 def models(d):
     for a in mkhf.ARCHS:
         write_gguf(os.path.join(d, a + ".gguf"), *mkhf.make(a))
+    eog_models(d)
     # quantized: a llama of several K- and i-quant types (rows of 256), and qwen3moe
     # with every 2-D and 3-D tensor in Q8_0 (each expert's slice starts on a block)
     import mkllama
@@ -94,6 +99,79 @@ def models(d):
         f.write(head + b"\0" * (-len(head) % 32))
 
 
+# the vocabularies whose tokens that end generation (llama_vocab_is_eog) as/hf/'s
+# generation_config.json lists: the real ones, each on a llama small enough to be cheap,
+# and made-up ones for llama.cpp's rules no real vocabulary here meets (EOT, EOM and
+# fill-in-the-middle keys, an EOS key past the vocabulary, the tokens it drops again
+# for gpt-oss, solar-open and gemma 4)
+EOG_REAL = ["bert-bge", "gpt-2", "llama-spm", "phi-3"]
+EOG_RULES = {
+    # <|end|> dropped (<|return|> and <|call|>); EOS past the vocabulary: its default, 2;
+    # EOT and EOM keys on normal tokens; the repo key wins over the repo text
+    "eog-rules-harmony": (["<|return|>", "<|call|>", "<|end|>", "<|endoftext|>", "<|fim_repo|>", "x", "y", "z"],
+                          {"eos_token_id": 999, "eot_token_id": "x", "eom_token_id": "y", "fim_rep_token_id": "z"}),
+    # </s> dropped (<|tool_response>), <|end|> dropped (<|calls|> and <|flush|>); pad and
+    # separator found by text, the pad key past the vocabulary
+    "eog-rules-gemma4": (["<|tool_response>", "<|calls|>", "<|flush|>", "<|end|>", "[PAD]", "<|file_sep|>",
+                          "<eos>", "<turn|>", "<end_of_turn>", "</s>"], {"fim_pad_token_id": 999}),
+    # an EOS key on a normal token, a separator key; the text lists' look-alikes are not theirs
+    "eog-rules-keys": (["<|im_end|>", "<|eot_id|>", "<|im_end|> ", "<EOS>", "[eot]", "q", "r"],
+                       {"eos_token_id": "q", "fim_sep_token_id": "r"}),
+}
+
+
+def eog_vocab(path, extra, keys):
+    """A small SentencePiece vocabulary: <unk> <s> <stop> (a text of no list: it ends
+    generation as the default EOS only), the byte tokens, letters, then extra (normal
+    tokens, llama.cpp's fixes alone make them special); keys {suffix of tokenizer.ggml.*:
+    an id or a token's text}."""
+    toks = ["<unk>", "<s>", "<stop>"] + ["<0x%02X>" % b for b in range(256)] + list("abcdefghijklmnop")
+    toks += extra
+    types = [2, 3, 3] + [6] * 256 + [1] * (len(toks) - 259)
+    kvs = [["general.architecture", STR, "llama"], ["tokenizer.ggml.model", STR, "llama"],
+           ["tokenizer.ggml.tokens", ARR, (STR, toks)],
+           ["tokenizer.ggml.scores", ARR, (F32, np.arange(len(toks), dtype=np.float32) * -1)],
+           ["tokenizer.ggml.token_type", ARR, (I32, np.array(types, np.int32))]]
+    for k, v in keys.items():
+        kvs.append(["tokenizer.ggml." + k, U32, toks.index(v) if isinstance(v, str) else v])
+    write_gguf(path, kvs, [])
+
+
+def eog_models(d):
+    """The vocabularies of EOG_REAL and EOG_RULES, each on a llama of 8 dimensions."""
+    import mkllama
+    real = os.path.join(HERE, "data", "real")
+    vocab = {n: os.path.join(real, "ggml-vocab-%s.gguf.gz" % n) for n in EOG_REAL}
+    for n, (extra, keys) in EOG_RULES.items():
+        vocab[n] = os.path.join(d, n + ".vocab")
+        eog_vocab(vocab[n], extra, keys)
+    for n, v in vocab.items():
+        write_gguf(os.path.join(d, ("" if n.startswith("eog-") else "eog-") + n + ".gguf"),
+                   *mkllama.make_llama(v, n_embd=8, n_layer=1, n_head=2, n_head_kv=1, n_ff=8, tied=True,
+                                       name="eog-" + n))
+        if v.endswith(".vocab"):
+            os.remove(v)
+
+
+def eog(mnt, models, names):
+    """generation_config.json's eos_token_id of MOUNT/NAME/as/hf/ is the set of tokens
+    llama.cpp ends generation at in MODELS/NAME.gguf (llama_vocab_is_eog over the whole
+    vocabulary): one number when it is one token, a list otherwise, absent when none."""
+    import llama
+    L = llama.Llama()
+    for n in names:
+        m = L.load(os.path.join(models, n + ".gguf"), vocab_only=True)
+        want = m.eog()
+        texts = [m.detokenize([t]) for t in want]
+        m.free()
+        g = json.load(open(os.path.join(mnt, n, "as", "hf", "generation_config.json")))
+        got = g.get("eos_token_id")
+        shape = want[0] if len(want) == 1 else want if want else None
+        expect(got == shape, "%s: generation_config.json eos_token_id %r, llama.cpp ends generation at %r" % (
+            n, got, shape))
+        print("  %s: llama.cpp ends at %s" % (n, ", ".join("%d %r" % x for x in zip(want, texts))))
+
+
 def vocabs(d):
     real = os.path.join(HERE, "data", "real")
     for f in sorted(os.listdir(real)):
@@ -105,6 +183,9 @@ def vocabs(d):
         k = [list(x) for x in kvs]
         set_kv(k, "tokenizer.ggml.pre", STR, pre)
         write_gguf(os.path.join(d, "gpt2-%s.gguf" % pre), k, ts)
+    # the tokens llama.cpp makes user-defined (<|end|>) and normal (</s>) again
+    for n in ("eog-rules-harmony", "eog-rules-gemma4"):
+        eog_vocab(os.path.join(d, n + ".gguf"), *EOG_RULES[n])
     # SentencePiece without the leading space (gemma's converter writes it so)
     kvs, ts = read_gguf(os.path.join(real, "ggml-vocab-llama-spm.gguf.gz"))
     k = [list(x) for x in kvs]
@@ -234,9 +315,9 @@ def config(hf, gguf, dtype):
                "%s: rope_scaling %r" % (gguf, rs))
     else:
         expect(rs is None, "%s: rope_scaling %r" % (gguf, rs))
-    for k in ("bos_token_id", "eos_token_id"):
-        if k in want:
-            expect(g.get(k) == want[k], "%s: generation_config %s" % (gguf, k))
+    # (its eos_token_id: the tokens llama.cpp ends generation at, eog())
+    if "bos_token_id" in want:
+        expect(g.get("bos_token_id") == want["bos_token_id"], "%s: generation_config bos_token_id" % gguf)
 
 
 # ---------------------------------------------------------------- model.safetensors
@@ -446,6 +527,8 @@ def main(argv):
         models(argv[1])
     elif mode == "vocabs":
         vocabs(argv[1])
+    elif mode == "eog":  # MOUNT MODELS NAME...
+        eog(argv[1], argv[2], argv[3:])
     elif mode == "configs":  # MOUNT MODELS DTYPE ARCH...: config.json and the names of each
         mnt, md, dt = argv[1:4]
         for a in argv[4:]:

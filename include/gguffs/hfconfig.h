@@ -49,6 +49,8 @@ typedef struct gg_hf_rope {
  * weights (no why). */
 void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch_dtype, const gg_hf_rope *rope,
                        gg_buf *out);
+/* generation_config.json: the bos and pad ids, and as eos_token_id the
+ * tokens llama.cpp ends generation at (gg_hf_eog_ids). */
 void gg_hf_generation_config_json(const gg_model *m, gg_buf *out);
 
 /* What keeps config.json, model.safetensors or the tokenizer files out of

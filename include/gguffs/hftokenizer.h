@@ -30,6 +30,12 @@ void gg_hf_tokenizer_json(const gg_model *m, gg_buf *out);
 void gg_hf_tokenizer_config_json(const gg_model *m, gg_buf *out);
 void gg_hf_special_tokens_map_json(const gg_model *m, gg_buf *out);
 
+/* The tokens llama.cpp ends generation at (llama_vocab_is_eog), ascending:
+ * their count and *ids (malloc'd; NULL when there are none); -1 when the
+ * vocabulary cannot be read (none, a kind as/hf/ does not write, a token
+ * that is not text), -2 when memory is short. */
+int64_t gg_hf_eog_ids(const gg_model *m, int64_t **ids);
+
 /* Bytes tokenizer.json takes at most, from the header alone. */
 uint64_t gg_hf_tokenizer_bound(const gg_model *m);
 

@@ -460,11 +460,32 @@ void gg_hf_config_json(const gg_model *m, const gg_hf_plan *p, const char *torch
     gg_buf_puts(o, "\n}\n");
 }
 
+/* eos_token_id: every token llama.cpp ends generation at (a number when it
+ * is one, as transformers takes both), none when there is none; the EOS
+ * key alone when the vocabulary cannot be read. */
+static void eos_ids(gg_buf *o, const gg_model *m)
+{
+    int64_t *ids, n = gg_hf_eog_ids(m, &ids);
+    if (n == -1)
+        token_id(o, m, "eos_token_id", "eos_token_id");
+    else if (n == -2)
+        o->oom = 1;
+    else if (n == 1)
+        u64(o, "eos_token_id", (uint64_t)ids[0]);
+    else if (n > 1) {
+        key(o, "eos_token_id");
+        for (int64_t i = 0; i < n; i++)
+            gg_buf_printf(o, "%s%" PRId64, i ? ", " : "[", ids[i]);
+        gg_buf_puts(o, "]");
+    }
+    free(ids);
+}
+
 void gg_hf_generation_config_json(const gg_model *m, gg_buf *o)
 {
     gg_buf_puts(o, "{\n  \"_from_model_config\": true");
     token_id(o, m, "bos_token_id", "bos_token_id");
-    token_id(o, m, "eos_token_id", "eos_token_id");
+    eos_ids(o, m);
     token_id(o, m, "pad_token_id", "padding_token_id");
     gg_buf_puts(o, "\n}\n");
 }

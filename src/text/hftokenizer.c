@@ -417,6 +417,31 @@ void gg_hf_tokenizer_config_json(const gg_model *m, gg_buf *o)
     hf_vocab_free(&v);
 }
 
+/* ---- generation ---- */
+
+int64_t gg_hf_eog_ids(const gg_model *m, int64_t **ids)
+{
+    hf_vocab v;
+    int none;
+    gg_buf why = {0};
+    int64_t n = 0;
+    *ids = NULL;
+    if (hf_vocab_load_texts(m, &v, &why, &none) == 0) {
+        for (uint64_t i = 0; i < v.n; i++)
+            n += (v.attr[i] & HF_EOG) != 0;
+        if (n && !(*ids = malloc((size_t)n * sizeof **ids)))
+            n = -2;
+        for (uint64_t i = 0, k = 0; n > 0 && i < v.n; i++)
+            if (v.attr[i] & HF_EOG)
+                (*ids)[k++] = (int64_t)i;
+    } else {
+        n = why.oom ? -2 : -1;
+    }
+    gg_buf_free(&why);
+    hf_vocab_free(&v);
+    return n;
+}
+
 /* ---- sizes ---- */
 
 /* Bytes of a text as a JSON string at most (gg_json_string: a control

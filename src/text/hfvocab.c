@@ -25,30 +25,37 @@ static const char *const eog_texts[] = {
     "[e~[", NULL};
 
 /* Fill-in-the-middle tokens it finds by text when the file names none
- * (the key, then its texts). */
+ * (the key, then its texts); the pad, repo and separator ones end
+ * generation. */
 static const struct fim {
     const char *key, *old_key;
+    int ends;
     const char *const texts[9];
 } fims[] = {
-    {"fim_pre_token_id", "prefix_token_id",
+    {"fim_pre_token_id", "prefix_token_id", 0,
      {"<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<\xef\xbd\x9c" "fim\xe2\x96\x81" "begin\xef\xbd\x9c>",
       "<PRE>", "\xe2\x96\x81<PRE>", "<|code_prefix|>", "<|prefix|>", NULL}},
-    {"fim_suf_token_id", "suffix_token_id",
+    {"fim_suf_token_id", "suffix_token_id", 0,
      {"<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<\xef\xbd\x9c" "fim\xe2\x96\x81hole\xef\xbd\x9c>", "<SUF>",
       "\xe2\x96\x81<SUF>", "<|code_suffix|>", "<|suffix|>", NULL}},
-    {"fim_mid_token_id", "middle_token_id",
+    {"fim_mid_token_id", "middle_token_id", 0,
      {"<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<\xef\xbd\x9c" "fim\xe2\x96\x81" "end\xef\xbd\x9c>", "<MID>",
       "\xe2\x96\x81<MID>", "<|code_middle|>", "<|middle|>", NULL}},
-    {"fim_pad_token_id", NULL, {"<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]", NULL}},
-    {"fim_rep_token_id", NULL, {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>", NULL}},
-    {"fim_sep_token_id", NULL, {"<|file_sep|>", NULL}},
+    {"fim_pad_token_id", NULL, 1, {"<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]", NULL}},
+    {"fim_rep_token_id", NULL, 1, {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>", NULL}},
+    {"fim_sep_token_id", NULL, 1, {"<|file_sep|>", NULL}},
 };
+enum { NFIM = sizeof fims / sizeof fims[0] };
 
 /* gpt-oss: always rendered, so user-defined */
 static const char *const user_texts[] = {"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>", NULL};
 
 static int in_list(const hf_vocab *v, uint64_t i, const char *const *list)
 {
+    /* every text of the lists starts with '<', '[', '_' or "▁<" */
+    const char *s = v->text[i];
+    if (s[0] != '<' && s[0] != '[' && s[0] != '_' && !((unsigned char)s[0] == 0xe2 && v->tlen[i] > 3 && s[3] == '<'))
+        return 0;
     for (; *list; list++)
         if (hf_vocab_is(v, i, *list))
             return 1;
@@ -113,8 +120,53 @@ static int flag(const hf_vocab *v, const char *suffix, int dflt)
     return gg_kv_bool(v->f, tk(v->f, suffix), &b) == 0 ? b : dflt;
 }
 
+/* The first token whose text is in list, or -1. (llama.cpp takes the first
+ * its hash table yields: with two texts of one list in a vocabulary, which
+ * is not known; the lowest id here.) */
+static int64_t first_of(const hf_vocab *v, const char *const *list)
+{
+    for (uint64_t i = 0; i < v->n; i++)
+        if (in_list(v, i, list))
+            return (int64_t)i;
+    return -1;
+}
+
+/* The id of a token of the set whose text is s, or -1. */
+static int64_t eog_with(const hf_vocab *v, const char *s)
+{
+    for (uint64_t i = 0; i < v->n; i++)
+        if ((v->attr[i] & HF_EOG) && hf_vocab_is(v, i, s))
+            return (int64_t)i;
+    return -1;
+}
+
+/* The tokens that end generation (llama.cpp's special_eog_ids): those of
+ * eog_texts (marked already), the fill-in-the-middle pad, repo and
+ * separator tokens, the EOS, EOT and EOM tokens; then two removals, for
+ * tokenizers where a text of the list means something else: gpt-oss's and
+ * solar-open's "<|end|>" (ends a message, not the turn: with "<|return|>"
+ * and "<|call|>", or "<|call|>" / "<|calls|>" and "<|flush|>", it becomes
+ * user-defined), and gemma 4's "</s>" (with "<|tool_response>": a normal
+ * token). */
+static void eog_set(hf_vocab *v, const int64_t *fim)
+{
+    int64_t ids[NFIM + 3] = {v->eos, special_id(v, "eot_token_id", -1), special_id(v, "eom_token_id", -1)};
+    for (size_t k = 0; k < NFIM; k++)
+        ids[3 + k] = fims[k].ends ? fim[k] : -1;
+    for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++)
+        if (ids[k] >= 0)
+            v->attr[ids[k]] |= HF_EOG;
+    int call = eog_with(v, "<|call|>") >= 0 || eog_with(v, "<|calls|>") >= 0;
+    int64_t end = eog_with(v, "<|end|>");
+    if (end >= 0 && call && (eog_with(v, "<|return|>") >= 0 || eog_with(v, "<|flush|>") >= 0))
+        v->attr[end] = HF_ATTR_USER;
+    int64_t s = eog_with(v, "</s>");
+    if (s >= 0 && eog_with(v, "<|tool_response>") >= 0)
+        v->attr[s] = 0;
+}
+
 /* llama.cpp's attributes from the token types, then its fixes by text
- * (llama_vocab::impl::load). */
+ * (llama_vocab::impl::load), and the tokens that end generation. */
 static void attributes(hf_vocab *v, const gg_model *m)
 {
     uint32_t ty = 0;
@@ -127,23 +179,23 @@ static void attributes(hf_vocab *v, const gg_model *m)
         v->attr[i] = t == 2 ? HF_ATTR_UNKNOWN : t == 3 ? HF_ATTR_CONTROL : t == 4 ? HF_ATTR_USER
                    : t == 5 ? HF_ATTR_UNUSED : t == 6 ? HF_ATTR_BYTE : 0;
     }
-    enum { NFIM = sizeof fims / sizeof fims[0] };
-    int fim_named[NFIM];
-    for (size_t k = 0; k < NFIM; k++)
-        fim_named[k] = tk(v->f, fims[k].key) || (fims[k].old_key && tk(v->f, fims[k].old_key));
+    /* each fill-in-the-middle token: its key (the older name wins), else
+     * found by its text and made a control token */
+    int64_t fim[NFIM];
+    for (size_t k = 0; k < NFIM; k++) {
+        fim[k] = special_id(v, fims[k].key, -1);
+        if (fims[k].old_key)
+            fim[k] = special_id(v, fims[k].old_key, fim[k]);
+        if (fim[k] < 0 && (fim[k] = first_of(v, fims[k].texts)) >= 0)
+            v->attr[fim[k]] |= HF_ATTR_CONTROL;
+    }
     for (uint64_t i = 0; i < v->n; i++) {
-        const char *s = v->text[i];
-        /* every text of the lists starts with '<', '[', '_' or "▁<" */
-        if (s[0] != '<' && s[0] != '[' && s[0] != '_' && !((unsigned char)s[0] == 0xe2 && v->tlen[i] > 3 && s[3] == '<'))
-            continue;
         if (in_list(v, i, eog_texts))
-            v->attr[i] |= HF_ATTR_CONTROL;
-        for (size_t k = 0; k < NFIM; k++)
-            if (!fim_named[k] && in_list(v, i, fims[k].texts))
-                v->attr[i] |= HF_ATTR_CONTROL;
+            v->attr[i] |= HF_ATTR_CONTROL | HF_EOG;
         if (in_list(v, i, user_texts))
             v->attr[i] = HF_ATTR_USER;
     }
+    eog_set(v, fim);
     /* lstrip / rstrip by model name, tokenizer or architecture */
     char name[256] = "";
     const char *s;
@@ -334,9 +386,8 @@ static int texts_unique(const hf_vocab *v, gg_buf *why)
     return 0;
 }
 
-/* special ids and flags: the keys, else llama.cpp's defaults for the kind;
- * a token added must be named */
-static int special_tokens(hf_vocab *v, gg_buf *why)
+/* special ids: the keys, else llama.cpp's defaults for the kind */
+static void special_ids(hf_vocab *v)
 {
     int spm = v->kind == HF_SPM, wpm = v->kind == HF_WPM;
     v->bos = special_id(v, "bos_token_id", spm ? 1 : wpm ? 101 : 11);
@@ -345,6 +396,12 @@ static int special_tokens(hf_vocab *v, gg_buf *why)
     v->sep = special_id(v, "seperator_token_id", wpm ? 102 : -1);
     v->pad = special_id(v, "padding_token_id", wpm ? 0 : -1);
     v->mask = special_id(v, "mask_token_id", wpm ? 103 : -1);
+}
+
+/* flags: the keys, else llama.cpp's defaults; a token added must be named */
+static int special_flags(hf_vocab *v, gg_buf *why)
+{
+    int spm = v->kind == HF_SPM, wpm = v->kind == HF_WPM;
     v->add_bos = flag(v, "add_bos_token", spm || wpm || (v->pre && v->pre->add_bos));
     v->add_eos = flag(v, "add_eos_token", 0);
     v->add_space_prefix = flag(v, "add_space_prefix", spm);
@@ -361,14 +418,22 @@ static int special_tokens(hf_vocab *v, gg_buf *why)
     return 0;
 }
 
-int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
+int hf_vocab_load_texts(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
 {
     memset(v, 0, sizeof *v);
     v->f = m->f;
     *none = 0;
     if (vocab_kind(m, v, why, none) || token_texts(m, v, why))
         return -1;
+    special_ids(v);
     attributes(v, m);
+    return 0;
+}
+
+int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
+{
+    if (hf_vocab_load_texts(m, v, why, none))
+        return -1;
     if (token_scores(m, v, why))
         return -1;
     if (v->kind == HF_BPE && bpe_pre_and_merges(m, v, why))
@@ -377,7 +442,7 @@ int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none)
         return -1;
     if (texts_unique(v, why))
         return -1;
-    return special_tokens(v, why);
+    return special_flags(v, why);
 }
 
 void hf_vocab_free(hf_vocab *v)

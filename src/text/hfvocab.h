@@ -18,6 +18,7 @@ typedef enum hf_vkind { HF_SPM = 1, HF_BPE, HF_WPM } hf_vkind;
 enum {
     HF_ATTR_UNKNOWN = 1, HF_ATTR_CONTROL = 2, HF_ATTR_USER = 4, HF_ATTR_UNUSED = 8, HF_ATTR_BYTE = 16,
     HF_ATTR_LSTRIP = 32, HF_ATTR_RSTRIP = 64,
+    HF_EOG = 128, /* not an attribute: the token ends generation (llama.cpp's special_eog_ids) */
 };
 
 /* A byte-level BPE pre-tokenizer: the regexes llama.cpp splits with, in
@@ -53,8 +54,11 @@ typedef struct hf_vocab {
 } hf_vocab;
 
 /* Load the vocabulary: 0; or -1 with the reasons it cannot be written
- * (one line each) appended to why (1 when there is none at all). */
+ * (one line each) appended to why (*none 1 when there is none at all). */
 int hf_vocab_load(const gg_model *m, hf_vocab *v, gg_buf *why, int *none);
+/* Its kind, texts (as llama.cpp reads them: before WordPiece's are
+ * respelled), special ids and attributes only, what generation needs. */
+int hf_vocab_load_texts(const gg_model *m, hf_vocab *v, gg_buf *why, int *none);
 void hf_vocab_free(hf_vocab *v);
 
 /* Is token i's text s? */

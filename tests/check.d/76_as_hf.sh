@@ -6,13 +6,17 @@
 #    GGUF tensor's f32 view rearranged, f16 / bf16 the f32 values rounded (the gemma
 #    norms' shift included); transformers itself loads them and computes llama.cpp's
 #    figures in 83_transformers;
-#  - config.json and generation_config.json against the GGUF keys;
+#  - config.json and generation_config.json against the GGUF keys; generation_config.json's
+#    eos_token_id is the set of tokens llama.cpp ends generation at (llama_vocab_is_eog
+#    over the vocabulary, tests/peer/llama.py) for the tiny models and for llamas of the
+#    real vocabularies and of made-up ones that meet llama.cpp's other rules;
 #  - tokenizers: tokenizers.js, the Rust tokenizers library (Tokenizer.from_file) and
 #    transformers' AutoTokenizer on as/hf/ give llama.cpp's ids for the real vocabularies
 #    (SentencePiece, byte-level BPE under many tokenizer.ggml.pre values, WordPiece) on
 #    texts chosen to differ (unicode, spaces, code, emoji, digits, special token
 #    look-alikes, U+2581 and other pieces' spellings, empty), also with the special tokens
-#    added; for BERT text holding U+2581, the ids of the original BERT tokenizer
+#    added, and for two made-up vocabularies where llama.cpp turns <|end|> and </s> back
+#    into a user-defined and a normal token; for BERT text holding U+2581, the ids of the original BERT tokenizer
 #    (transformers' BertTokenizer and BertTokenizerLegacy on the GGUF's WordPiece vocab),
 #    which llama.cpp does not give for 'a\u2581b' (README);
 #  - what is left out: other architectures, unknown or undecodable or missing tensors,
@@ -51,6 +55,8 @@ check "as/ holds hf/" [ -d "$F/llama/as/hf" ]
 
 # ---- config.json, the safetensors names, its values the GGUF tensors' views rearranged
 check "config.json, generation_config.json, model.safetensors' names" $CH configs "$F" "$M" f32 $ARCHS
+EOG="$ARCHS $(cd "$M" && ls eog-*.gguf | sed 's/\.gguf$//' | nl2sp)"
+check "generation_config.json's eos_token_id: the tokens llama.cpp ends generation at" $CH eog "$F" "$M" $EOG
 for a in llama-quant qwen3moe-q8; do
     check "$a: as/hf/ holds the weights, config and tokenizer files" [ "$(ls "$F/$a/as/hf" | nl2sp)" = "$WEIGHTS " ]
 done
@@ -100,6 +106,7 @@ texts = [
     "def f(x):\n    return x**2  # comment\n\tif (a && b) { c = d->e; } // done",
     "<s>special</s> <unk> <s><s> </s>x <unk", "<|endoftext|> <|im_start|>user\nhi<|im_end|>",
     "<|user|>\nhello<|end|>\n<|assistant|>", "[CLS] a [SEP] b [MASK] [PAD] [UNK]x",
+    "<|return|><|call|><|end|></s><|tool_response>[PAD]<|fim_repo|> x <|file_sep|>",
     "mixedCASEwords HTTPServer iPhone camelCaseX", "....!!!???  --- ___ ***", "Hello,world.Hello;world:again",
     "ａｂｃ ＡＢＣ １２３", "a" * 150, "x",
     # what a SentencePiece-, byte-level- or WordPiece-aware step may treat specially: U+2581

@@ -12,6 +12,11 @@
 #  - transformers on as/hf/ (float32) picks llama.cpp's next token (as/f32.gguf) at
 #    every position of a 64-token text, logits close; AutoTokenizer tokenizes the texts
 #    and a chat (apply_chat_template against llama_chat_apply_template) as llama.cpp;
+#  - generation_config.json's eos_token_id is the set llama.cpp ends generation at
+#    (llama_vocab_is_eog: <eos>, <end_of_turn>, </s>); generate() continues the chat as
+#    llama.cpp's greedy generation does (this base model ends no turn within 32 tokens),
+#    and with each of those tokens forced at one step stops right after it, as llama.cpp
+#    would (<start_of_turn> forced: it goes on);
 #  - vs/ between the model and its Q8_0 copy made by llama-quantize
 #    (llama_model_quantize) is what numpy computes from ggml's dequantization of both.
 # A missing peer or model fails the suite, naming it.

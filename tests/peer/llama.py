@@ -1,7 +1,8 @@
 """llama.py - the real llama.cpp (libllama.v0.4.0.so from npm @node-llama-cpp/linux-x64) through ctypes.
 
 What embed.mjs cannot give: raw logits at every position, the model's own figures
-(llama_model_n_params, n_ctx_train, n_layer, ...), llama.cpp's chat template formatting
+(llama_model_n_params, n_ctx_train, n_layer, ...), the tokens that end generation
+(llama_vocab_is_eog), llama.cpp's chat template formatting
 (llama_chat_apply_template) and llama-quantize (llama_model_quantize), all in the
 Python process that also runs transformers. The struct layouts below are those of
 include/llama.h of the llama.cpp source node-llama-cpp 3.21.1 ships
@@ -11,6 +12,7 @@ include/llama.h of the llama.cpp source node-llama-cpp 3.21.1 ships
     L = llama.Llama()                           # loads libllama and the CPU backends
     m = L.load("model.gguf")                    # raises LlamaError with llama.cpp's log
     m.n_params(), m.n_layer(), m.chat_template(), m.tokenize("text"), m.detokenize(ids)
+    m.eog()                                     # the tokens that end generation
     with m.context(n_ctx=256) as c:             # one thread, float32 KV cache
         logits = c.logits(ids)                  # numpy (len(ids), n_vocab), every position
     L.chat_apply_template(tmpl, [("user", "hi")], add_ass=True)
@@ -126,6 +128,7 @@ class Llama:
         _sig(L, "llama_model_desc", C.c_int32, P, C.c_char_p, C.c_size_t)
         _sig(L, "llama_model_chat_template", C.c_char_p, P, C.c_char_p)
         _sig(L, "llama_vocab_n_tokens", C.c_int32, P)
+        _sig(L, "llama_vocab_is_eog", C.c_bool, P, C.c_int32)
         _sig(L, "llama_tokenize", C.c_int32, P, C.c_char_p, C.c_int32, C.POINTER(C.c_int32), C.c_int32,
              C.c_bool, C.c_bool)
         _sig(L, "llama_detokenize", C.c_int32, P, C.POINTER(C.c_int32), C.c_int32, C.c_char_p, C.c_int32,
@@ -213,11 +216,19 @@ class Model(_Owned):
     def n_vocab(self):
         return self.lib.llama_vocab_n_tokens(self.vocab)
 
+    def eog(self):
+        """The tokens llama.cpp ends generation at (llama_vocab_is_eog), ascending."""
+        return [t for t in range(self.n_vocab()) if self.lib.llama_vocab_is_eog(self.vocab, t)]
+
     def tokenize(self, text, add_special=True, parse_special=True):
         b = text.encode()
         n = len(b) + 8
         out = (C.c_int32 * n)()
         k = self.lib.llama_tokenize(self.vocab, b, len(b), out, n, add_special, parse_special)
+        if k < 0 and -k > n:  # (bytes of byte-fallback tokens: -k is the count)
+            n = -k
+            out = (C.c_int32 * n)()
+            k = self.lib.llama_tokenize(self.vocab, b, len(b), out, n, add_special, parse_special)
         if k < 0:
             raise LlamaError("llama_tokenize: %d" % k)
         return list(out[:k])
