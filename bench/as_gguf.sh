@@ -11,9 +11,10 @@
 #    of a llama of 450 MB of f32 from a fresh mount, against the same bytes
 #    in a file on disk (page-cached: a second read of it);
 #  - a 64 GiB sparse model of 2048 tensors and a 131072-token vocabulary
-#    (bench/fsbench sparse): ls -l as/ on a fresh mount, then the first MiB
-#    of each view and of model.gguf against that of a tensor's raw file (a
-#    1 MiB read through FUSE), and what the daemon holds then.
+#    (bench/fsbench sparse): ls -l as/ (its ten default recipes) on a fresh
+#    mount, then the first MiB of some views and of model.gguf against that
+#    of a tensor's raw file (a 1 MiB read through FUSE), and what the daemon
+#    holds then.
 #
 #   bench/as_gguf.sh           (needs FUSE: run as root; RUNS=3)
 # Noisy on a shared 2-vCPU VM: compare figures within one run.
@@ -37,9 +38,6 @@ stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$M/.stats"; }
 "$FSB" gen "$D/q4k.gguf" a:q4_k:4096:16384 b:q4_k:4096:16384 c:q4_k:4096:16384 d:q4_k:4096:16384 > /dev/null || exit 1
 cat "$D/q4k.gguf" > /dev/null
 NV=$((4 * 4096 * 16384))
-# cpu_ms: the daemon's CPU time so far (user + system), which load on a
-# shared machine disturbs less than the clock
-cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$(pid_of_mount)/stat"; }
 stream() { # stream NAME FILE...: dd them on a fresh mount
     local name=$1 t0 c0
     shift
@@ -71,16 +69,11 @@ if command -v node > /dev/null && [ -f tests/peer/node_modules/node-llama-cpp/pa
         --n-head-kv 4 --n-ff 2816 2> /dev/null || exit 1
     "$GGUFFS" --cat "$D/llama.gguf" as/f32.gguf > "$D/llama-f32.gguf" || exit 1
     cat "$D/llama-f32.gguf" > /dev/null
-    lt() { # lt MODEL NAME: load, context and eval ms of one run of llama.cpp
-        EMBED_TIMING=1 node tests/peer/embed.mjs probs "$1" "Once upon a time" "$D/p.f32" 2>&1 >/dev/null |
-            awk -v n="$2" '/^timing_ms probs/ { for (i = 1; i < NF; i++) if ($i == "load" || $i == "eval" || $i == "context") t[$i] = $(i + 1);
-                printf "%s_load %s\n%s_eval %s\n%s_total %s\n", n, t["load"], n, t["eval"], n, t["load"] + t["context"] + t["eval"] }'
-    }
     for run in $(seq "$RUNS"); do
         printf "\rllama.cpp: run %d/%d " "$run" "$RUNS" >&2
-        lt "$D/llama-f32.gguf" disk | while read -r k v; do put "$k" "$v"; done
+        llama_time "$D/llama-f32.gguf" disk
         mnt "$D/llama.gguf"
-        lt "$M/as/f32.gguf" mount | while read -r k v; do put "$k" "$v"; done
+        llama_time "$M/as/f32.gguf" mount
         umnt
     done
     echo >&2
@@ -106,22 +99,24 @@ t = time.perf_counter()
 for n in os.listdir(m + "/as"):
     os.stat(m + "/as/" + n)
 print("ls_as", round((time.perf_counter() - t) * 1000, 1))
-for v in ("tensors/blk.0.ffn_up.weight/raw", "model.gguf", "as/f32.gguf", "as/f16.gguf", "as/bf16.gguf", "as/q8_0.gguf"):
+for v in ("tensors/blk.0.ffn_up.weight/raw", "model.gguf", "as/f32.gguf", "as/f16.gguf", "as/bf16.gguf", "as/q8_0.gguf",
+          "as/q4_k_m.gguf"):
     t = time.perf_counter()
     with open(m + "/" + v, "rb", buffering=0) as f:
         assert len(f.read(1 << 20)) == 1 << 20
     print("first_" + v.replace("/", "_"), round((time.perf_counter() - t) * 1e6))
 PY
     put ls_decoded "$(stat_of bytes_decoded)"
+    put ls_quantized "$(stat_of bytes_quantized)"
     pid=$(pid_of_mount)
     put rss_mb "$(awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$pid/status")"
     umnt
 done
 echo >&2
 echo "-- a 64 GiB sparse Q8_0 model, 2048 tensors, a 131072-token vocabulary, fresh mount (-o direct_io)"
-echo "   ls -l as/ (lists it, stats the four views: their headers are made): $(med ls_as) ms"
-echo "   bytes decoded by ls -l and the five first MiB: $(medv ls_decoded)"
-for v in tensors/blk.0.ffn_up.weight/raw model.gguf as/f32.gguf as/f16.gguf as/bf16.gguf as/q8_0.gguf; do
+echo "   ls -l as/ (lists it, stats the ten views of the default -o as=: their headers are made): $(med ls_as) ms"
+echo "   bytes decoded (quantized) by ls -l and the six first MiB: $(medv ls_decoded) ($(medv ls_quantized))"
+for v in tensors/blk.0.ffn_up.weight/raw model.gguf as/f32.gguf as/f16.gguf as/bf16.gguf as/q8_0.gguf as/q4_k_m.gguf; do
     echo "   first MiB of $(printf '%-34s' $v): $(med "first_${v//\//_}") us"
 done
 echo "   daemon RSS after all that: $(med rss_mb) MiB"

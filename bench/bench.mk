@@ -6,12 +6,15 @@
 # FUSE), remote models through nginx and the fault proxy against curl
 # and a local mount (remote.sh, needs FUSE and nginx), the GGUF views
 # (as_gguf.sh: as/*.gguf streams against the f32 files, llama.cpp from a
-# mount against a file, a 64 GiB model's as/; needs FUSE), a comparison
-# of two models against decoding both (compare.sh), gguf-py's dequantize
-# of the real Gemma 3 270M against its f32 files, cold and warm (gguf_py.sh,
-# needs FUSE), llama.cpp's load and first token of that model from a
-# mount against its file (gemma.sh, needs FUSE and the Python peers), and
-# transformers loading it from its GGUF file against from as/hf/
+# mount against a file, a 64 GiB model's as/; needs FUSE), the recipes
+# (recipes.sh: as/q4_k_m.gguf against as/f32.gguf, llama.cpp from it against
+# llama-quantize's file, quantizing against llama_model_quantize; needs
+# FUSE), a comparison of two models against decoding both (compare.sh),
+# an edit until model.gguf shows it (edits.sh, needs FUSE), gguf-py's
+# dequantize of the real Gemma 3 270M against its f32 files, cold and warm
+# (gguf_py.sh, needs FUSE), llama.cpp's load and first token of that model
+# from a mount against its file (gemma.sh, needs FUSE and the Python
+# peers), transformers loading it from its GGUF file against from as/hf/
 # (transformers.sh; needs FUSE and the Python peers), and quantization speed
 # per type against the real ggml (quantize_bench). Never part of
 # `make check`; no timing thresholds.
@@ -40,6 +43,9 @@ bench: gguffs $(BENCH_PROGS)
 	@echo
 	@echo "== GGUF views: model.gguf, as/*.gguf (bench/as_gguf.sh)"
 	@BUILD=$(BUILD) bench/as_gguf.sh
+	@echo
+	@echo "== llama-quantize's recipes (bench/recipes.sh)"
+	@BUILD=$(BUILD) bench/recipes.sh
 	@echo
 	@echo "== a comparison of two models against decoding both (bench/compare.sh)"
 	@BUILD=$(BUILD) bench/compare.sh

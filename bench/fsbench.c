@@ -6,8 +6,9 @@
  *       (2^-10 .. 2^-3), so decoding runs at its real speed (subnormal
  *       scales are slow on x86) and yields finite values. Fixed seed.
  *   fsbench sparse OUT.gguf NTENSORS NE0 NROWS NTOKENS
- *       NTENSORS Q8_0 tensors of NE0 x NROWS and a vocabulary of NTOKENS
- *       strings; the data is a hole (ftruncate), so the file costs no disk.
+ *       NTENSORS Q8_0 tensors of NE0 x NROWS named blk.N.ffn_{up,gate,down}.weight
+ *       (llama.block_count: the layers), and a vocabulary of NTOKENS strings;
+ *       the data is a hole (ftruncate), so the file costs no disk.
  *   fsbench rand FILE COUNT SEED
  *       COUNT preads of 4 KiB at random 4 KiB-aligned offsets (fixed seed;
  *       with $FSBENCH_FADV_RANDOM set, after posix_fadvise(RANDOM));
@@ -80,20 +81,26 @@ static int type_of(const char *s, tdesc *t)
 }
 
 /* Header: magic, version 3, counts, KVs, tensor infos, padding. Fills each
- * tensor's offset; returns the header (its length is the data start). */
-static hbuf header(tdesc *t, int nt, uint64_t ntokens)
+ * tensor's offset; returns the header (its length is the data start).
+ * layers: llama.block_count (0: none), which llama-quantize's recipes read. */
+static hbuf header(tdesc *t, int nt, uint64_t ntokens, uint32_t layers)
 {
     hbuf b = {0};
     put(&b, "GGUF", 4);
     put_u32(&b, 3);
     put_u64(&b, (uint64_t)nt);
-    put_u64(&b, ntokens ? 3 : 2);
+    put_u64(&b, 2 + (ntokens > 0) + (layers > 0));
     put_str(&b, "general.architecture");
     put_u32(&b, 8);
     put_str(&b, "llama");
     put_str(&b, "general.name");
     put_u32(&b, 8);
     put_str(&b, "gguffs synthetic benchmark model");
+    if (layers) {
+        put_str(&b, "llama.block_count");
+        put_u32(&b, 4);
+        put_u32(&b, layers);
+    }
     if (ntokens) {
         put_str(&b, "tokenizer.ggml.tokens");
         put_u32(&b, 9);
@@ -165,7 +172,7 @@ static int cmd_gen(int argc, char **argv)
         }
         t[i].nbytes = t[i].ne0 * t[i].nrows / t[i].block_elems * t[i].block_bytes;
     }
-    hbuf h = header(t, nt, 0);
+    hbuf h = header(t, nt, 0, 0);
     int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
         die(argv[2]);
@@ -211,7 +218,7 @@ static int cmd_sparse(int argc, char **argv)
         t[i].nrows = nrows;
         t[i].nbytes = ne0 * nrows / 32 * 34;
     }
-    hbuf h = header(t, nt, ntok);
+    hbuf h = header(t, nt, ntok, (uint32_t)((nt + 2) / 3));
     int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
         die(argv[2]);

@@ -6,6 +6,11 @@
 #   umnt                  unmount $M
 #   now                   the time in nanoseconds
 #   pid_of_mount          the daemon serving $M (started as $GGUFFS ... $M)
+#   cpu_ms                its CPU time so far, user + system (load on a shared
+#                         machine disturbs it less than the clock)
+#   llama_time MODEL NAME llama.cpp (tests/peer/embed.mjs, one thread) loads MODEL
+#                         and gives the first token after a short prompt: puts
+#                         NAME_load, NAME_eval and NAME_total (load + context + eval), ms
 # Results, in $R: one file per key, one value per line.
 #   put KEY VALUE         one more value
 #   medv KEY              the median (0 when there is none)
@@ -49,6 +54,13 @@ umnt() {
 
 now() { date +%s%N; }
 pid_of_mount() { pgrep -f "^$GGUFFS .*$M\$" | head -1; }
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$(pid_of_mount)/stat"; }
+llama_time() {
+    EMBED_TIMING=1 node tests/peer/embed.mjs probs "$1" "Once upon a time" "$D/p.f32" 2>&1 >/dev/null |
+        awk -v n="$2" '/^timing_ms probs/ { for (i = 1; i < NF; i++) if ($i == "load" || $i == "eval" || $i == "context") t[$i] = $(i + 1);
+            printf "%s_load %s\n%s_eval %s\n%s_total %s\n", n, t["load"], n, t["eval"], n, t["load"] + t["context"] + t["eval"] }' |
+        while read -r k v; do put "$k" "$v"; done
+}
 
 put() { echo "$2" >> "$R/$1"; }
 medv() { sort -g "$R/$1" 2>/dev/null | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print 0 }'; }

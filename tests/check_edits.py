@@ -7,6 +7,14 @@
       edits file of gguffs) sets, without the keys it removes, and its new keys after
       them in its order; every tensor of EDITED (name, type, shape, bytes at ggml's
       offset) is ORIG's, byte for byte.
+  check_edits.py recipe ORIG.gguf VIEW.gguf EDITS.json RECIPE
+      VIEW, an as/<RECIPE>.gguf of ORIG mounted with EDITS.json, read by gguf-py's
+      GGUFReader and ggml's gguf_init_from_file: its keys are those `keys` wants,
+      but as llama-quantize writes the file it makes of the edited model:
+      general.quantization_version (2, GGML_QNT_VERSION) and general.file_type (the
+      recipe's llama_ftype, tests/peer/quantize.py) taken out where they were and set
+      last, in that order (its tensors: 84_recipes compares the file with
+      llama-quantize's).
   check_edits.py same A.gguf B.gguf
       A and B hold the same keys with the same types and values (in any order) and the
       same tensors, byte for byte; then how their layouts differ: key order, where the
@@ -95,15 +103,23 @@ def tensors_same(ra, rb, what):
         check(ok, "%s: tensor %s differs" % (what, a.name))
 
 
-def ggml_reads(path, want, orig):
-    """ggml's gguf_init_from_file: the same keys and values, and the tensors' bytes at its
-    offsets the original's."""
+def gguf_py_keys(ekeys, want):
+    """gguf-py's keys of a file (reader_keys) are want's: names, order, types, values."""
+    check([k for k, _, _ in ekeys] == [k for k, _, _ in want], "gguf-py: keys %s, want %s" %
+          ([k for k, _, _ in ekeys], [k for k, _, _ in want]))
+    for (k, ty, v), (_, wty, wv) in zip(ekeys, want):
+        ft = ty[1] if ty[0] == T.ARRAY else ty[0]
+        check(ty == wty and same_value(v, wv, ft), "gguf-py: %s = %r %s, want %r %s" % (k, v, ty, wv, wty))
+
+
+def ggml_keys(path, want):
+    """ggml's gguf_init_from_file reads want's keys and values in path; its info, or None."""
     g = ggml.Ggml()
     try:
         info = g.gguf_info(path)
     except ggml.GgufError as e:
         check(False, str(e))
-        return
+        return None
     got = [(k["key"], k.get("value")) for k in info["keys"]]
     check([k for k, _ in got] == [k for k, _, _ in want], "ggml: keys %s, want %s" %
           ([k for k, _ in got], [k for k, _, _ in want]))
@@ -113,7 +129,16 @@ def ggml_reads(path, want, orig):
             check(v == wv, "ggml: %s = %r, want %r" % (k, v, wv))
         else:
             check(same_value(v, wv, ty[1] if ty[0] == T.ARRAY else ty[0]), "ggml: %s = %r, want %r" % (k, v, wv))
-    oinfo = g.gguf_info(orig)
+    return info
+
+
+def ggml_reads(path, want, orig):
+    """ggml's gguf_init_from_file: the same keys and values, and the tensors' bytes at its
+    offsets the original's."""
+    info = ggml_keys(path, want)
+    if info is None:
+        return
+    oinfo = ggml.Ggml().gguf_info(orig)
     with open(path, "rb") as f, open(orig, "rb") as o:
         for a, b in zip(info["tensors"], oinfo["tensors"]):
             f.seek(info["data_offset"] + a["offset"])
@@ -128,15 +153,24 @@ def mode_keys(orig, edited, edits_path):
     ro, okeys = reader_keys(orig)
     re_, ekeys = reader_keys(edited)
     want = expected(okeys, edits)
-    check([k for k, _, _ in ekeys] == [k for k, _, _ in want], "gguf-py: keys %s, want %s" %
-          ([k for k, _, _ in ekeys], [k for k, _, _ in want]))
-    for (k, ty, v), (_, wty, wv) in zip(ekeys, want):
-        ft = ty[1] if ty[0] == T.ARRAY else ty[0]
-        check(ty == wty and same_value(v, wv, ft), "gguf-py: %s = %r %s, want %r %s" % (k, v, ty, wv, wty))
+    gguf_py_keys(ekeys, want)
     tensors_same(ro, re_, "gguf-py")
     ggml_reads(edited, want, orig)
     print("%s: %d keys and %d tensors read by gguf-py and ggml" % (os.path.basename(edited), len(ekeys),
                                                                   len(re_.tensors)))
+
+
+def mode_recipe(orig, view, edits_path, recipe):
+    import quantize  # (tests/peer: llama-quantize's names and ftypes)
+    _, okeys = reader_keys(orig)
+    last = {"general.quantization_version": 2, "general.file_type": quantize.ftype_of(recipe)}
+    want = [kv for kv in expected(okeys, json.load(open(edits_path))) if kv[0] not in last]
+    want += [(k, (T.UINT32, None), v) for k, v in last.items()]
+    _, vkeys = reader_keys(view)
+    gguf_py_keys(vkeys, want)
+    ggml_keys(view, want)
+    print("%s: %d keys read by gguf-py and ggml, edited, then general.quantization_version 2 and "
+          "general.file_type %d last" % (os.path.basename(view), len(vkeys), last["general.file_type"]))
 
 
 def mode_same(a, b):
@@ -168,6 +202,8 @@ def mode_same(a, b):
 def main(argv):
     if len(argv) == 4 and argv[0] == "keys":
         mode_keys(*argv[1:])
+    elif len(argv) == 5 and argv[0] == "recipe":
+        mode_recipe(*argv[1:])
     elif len(argv) == 3 and argv[0] == "same":
         mode_same(*argv[1:])
     else:

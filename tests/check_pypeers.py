@@ -19,10 +19,14 @@
          differ in sign or quiet bit); any other difference fails;
       3. GGUFReader opens model.gguf (of the models whose types it knows) and every
          as/*.gguf: its keys (order, types, values) are metadata/ and metadata.json
-         (check_kv.py's rules), general.file_type the view's; its tensors' names, dims,
-         types, offsets and sizes are tensors.tsv's and info.json's (as/: the view's type);
-         their data is raw (model.gguf), f32, f16, bf16, and for as/q8_0.gguf gguf-py's
-         own Q8_0 quantization of f32;
+         (check_kv.py's rules), general.file_type the view's (as/f16, bf16, q8_0: with
+         general.quantization_version 2 and general.file_type last, as llama-quantize
+         writes them); its tensors' names, dims, types, offsets and sizes are
+         tensors.tsv's and info.json's (as/: the view's type, or F32, or F16 for Q8_0
+         rows 32 does not divide; the recipes' tensors in llama-quantize's order: which
+         type each takes, and the order, 84_recipes checks against llama.cpp); their data
+         is raw (model.gguf), f32, f16, bf16, and for Q8_0 gguf-py's own Q8_0
+         quantization of f32;
       4. a type gguf-py does not know (IQ3_KS): GGUFReader refuses model.gguf, naming the
          type id; gguffs' f32 is ik_llama.cpp's reference, and gguf-py reads it in
          as/f32.gguf.
@@ -237,15 +241,15 @@ FILE_TYPE = {"f32": 0, "f16": 1, "bf16": 32, "q8_0": 7}
 VIEW_TYPE = {"f32": "F32", "f16": "F16", "bf16": "BF16", "q8_0": "Q8_0"}
 
 
-def view_of(view, dims):
-    """The type a tensor of dims (ggml order) has in as/VIEW.gguf (README: 2 or more
-    dimensions get the view's type, Q8_0 rows not a multiple of 32 F16, others F32)."""
-    nd = len(dims)
-    while nd > 1 and dims[nd - 1] == 1:
-        nd -= 1
-    if view == "raw" or nd < 2:
-        return "raw" if view == "raw" else "f32"
-    return "f16" if view == "q8_0" and dims[0] % 32 else view
+def view_of(view, dims, tensor_type):
+    """The type of a tensor of dims (ggml order) in as/VIEW.gguf, as its header says
+    (GGUFReader's tensor_type): VIEW's, or F32 (1-D, and what llama-quantize never
+    quantizes), or F16 for Q8_0 rows 32 does not divide; None for any other."""
+    if view == "raw":
+        return "raw"
+    got = tensor_type.name.lower()
+    ok = {"f32", view} | ({"f16"} if view == "q8_0" and dims[0] % 32 else set())
+    return got if got in ok else None
 
 
 def reader_checks(mnt, model, view):
@@ -262,24 +266,41 @@ def reader_checks(mnt, model, view):
         return
     kvs = reader_kvs(r)
     meta = json.load(open(os.path.join(m, "metadata.json"), encoding="utf-8"))
+    keys = [k for k in meta if not k.startswith("split.")]
     if view != "raw":  # the view's file type, and the model's keys (split.* dropped)
         ft = [e for e in kvs if e["key"] == "general.file_type"]
         expect(len(ft) == 1 and ft[0]["value"] == FILE_TYPE[view] and ft[0]["type"] == "u32",
                "%s: general.file_type %s, want u32 %d" % (what, ft, FILE_TYPE[view]))
+        if view != "f32":  # llama-quantize's: these two last
+            last = [(e["key"], e["type"], e["value"]) for e in kvs[-2:]]
+            expect(last == [("general.quantization_version", "u32", 2), ("general.file_type", "u32", FILE_TYPE[view])],
+                   "%s: the last keys are %s" % (what, last))
+            moved = ("general.quantization_version", "general.file_type")
+            kvs = kvs[:-2] + [e for e in kvs[-2:] if e["key"] in meta]
+            keys = [k for k in keys if k not in moved] + [k for k in moved if k in meta]
         kvs = [e for e in kvs if e["key"] != "general.file_type" or "general.file_type" in meta]
-        for e in kvs:
-            if e["key"] == "general.file_type":
-                e["value"] = meta["general.file_type"]["value"]
-    expect([e["key"] for e in kvs] == [k for k in meta if not k.startswith("split.")],
-           "%s: GGUFReader's keys are not metadata.json's" % what)
+        for e in kvs:  # (the values the view sets, checked above, are the model's in metadata/)
+            if e["key"] in ("general.file_type", "general.quantization_version") and e["key"] in meta:
+                e["value"] = meta[e["key"]]["value"]
+    expect([e["key"] for e in kvs] == keys, "%s: GGUFReader's keys are not metadata.json's" % what)
+    order = {k: i for i, k in enumerate(meta)}
+    kvs.sort(key=lambda e: order.get(e["key"], len(order)))  # (metadata/ lists them in the model's order)
     bad = check_kv.compare(m, kvs)
     expect(bad == 0, "%s: %d keys as GGUFReader reads them are not the mount's metadata" % (what, bad))
     rows = tsv(m)
-    expect([t.name for t in r.tensors] == [x["name"] for x in rows], "%s: the tensor names" % what)
+    if view in ("raw", "f32"):
+        expect([t.name for t in r.tensors] == [x["name"] for x in rows], "%s: the tensor names" % what)
+    else:  # (in llama-quantize's order)
+        expect(sorted(t.name for t in r.tensors) == sorted(x["name"] for x in rows), "%s: the tensor names" % what)
+        by_name = {x["name"]: x for x in rows}
+        rows = [by_name.get(t.name, rows[0]) for t in r.tensors]
     for t, x in zip(r.tensors, rows):
         dims = [int(v) for v in x["dims"].split(",")]
         info = json.load(open(tensor_file(m, x["name"], "info.json")))
-        v = view_of(view, dims)
+        v = view_of(view, dims, t.tensor_type)
+        if v is None:
+            expect(False, "%s: %s: type %s in as/%s.gguf" % (what, t.name, t.tensor_type.name, view))
+            continue
         tid = int(x["type_id"]) if v == "raw" else gguf.GGMLQuantizationType[VIEW_TYPE[v]].value
         ok = [int(d) for d in t.shape] == dims == info["dims"] and int(t.n_elements) == int(x["n_elements"]) == \
             info["n_elements"] and t.tensor_type.value == tid

@@ -6,8 +6,11 @@ and this file's own reading of the source model (tests/gguf_tool.py), nothing of
         ggml's gguf_init_from_file parses VIEW; its keys are SOURCE's (its first shard's),
         in order, split.* dropped, general.file_type that of KIND (raw: kept); its tensors
         SOURCE's (every shard's), in order, shapes kept, each aligned, typed as KIND says:
-        f32 all F32; f16/bf16/q8_0 tensors of 2+ dims (ggml_n_dims) in that type (q8_0:
-        a row that 32 does not divide F16), the others F32; raw the stored types.
+        f32 all F32, raw the stored types.
+  check_views.py blocks VIEW.gguf F32.gguf NAME:TYPE...
+        ggml parses VIEW (an as/<recipe>.gguf), each tensor NAME is of TYPE and its bytes
+        are ggml_quantize_chunk's of the tensor's values in F32 (its as/f32.gguf), every
+        row (4-D too).
   check_views.py refs VIEW.gguf MANIFEST.tsv [FILE]
         VIEW (an as/f32.gguf) parses with ggml and each tensor of the manifest (rows of FILE
         only, for a manifest of several files) holds the reference f32 bytes.
@@ -26,11 +29,10 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "peer"))
 import ggml  # noqa: E402
 import gguf_tool as gt  # noqa: E402
-from mkllama import n_dims  # noqa: E402
 import checks  # noqa: E402
 from checks import check  # noqa: E402
 
-FILE_TYPE = {"f32": 0, "f16": 1, "bf16": 32, "q8_0": 7}
+FILE_TYPE = {"f32": 0}
 
 
 def header(path):
@@ -49,13 +51,7 @@ def shards(path):
 
 
 def want_type(kind, tid, ne):
-    if kind == "raw":
-        return tid
-    if kind == "f32" or n_dims(ne) < 2:
-        return ggml.TYPES["f32"]
-    if kind == "q8_0" and ne[0] % 32:
-        return ggml.TYPES["f16"]
-    return ggml.TYPES[kind]
+    return tid if kind == "raw" else ggml.TYPES["f32"]
 
 
 def info_of(view):
@@ -108,6 +104,27 @@ def mode_parse(src, view, kind):
           "%s: %d bytes, the last tensor ends at %d" % (view, size, info["data_offset"] + end))
 
 
+def mode_blocks(view, f32, *want):
+    info, ref = info_of(view), info_of(f32)
+    if info is None or ref is None:
+        return
+    g = ggml.Ggml()
+    by_name = {t["name"]: t for t in ref["tensors"]}
+    vb, fb = np.memmap(view, np.uint8, "r"), np.memmap(f32, np.uint8, "r")
+    types = dict(w.split(":") for w in want)
+    check(sorted(types) == sorted(t["name"] for t in info["tensors"]), "%s: tensors %s" % (
+        view, [t["name"] for t in info["tensors"]]))
+    for t in info["tensors"]:
+        r = by_name[t["name"]]
+        at = ref["data_offset"] + r["offset"]
+        x = np.frombuffer(bytes(fb[at:at + r["size"]]), "<f4").reshape(-1, r["ne"][0])
+        at = info["data_offset"] + t["offset"]
+        got = bytes(vb[at:at + t["size"]])
+        ok = t["type_name"] == types.get(t["name"]) and got == g.quantize(t["type_name"], x)
+        check(ok, "%s: %s is %s, not %s of the f32 values" % (view, t["name"], t["type_name"], types.get(t["name"])))
+    print("%s: %s: ggml's blocks of the f32 values" % (os.path.basename(view), " ".join(want)))
+
+
 def mode_refs(view, manifest, file=None):
     info = info_of(view)
     if info is None:
@@ -152,6 +169,8 @@ def main(argv):
         mode_parse(*argv[1:4])
     elif mode == "refs":
         mode_refs(*argv[1:4])
+    elif mode == "blocks":
+        mode_blocks(*argv[1:])
     elif mode == "cos":
         mode_cos(*argv[1:5])
     else:

@@ -79,35 +79,47 @@ static void views(mem_model *mm, gg_model *m, gg_reader *r)
     }
 }
 
-/* The Q8_0 view: the blocks of the f32 values (quantize.h, checked against
- * ggml in 11_oracle), whole and in pieces that cut blocks and pages (of
- * whole blocks, or not); a row that is not a multiple of 32 is refused. */
-static void q8_0_view(mem_model *mm, gg_model *m, gg_reader *r)
+/* The quantized views: the blocks of the f32 values (quantize.h's kernels,
+ * checked against ggml in 11_oracle), made in the view's own pages, whole
+ * and in pieces that cut blocks and pages (of whole blocks, or not), twice
+ * (the second time from the cache); a row its block does not divide is
+ * refused, and so is a type no quantizer makes. */
+static void quant_views(mem_model *mm, gg_model *m, gg_reader *r)
 {
-    for (int i = 0; i < MM_X; i++) {
-        const gg_tensor *t = &m->t[i];
-        uint64_t n = mm->nelems[i], size = n / 32 * 34;
-        char *got = malloc(size + 64);
-        gg_err e;
-        if (n % 32) {
-            ssize_t k = gg_read_view_copy(r, m, t, (uint32_t)i, GG_VIEW_Q8_0, got, 64, 0, NULL, &e);
-            EXPECT(k == -1 && e.code == GG_E_INVAL, "tensor %d: Q8_0 of rows of %" PRIu64 ": %zd", i, n, k);
+    static const gg_tid types[] = {GG_T_Q8_0, GG_T_Q4_0, GG_T_Q5_1, GG_T_Q1_0, GG_T_Q4_K, GG_T_Q6_K, GG_T_IQ4_XS};
+    for (size_t ty = 0; ty < sizeof types / sizeof types[0]; ty++) {
+        const gg_type *q = gg_type_mainline(types[ty]);
+        gg_view_kind vk = gg_view_of(types[ty]);
+        for (int i = 0; i < MM_X; i++) {
+            const gg_tensor *t = &m->t[i];
+            uint64_t n = mm->nelems[i], size = n / q->block_elems * q->block_bytes;
+            uint32_t uid = 100 + (uint32_t)i;
+            char *got = malloc(size + 64);
+            gg_err e;
+            if (!gg_quantize_has(types[ty]) || t->info->ne[0] % q->block_elems) {
+                ssize_t k = gg_read_view_copy(r, m, t, uid, vk, got, 64, 0, NULL, &e);
+                EXPECT(k == -1 && e.code == (gg_quantize_has(types[ty]) ? GG_E_INVAL : GG_E_UNSUPPORTED),
+                       "tensor %d: %s of rows of %" PRIu64 ": %zd", i, q->name, t->info->ne[0], k);
+                free(got);
+                continue;
+            }
+            uint8_t *want = malloc(size);
+            gg_quantize_rows(types[ty], mm->f32[i], want, (int64_t)(n / t->info->ne[0]), (int64_t)t->info->ne[0]);
+            EXPECT(gg_view_size(t, vk) == size, "tensor %d: %s size %" PRIu64, i, q->name, gg_view_size(t, vk));
+            for (int pass = 0; pass < 2; pass++) {
+                ssize_t k = gg_read_view_copy(r, m, t, uid, vk, got, size + 64, 0, NULL, &e);
+                EXPECT(k == (ssize_t)size && !memcmp(got, want, size), "tensor %d: %s whole: %zd", i, q->name, k);
+                for (uint64_t at = 0; at < size; at += 517) {
+                    size_t len = 1 + at % 2900;
+                    k = gg_read_view_copy(r, m, t, uid, vk, got, len, at, NULL, &e);
+                    size_t exp = at + len <= size ? len : (size_t)(size - at);
+                    EXPECT(k == (ssize_t)exp && !memcmp(got, want + at, exp), "tensor %d: %s at %" PRIu64 ": %zd", i,
+                           q->name, at, k);
+                }
+            }
+            free(want);
             free(got);
-            continue;
         }
-        uint8_t *want = malloc(size);
-        gg_quantize_q8_0_isa(mm->f32[i], want, n / 32, GG_ISA_SCALAR);
-        EXPECT(gg_view_size(t, GG_VIEW_Q8_0) == size, "tensor %d: Q8_0 size %" PRIu64, i, gg_view_size(t, GG_VIEW_Q8_0));
-        ssize_t k = gg_read_view_copy(r, m, t, (uint32_t)i, GG_VIEW_Q8_0, got, size + 64, 0, NULL, &e);
-        EXPECT(k == (ssize_t)size && !memcmp(got, want, size), "tensor %d: Q8_0 whole: %zd", i, k);
-        for (uint64_t at = 0; at < size; at += 517) {
-            size_t len = 1 + at % 2900;
-            k = gg_read_view_copy(r, m, t, (uint32_t)i, GG_VIEW_Q8_0, got, len, at, NULL, &e);
-            size_t exp = at + len <= size ? len : (size_t)(size - at);
-            EXPECT(k == (ssize_t)exp && !memcmp(got, want + at, exp), "tensor %d: Q8_0 at %" PRIu64 ": %zd", i, at, k);
-        }
-        free(want);
-        free(got);
     }
 }
 
@@ -269,14 +281,14 @@ int main(void)
         EXPECT(m.nt == MM_NT && !gg_tensor_decodable(&m.t[MM_X]), "tensors: %" PRIu64, m.nt);
         gg_reader *r = new_reader(0);
         views(&mm, &m, r);
-        q8_0_view(&mm, &m, r);
+        quant_views(&mm, &m, r);
         ref_append(&mm, &m, r);
         {
-            /* pages of 1025 floats: blocks straddle them (the values are gathered first) */
+            /* f32 pages of 1025 floats: a quantized view rounds its pages to whole blocks */
             gg_reader_opts o;
             mm_reader_opts(&o, 4100);
             gg_reader *odd = gg_reader_new(&o);
-            q8_0_view(&mm, &m, odd);
+            quant_views(&mm, &m, odd);
             gg_reader_free(odd);
         }
         gg_reader_forget(r, 0, 1000);

@@ -1,6 +1,6 @@
 /* export.h - files in the formats Python tools and llama.cpp load directly,
  * made of segments laid end to end: literal bytes (a header), zeros
- * (padding), ranges of tensor views (view.h: f32, f16, bf16, q8_0, raw), or
+ * (padding), ranges of tensor views (view.h: f32, f16, bf16, quantized, raw), or
  * rows of them a stride apart, or their values less one (as/hf/, segread.c),
  * and ranges of a model's files. Nothing is decoded to build one: only the
  * header is made, whose size depends on the tensor count, not on the data.
@@ -21,6 +21,7 @@
 
 #include "gguffs/error.h"
 #include "gguffs/model.h"
+#include "gguffs/recipe.h"
 #include "gguffs/view.h" /* gg_view_kind */
 
 /* What a segment's bytes are. */
@@ -48,7 +49,8 @@ typedef struct gg_composite {
     uint64_t size;
     size_t n;
     gg_segment *seg;
-    char *header;        /* the literal bytes */
+    char *header;        /* the literal bytes it holds (others may lie in the model's header) */
+    uint64_t header_len;
 } gg_composite;
 
 void gg_composite_free(gg_composite *c);
@@ -62,21 +64,25 @@ gg_composite *gg_export_npy(const gg_model *m, uint64_t tensor, gg_view_kind vie
  * that cannot be decoded are left out and named in __metadata__. */
 gg_composite *gg_export_safetensors(const gg_model *m, gg_view_kind dtype, gg_err *e);
 
-/* The GGUF files of a model (gguf_write.h), with view:
- *   GG_VIEW_RAW   model.gguf: the stored types. A single file is its own
- *                 bytes (one segment of its file); a split set one merged
- *                 GGUF, split.* keys dropped, the shards' tensors in order.
- *   GG_VIEW_F32   as/f32.gguf: every tensor F32;
- *   GG_VIEW_F16, GG_VIEW_BF16, GG_VIEW_Q8_0   as/f16.gguf, bf16, q8_0:
- *                 tensors of 2 or more dimensions (ggml's count) in that
- *                 type (Q8_0: rows of a multiple of 32, else F16), the
- *                 others F32, as llama-quantize keeps them;
- * general.file_type set to match (ALL_F32 0, MOSTLY_F16 1, MOSTLY_Q8_0 7,
- * MOSTLY_BF16 32). The views need every tensor decodable (else
- * GG_E_UNSUPPORTED, naming the first one that is not). */
-gg_composite *gg_export_gguf(const gg_model *m, gg_view_kind view, gg_err *e);
-/* The view a tensor is stored in by gg_export_gguf(m, view). */
-gg_view_kind gg_export_gguf_view(const gg_tensor *t, gg_view_kind view);
+/* model.gguf (gguf_write.h): the stored types. A single file is its own
+ * bytes (one segment of its file); a split set one merged GGUF, split.*
+ * keys dropped, the shards' tensors in order. A model whose keys were
+ * edited (kvedit.h) has its edited keys: a single file the new header,
+ * then its data section as it is (but where the edit changed
+ * general.alignment: laid out anew, as a split set is). */
+gg_composite *gg_export_gguf(const gg_model *m, gg_err *e);
+
+/* as/<recipe>.gguf (recipe.h): every tensor in the type the recipe gives it,
+ * general.file_type its llama_ftype. as/f32.gguf keeps the model's header
+ * and tensor order (ALL_F32, 0, where the key was); the others are the
+ * file llama-quantize makes of as/f32.gguf with no importance matrix,
+ * byte for byte: its keys (gguf_write.h), its tensor order, its types, its
+ * blocks, but for one thing: the model's general.alignment (llama-quantize
+ * pads to 32 whatever the key says). Needs every tensor decodable, the
+ * recipe able to place every tensor and a quantizer for each of its types
+ * (else GG_E_UNSUPPORTED, saying which and why). The keys are m->f's: an
+ * edited model's are its edits' (kvedit.h), as model.gguf's are. */
+gg_composite *gg_export_recipe(const gg_model *m, const gg_recipe *r, gg_err *e);
 
 /* Bytes [off, off+size) of c, described in ref (empty: gg_ref_init) as a
  * view's read describes them (view.h): literal bytes where they lie (c

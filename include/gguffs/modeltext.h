@@ -18,9 +18,11 @@ void gg_tensors_tsv(const gg_model *m, char *const *tree_names, gg_buf *out);
 /* types.tsv: one line per (type, id) present, in order of appearance. */
 void gg_types_tsv(const gg_model *m, gg_buf *out);
 
-/* as/why: a line saying there are no GGUF views, then one line per tensor
- * that cannot be decoded: name, type (or "id N" when the id means nothing
- * known), why; tab-separated, escaped as tensors.tsv fields are. */
+/* as/why: with tensors that cannot be decoded, a line saying there are no
+ * GGUF views, then one line per such tensor: name, type (or "id N" when the
+ * id means nothing known), why; else a line per recipe (recipe.h) the
+ * model cannot take: its file's name and why. Tab-separated, escaped as
+ * tensors.tsv fields are, after a header line starting with '#'. */
 void gg_as_why(const gg_model *m, gg_buf *out);
 
 #endif

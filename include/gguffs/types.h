@@ -50,6 +50,9 @@ size_t gg_type_index(const gg_type *t);
 size_t gg_types_for_id(uint32_t id, const gg_type **out, size_t max);
 /* Look a type up by name (case-insensitive). NULL if none. */
 const gg_type *gg_type_by_name(const char *name);
+/* The row of a type identity in mainline ggml's dialect (its id and block
+ * there), or NULL when mainline has no such type. */
+const gg_type *gg_type_mainline(gg_tid tid);
 
 /* The kernel that decodes `t` on `isa`, falling back to lower instruction
  * sets; NULL if the type cannot be decoded at all. */

@@ -30,20 +30,33 @@
 typedef struct gg_reader gg_reader;
 
 /* The views of a tensor: its values as float32, float16 or bfloat16
- * (halfconv.h), as Q8_0 blocks (quantize.h; rows a multiple of 32), or its
- * stored bytes. 0 is F32, the default of -o safetensors_dtype
- * (gg_tree_opts), whose choices are the first three. */
-typedef enum gg_view_kind { GG_VIEW_F32 = 0, GG_VIEW_F16, GG_VIEW_BF16, GG_VIEW_RAW, GG_VIEW_Q8_0 } gg_view_kind;
+ * (halfconv.h), or quantized to a type of ggml's (quantize.h; rows a
+ * multiple of its block), or its stored bytes. 0 is F32, the default of -o
+ * safetensors_dtype (gg_tree_opts), whose choices are the first three. A
+ * quantized view is GG_VIEW_QUANT plus the type's identity (gg_view_of). */
+typedef enum gg_view_kind { GG_VIEW_F32 = 0, GG_VIEW_F16, GG_VIEW_BF16, GG_VIEW_RAW, GG_VIEW_QUANT = 8 } gg_view_kind;
+
+/* The view holding a tensor's values in type t (F32, F16, BF16 or a
+ * quantized type), and the quantized type of a view (GG_T_NONE: none). */
+static inline gg_view_kind gg_view_of(gg_tid t)
+{
+    return t == GG_T_F32 ? GG_VIEW_F32 : t == GG_T_F16 ? GG_VIEW_F16 : t == GG_T_BF16 ? GG_VIEW_BF16
+                                                                                       : (gg_view_kind)(GG_VIEW_QUANT + t);
+}
+static inline gg_tid gg_view_qtype(gg_view_kind k) { return k > GG_VIEW_QUANT ? (gg_tid)(k - GG_VIEW_QUANT) : GG_T_NONE; }
 
 /* Bytes per element of a decoded view (F32, F16, BF16). */
 static inline uint64_t gg_view_esize(gg_view_kind k) { return k == GG_VIEW_F32 ? 4 : 2; }
 
-/* Bytes of a tensor's view: its stored bytes for RAW, 34 per 32 elements for
- * Q8_0, else elements x esize. */
+/* Bytes of a tensor's view: its stored bytes for RAW, whole blocks of its
+ * type for a quantized view (0 when mainline ggml has no such type), else
+ * elements x esize. */
 static inline uint64_t gg_view_size(const gg_tensor *t, gg_view_kind k)
 {
-    if (k == GG_VIEW_Q8_0)
-        return t->info->nelems / 32 * 34;
+    if (gg_view_qtype(k)) {
+        const gg_type *q = gg_type_mainline(gg_view_qtype(k));
+        return q ? t->info->nelems / q->block_elems * q->block_bytes : 0;
+    }
     return k == GG_VIEW_RAW ? t->nbytes : t->info->nelems * gg_view_esize(k);
 }
 
@@ -102,14 +115,17 @@ int gg_ref_add(gg_ref *dst, const void *p, size_t n, gg_err *e);
 int gg_ref_append(gg_ref *dst, gg_ref *src, gg_err *e);
 
 /* Bytes [off, off+size) of a view of the tensor, described in ref (buf, of
- * size bytes, is used where the bytes are not in the cache: f32 pages are
- * handed out as they are, raw, f16, bf16 and Q8_0 bytes are put in buf). `uid`
- * identifies the tensor in the cache (unique per mounted tensor), ra is
- * per-open-file read-ahead state (may be NULL). Returns the byte count (0 at
- * the end), or -1 with *e set (GG_E_UNSUPPORTED for a decoded view of a
- * tensor that cannot be decoded, logged once per tensor); on error there is
- * nothing to release. f16, bf16 and Q8_0 are made from the f32 pages (Q8_0
- * of a tensor whose rows are not a multiple of 32: GG_E_INVAL). */
+ * size bytes, is used where the bytes are not in the cache: f32 and
+ * quantized pages are handed out as they are, raw, f16 and bf16 bytes are
+ * put in buf). `uid` identifies the tensor in the cache (unique per mounted
+ * tensor), ra is per-open-file read-ahead state (may be NULL). Returns the
+ * byte count (0 at the end), or -1 with *e set (GG_E_UNSUPPORTED for a
+ * decoded view of a tensor that cannot be decoded, logged once per tensor);
+ * on error there is nothing to release. f16 and bf16 are made from the f32
+ * pages; a quantized view has pages of its own in the same cache, of whole
+ * blocks quantized from the tensor's float32 values (GG_E_INVAL for rows
+ * that are not a multiple of its block, GG_E_UNSUPPORTED for a type no
+ * quantizer makes). */
 ssize_t gg_read_view(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind k, char *buf,
                      size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e);
 

@@ -11,6 +11,7 @@
 
 #include "gguffs/decode.h"
 #include "gguffs/export.h"
+#include "gguffs/recipe.h"
 
 int gg_parse_size(const char *s, unsigned long long *out)
 {
@@ -165,6 +166,39 @@ static int types_opt(gg_cli *c, const char *val)
     return 0;
 }
 
+/* -o as=LIST; more of the list: more_as */
+static int as_opt(gg_cli *c, const char *val)
+{
+    gg_err e;
+    uint64_t mask;
+    if (gg_recipe_list(val, &mask, &e)) {
+        fprintf(stderr, "gguffs: -o %s\n", e.msg);
+        return -1;
+    }
+    free(c->as);
+    if (!(c->as = strdup(val))) {
+        fprintf(stderr, "gguffs: out of memory\n");
+        return -1;
+    }
+    c->tree.as = c->as;
+    return 0;
+}
+
+/* A recipe's name after an as= of the same -o list: one more of it. */
+static int more_as(gg_cli *c, const char *item)
+{
+    size_t n = strlen(c->as);
+    char *p = realloc(c->as, n + strlen(item) + 2);
+    if (!p) {
+        fprintf(stderr, "gguffs: out of memory\n");
+        return -1;
+    }
+    sprintf(p + n, "%s%s", n ? "," : "", item);
+    c->as = p;
+    c->tree.as = p;
+    return 0;
+}
+
 static int header_opt(gg_cli *c, const char *val)
 {
     const char *colon = strchr(val, ':');
@@ -290,6 +324,8 @@ static const option options[] = {
      .lo = 1 << 20, .hi = OPT_RAM, .help = "opened models of a folder kept within SIZE (default 256M)"},
     {.name = "imatrix", .value = "FILE", .kind = OPT_FILE, .at = STR(imatrix),
      .help = "an imatrix GGUF: comparisons gain w_rel_rmse\n(vs/*/tensors.tsv, --compare)"},
+    {.name = "as", .value = "LIST", .kind = OPT_CALL, .call = as_opt,
+     .help = "the recipes as/ lists (default f32,f16,bf16,q8_0,q4_k_m,\nq5_k_m,q6_k,q3_k_m,q2_k,iq4_xs; any is served by name)"},
     {.name = "edits", .value = "FILE|DIR", .kind = OPT_DIR, .at = STR(edits),
      .help = "metadata/ is writable; the edits are kept in FILE\n(a folder of models: DIR/PATH.edits.json); --cat, --dump"},
 
@@ -360,7 +396,7 @@ void gg_cli_usage(FILE *out)
           "Mounts GGUF models as a read-only tree (but metadata/ with -o edits=):\n"
           "metadata/<key>, metadata.json, summary,\n"
           "tensors/<name>/{raw,f32,f32.npy,f16,bf16,info.json,stats}, tensors.tsv,\n"
-          "model.safetensors, model.gguf, as/{f32,f16,bf16,q8_0}.gguf, blocks/<N>/.\n"
+          "model.safetensors, model.gguf, as/<recipe>.gguf (f32, q4_k_m, ...), blocks/<N>/.\n"
           "A folder or a model store gives one folder per model, kept current, with\n"
           "models.tsv and .errors, and each model a vs/<other>/ folder comparing it\n"
           "with every other one.\n"
@@ -460,14 +496,15 @@ static int one_option(gg_cli *c, const char *item)
 /* Split "a,b\,c" at unescaped commas and handle each. An item that
  * starts with a digit, after a types= of the same list, is one more ID:NAME
  * of it ("types=42:STQ1_0,43:Q2_0", also as mount.fuse3 passes an fstab
- * line): no other option starts with a digit. */
+ * line): no other option starts with a digit. So is a recipe's name after
+ * an as= ("as=f32,q4_k_m"): no option of ours or libfuse's is named so. */
 static int options_arg(gg_cli *c, const char *arg, fuse_o *fo)
 {
     size_t n = strlen(arg);
     char *one = malloc(n + 7);
     if (!one)
         return -1;
-    int rc = 0, types = 0;
+    int rc = 0, types = 0, as = 0;
     for (size_t i = 0; i <= n && rc == 0;) {
         size_t k = 0;
         if (types && arg[i] >= '0' && arg[i] <= '9')
@@ -482,6 +519,11 @@ static int options_arg(gg_cli *c, const char *arg, fuse_o *fo)
         if (!k)
             continue;
         types |= !strncmp(one, "types=", 6);
+        if (as && !strchr(one, '=') && gg_recipe_by_name(one, k)) {
+            rc = more_as(c, one);
+            continue;
+        }
+        as |= !strncmp(one, "as=", 3);
         if (one[0] >= '0' && one[0] <= '9') {
             fprintf(stderr, "gguffs: -o %s: type ids are given as types=ID:NAME[,ID:NAME...]\n", one);
             rc = -1;
@@ -593,7 +635,7 @@ static int tool_args(const gg_cli *c, const fuse_o *fo)
     int want = c->mode == GG_MODE_CAT || c->mode == GG_MODE_COMPARE ? 2 : 1;
     if (c->npos != want) {
         if (c->mode == GG_MODE_CAT)
-            fprintf(stderr, "gguffs --cat: %s (gguffs --cat MODEL PATH, e.g. gguffs --cat m.gguf as/q8_0.gguf)\n",
+            fprintf(stderr, "gguffs --cat: %s (gguffs --cat MODEL PATH, e.g. gguffs --cat m.gguf as/q4_k_m.gguf)\n",
                     c->npos < 2 ? "which model and which file of its tree?" : "one model and one file");
         else if (c->mode == GG_MODE_COMPARE)
             fprintf(stderr, "gguffs --compare: two models: MODEL and the REFerence it is compared with\n");
@@ -699,6 +741,7 @@ void gg_cli_free(gg_cli *c)
     free(c->s3_endpoint);
     free(c->ollama_registry);
     free(c->imatrix);
+    free(c->as);
     free(c->edits);
     for (int i = 0; i < c->nsets; i++)
         free(c->sets[i]);

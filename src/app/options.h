@@ -42,6 +42,7 @@ typedef struct gg_cli {
     char *cache_dir;       /* -o cache_dir=DIR, absolute (net.cache_dir points at it) */
     char *s3_region, *s3_endpoint, *ollama_registry; /* -o s3_region= ... (net's point at them) */
     char *imatrix;         /* -o imatrix=FILE, absolute: weighs the comparisons (vs/, --compare) */
+    char *as;              /* -o as=LIST: the recipes as/ lists (tree.as points here) */
     char *edits;           /* -o edits=FILE|DIR, absolute: the models' edits (editfile.h) */
     char **sets;           /* --set KEY[:TYPE]=VALUE, --remove KEY: "=KEY..." / "-KEY", in order */
     int nsets;

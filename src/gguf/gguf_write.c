@@ -5,6 +5,7 @@
 #include "gguf_put.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 void gg_put_u32(gg_buf *b, uint32_t v)
@@ -72,59 +73,105 @@ uint32_t gg_tinfo_ndims(const gg_tinfo *ti)
     return n ? n : 1;
 }
 
-/* The keys of f as version 3 stores them (split.* left out unless
- * keep_split), general.file_type set to file_type unless it is KEEP. */
-static void put_kvs(gg_buf *out, const gg_file *f, int keep_split, int64_t file_type)
+/* A u32 key written anew. */
+static void put_u32_kv(gg_buf *out, const char *key, uint32_t v)
+{
+    gg_put_u64(out, strlen(key));
+    gg_buf_puts(out, key);
+    gg_put_u32(out, GG_VT_U32);
+    gg_put_u32(out, v);
+}
+
+/* n bytes of the model's header at p, as they are: into out, or a run of
+ * form->share (one with the run before when they follow each other). */
+static void put_as_is(gg_buf *out, size_t start, const gg_gguf_form *form, const uint8_t *p, uint64_t n)
+{
+    gg_gguf_runs *r = form->share;
+    if (!r) {
+        gg_buf_put(out, p, n);
+        return;
+    }
+    uint64_t at = out->len - start + r->bytes;
+    gg_gguf_run *last = r->n ? &r->run[r->n - 1] : NULL;
+    if (last && last->at + last->len == at && last->src + last->len == p) {
+        last->len += n;
+    } else {
+        if (r->n == r->cap) {
+            size_t cap = r->cap ? 2 * r->cap : 8;
+            gg_gguf_run *g = realloc(r->run, cap * sizeof *g);
+            if (!g) {
+                out->oom = 1;
+                return;
+            }
+            r->run = g;
+            r->cap = cap;
+        }
+        r->run[r->n++] = (gg_gguf_run){at, n, p};
+    }
+    r->bytes += n;
+}
+
+/* The keys of f (an edited model's are its edited header's): see
+ * gguf_write.h, split.* left out unless keep_split; nkv counts them first. */
+static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, int keep_split, gg_buf *out, size_t start,
+                         int count)
 {
     int64_t ft = gg_find_key(f, "general.file_type");
+    int64_t qv = form->quantized ? gg_find_key(f, "general.quantization_version") : -1;
+    int set_ft = form->file_type != GG_FILE_TYPE_KEEP;
+    uint64_t n = 0;
     for (uint64_t i = 0; i < f->n_kv; i++) {
         const gg_kv *kv = &f->kv[i];
-        if (!keep_split && is_split_key(f, kv))
+        if ((!keep_split && is_split_key(f, kv)) || (int64_t)i == qv || ((int64_t)i == ft && form->quantized && set_ft))
             continue;
-        if ((int64_t)i == ft && file_type != GG_FILE_TYPE_KEEP) {
+        n++;
+        if (count)
+            continue;
+        if ((int64_t)i == ft && set_ft) {
             put_key(out, f, kv);
             gg_put_u32(out, GG_VT_U32);
-            gg_put_u32(out, (uint32_t)file_type);
+            gg_put_u32(out, (uint32_t)form->file_type);
         } else if (f->version == 1) {
             put_key(out, f, kv);
             gg_put_u32(out, kv->type);
             gg_put_v1_value(out, f->hdr + kv->val, kv->type);
         } else { /* key, type and value as they are */
-            gg_buf_put(out, f->hdr + kv->at, kv->val + kv->val_len - kv->at);
+            put_as_is(out, start, form, f->hdr + kv->at, kv->val + kv->val_len - kv->at);
         }
     }
+    if (form->quantized) {
+        n += 1 + set_ft;
+        if (!count)
+            put_u32_kv(out, "general.quantization_version", GG_QNT_VERSION);
+    } else {
+        n += set_ft && ft < 0;
+    }
+    if (!count && set_ft && (form->quantized || ft < 0))
+        put_u32_kv(out, "general.file_type", (uint32_t)form->file_type);
+    return n;
 }
 
-int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, int64_t file_type, gg_buf *out, uint64_t *offset,
-                   uint64_t *data_start, uint64_t *data_bytes, gg_err *e)
+int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, const gg_gguf_form *form, gg_buf *out,
+                   uint64_t *offset, uint64_t *data_start, uint64_t *data_bytes, gg_err *e)
 {
     const gg_file *f = m->f;
     const uint64_t align = f->alignment;
-    int64_t ft = gg_find_key(f, "general.file_type");
-    uint64_t nkv = 0;
-    for (uint64_t i = 0; i < f->n_kv; i++)
-        nkv += !is_split_key(f, &f->kv[i]);
-    nkv += file_type != GG_FILE_TYPE_KEEP && ft < 0;
     size_t start = out->len;
     gg_buf_put(out, "GGUF", 4);
     gg_put_u32(out, 3);
     gg_put_u64(out, m->nt);
-    gg_put_u64(out, nkv);
-    put_kvs(out, f, 0, file_type);
-    if (file_type != GG_FILE_TYPE_KEEP && ft < 0) {
-        gg_put_u64(out, 17);
-        gg_buf_put(out, "general.file_type", 17);
-        gg_put_u32(out, GG_VT_U32);
-        gg_put_u32(out, (uint32_t)file_type);
-    }
+    gg_put_u64(out, put_keys(f, form, 0, out, start, 1));
+    put_keys(f, form, 0, out, start, 0);
     uint64_t at = 0;
-    for (uint64_t i = 0; i < m->nt; i++) {
+    for (uint64_t j = 0; j < m->nt; j++) {
+        uint64_t i = form->order ? form->order[j] : j;
         const gg_tensor *t = &m->t[i];
         const gg_tinfo *ti = t->info;
+        uint32_t n_dims = form->quantized ? gg_tinfo_ndims(ti) : ti->n_dims;
         gg_put_u64(out, t->name_len);
         gg_buf_put(out, t->name, t->name_len);
-        gg_put_u32(out, ti->n_dims);
-        for (uint32_t d = 0; d < ti->n_dims; d++)
+        gg_put_u32(out, n_dims);
+        for (uint32_t d = 0; d < n_dims; d++)
             gg_put_u64(out, ti->ne[d]);
         gg_put_u32(out, ts[i].type_id);
         gg_put_u64(out, at);
@@ -134,7 +181,7 @@ int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, int64_t file_typ
             return gg_fail(e, GG_E_TOOBIG, "%s: the tensors would be more than 2^63 bytes", m->path);
         at += padded;
     }
-    uint64_t len = out->len - start;
+    uint64_t len = out->len - start + (form->share ? form->share->bytes : 0);
     *data_start = m->nt ? len + (align - len % align) % align : len; /* (no data: no padding before it) */
     *data_bytes = at;
     return out->oom ? gg_fail(e, GG_E_NOMEM, "%s: out of memory for a GGUF header", m->path) : 0;
@@ -148,7 +195,7 @@ int gg_gguf_header_in_place(const gg_model *m, gg_buf *out, uint64_t *data_start
     gg_put_u32(out, 3);
     gg_put_u64(out, sf->n_tensors);
     gg_put_u64(out, f->n_kv);
-    put_kvs(out, f, 1, GG_FILE_TYPE_KEEP);
+    put_keys(f, &(gg_gguf_form){.file_type = GG_FILE_TYPE_KEEP}, 1, out, start, 0);
     for (uint64_t i = 0; i < sf->n_tensors; i++) {
         const gg_tinfo *ti = &sf->tensors[i];
         gg_put_u64(out, ti->name.len);

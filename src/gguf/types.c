@@ -226,6 +226,14 @@ const gg_type *gg_type_by_name(const char *name)
     return NULL;
 }
 
+const gg_type *gg_type_mainline(gg_tid tid)
+{
+    for (size_t i = 0; i < N_TYPES; i++)
+        if (table[i].tid == tid && (table[i].dialects & ML))
+            return &table[i];
+    return NULL;
+}
+
 gg_isa gg_type_kernel_isa(const gg_type *t, gg_isa isa)
 {
     pthread_once(&kernels_once, attach_kernels);

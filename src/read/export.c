@@ -9,6 +9,7 @@
 #include "gguffs/gguf_write.h"
 #include "gguffs/kvedit.h"
 #include "gguffs/names.h"
+#include "gguffs/quantize.h"
 #include "gguffs/render.h"
 #include "segread.h"
 
@@ -25,14 +26,7 @@ void gg_composite_free(gg_composite *c)
     free(c);
 }
 
-uint64_t gg_composite_bytes(const gg_composite *c)
-{
-    uint64_t n = sizeof *c + c->n * sizeof *c->seg;
-    for (size_t i = 0; i < c->n; i++)
-        if (c->seg[i].bytes)
-            n += c->seg[i].len; /* (they lie in c->header) */
-    return n;
-}
+uint64_t gg_composite_bytes(const gg_composite *c) { return sizeof *c + c->n * sizeof *c->seg + c->header_len; }
 
 static gg_composite *composite_new(gg_buf *header, size_t nseg, gg_err *e)
 {
@@ -48,6 +42,7 @@ static gg_composite *composite_new(gg_buf *header, size_t nseg, gg_err *e)
         return NULL;
     }
     c->header = header->p;
+    c->header_len = header->len;
     memset(header, 0, sizeof *header);
     return c;
 }
@@ -267,24 +262,34 @@ fail:
 
 /* ---- GGUF ---- */
 
-gg_view_kind gg_export_gguf_view(const gg_tensor *t, gg_view_kind view)
+/* ggml's type id of a view's values (views[i] of the tensors; RAW: as stored). */
+static uint32_t view_type_id(const gg_tensor *t, gg_view_kind v)
 {
-    if (view == GG_VIEW_RAW || view == GG_VIEW_F32 || gg_tinfo_ndims(t->info) < 2)
-        return view == GG_VIEW_RAW ? GG_VIEW_RAW : GG_VIEW_F32;
-    if (view == GG_VIEW_Q8_0 && t->info->ne[0] % 32)
-        return GG_VIEW_F16; /* (as llama-quantize falls back) */
-    return view;
+    if (v == GG_VIEW_RAW)
+        return t->info->type_id;
+    if (gg_view_qtype(v))
+        return gg_type_mainline(gg_view_qtype(v))->id;
+    return v == GG_VIEW_F16 ? 1 : v == GG_VIEW_BF16 ? 30 : 0;
 }
 
-/* ggml's type id of each view, and llama_ftype's file type of each file. */
-static uint32_t view_type_id(gg_view_kind v)
+/* The header's segments: the bytes made (c->header, hlen of them) with the
+ * runs of the model's header between them, where they lie (gguf_write.h);
+ * returns where the header ends. */
+static uint64_t header_segments(gg_composite *c, size_t hlen, const gg_gguf_runs *runs)
 {
-    return v == GG_VIEW_F16 ? 1 : v == GG_VIEW_BF16 ? 30 : v == GG_VIEW_Q8_0 ? 8 : 0;
-}
-
-static int64_t file_type_of(gg_view_kind v)
-{
-    return v == GG_VIEW_RAW ? GG_FILE_TYPE_KEEP : v == GG_VIEW_F16 ? 1 : v == GG_VIEW_BF16 ? 32 : v == GG_VIEW_Q8_0 ? 7 : 0;
+    uint64_t at = 0, made = 0; /* in the file; in c->header */
+    for (size_t i = 0; i <= runs->n; i++) {
+        uint64_t to = i < runs->n ? runs->run[i].at : hlen + runs->bytes;
+        if (to > at)
+            c->seg[c->n++] = (gg_segment){.at = at, .len = to - at, .bytes = c->header + made};
+        made += to - at;
+        at = to;
+        if (i < runs->n) {
+            c->seg[c->n++] = (gg_segment){.at = at, .len = runs->run[i].len, .bytes = (const char *)runs->run[i].src};
+            at += runs->run[i].len;
+        }
+    }
+    return at;
 }
 
 /* model.gguf of one file whose keys were edited: the new header, padding,
@@ -312,20 +317,12 @@ static gg_composite *edited_in_place(const gg_model *m, gg_err *e)
     return c;
 }
 
-gg_composite *gg_export_gguf(const gg_model *m, gg_view_kind view, gg_err *e)
+/* A GGUF file of m's tensors, tensor i as views[i], its header as form says
+ * (the model's keys where they lie, not copied: several views share them). */
+static gg_composite *gguf_file(const gg_model *m, const gg_view_kind *views, gg_gguf_form *form, gg_err *e)
 {
     gg_buf h = {0};
-    if (view == GG_VIEW_RAW && m->nshards == 1 && !gg_model_is_edited(m)) {
-        gg_composite *c = composite_new(&h, 1, e);
-        if (!c)
-            return NULL;
-        c->seg[0] = (gg_segment){.len = m->shards[0].src->size, .kind = GG_SEG_SHARD};
-        c->n = c->seg[0].len > 0;
-        c->size = c->seg[0].len;
-        return c;
-    }
-    if (view == GG_VIEW_RAW && m->nshards == 1 && m->f->alignment == m->shards[0].f.alignment)
-        return edited_in_place(m, e);
+    gg_gguf_runs runs = {0};
     gg_gguf_tensor *ts = malloc((m->nt ? m->nt : 1) * sizeof *ts);
     uint64_t *offset = malloc((m->nt ? m->nt : 1) * sizeof *offset);
     if (!ts || !offset) {
@@ -334,43 +331,86 @@ gg_composite *gg_export_gguf(const gg_model *m, gg_view_kind view, gg_err *e)
         gg_fail(e, GG_E_NOMEM, "out of memory");
         return NULL;
     }
-    for (uint64_t i = 0; i < m->nt; i++) {
-        const gg_tensor *t = &m->t[i];
-        if (view != GG_VIEW_RAW && !gg_tensor_decodable(t)) {
-            free(ts);
-            free(offset);
-            gg_fail(e, GG_E_UNSUPPORTED, "%s: tensor \"%.*s\" cannot be decoded: %s", m->path,
-                    (int)(t->name_len > 200 ? 200 : t->name_len), t->name, t->err ? t->err->msg : "type unknown");
-            return NULL;
-        }
-        gg_view_kind v = gg_export_gguf_view(t, view);
-        ts[i] = (gg_gguf_tensor){v == GG_VIEW_RAW ? t->info->type_id : view_type_id(v), gg_view_size(t, v)};
-    }
+    for (uint64_t i = 0; i < m->nt; i++)
+        ts[i] = (gg_gguf_tensor){view_type_id(&m->t[i], views[i]), gg_view_size(&m->t[i], views[i])};
     uint64_t start, data;
-    int rc = gg_gguf_header(m, ts, file_type_of(view), &h, offset, &start, &data, e);
+    form->share = &runs;
+    int rc = gg_gguf_header(m, ts, form, &h, offset, &start, &data, e);
     size_t hlen = h.len;
-    gg_composite *c = rc ? NULL : composite_new(&h, 2 + 2 * m->nt, e);
+    gg_composite *c = rc ? NULL : composite_new(&h, 2 + 2 * m->nt + 2 * runs.n, e);
     gg_buf_free(&h);
     if (c) {
         /* the header, its padding, then each tensor and its padding */
         gg_segment *s = c->seg;
-        s[c->n++] = (gg_segment){.len = hlen, .bytes = c->header};
-        uint64_t at = hlen;
-        for (uint64_t i = 0; i <= m->nt; i++) {
-            uint64_t to = start + (i < m->nt ? offset[i] : data);
+        uint64_t at = header_segments(c, hlen, &runs);
+        for (uint64_t j = 0; j <= m->nt; j++) {
+            uint64_t i = j < m->nt && form->order ? form->order[j] : j;
+            uint64_t to = start + (j < m->nt ? offset[i] : data);
             if (to > at)
                 s[c->n++] = (gg_segment){.at = at, .len = to - at, .kind = GG_SEG_ZEROS};
             at = to;
-            if (i < m->nt && ts[i].nbytes) {
-                gg_view_kind v = gg_export_gguf_view(&m->t[i], view);
-                s[c->n++] = (gg_segment){.at = at, .len = ts[i].nbytes, .tensor = i, .view = v};
+            if (j < m->nt && ts[i].nbytes) {
+                s[c->n++] = (gg_segment){.at = at, .len = ts[i].nbytes, .tensor = i, .view = views[i]};
                 at += ts[i].nbytes;
             }
         }
         c->size = at;
+        c->header_len = hlen;
     }
+    free(runs.run);
     free(ts);
     free(offset);
+    return c;
+}
+
+gg_composite *gg_export_gguf(const gg_model *m, gg_err *e)
+{
+    if (m->nshards == 1 && !gg_model_is_edited(m)) { /* a file is its own bytes */
+        gg_buf h = {0};
+        gg_composite *c = composite_new(&h, 1, e);
+        if (!c)
+            return NULL;
+        c->seg[0] = (gg_segment){.len = m->shards[0].src->size, .kind = GG_SEG_SHARD};
+        c->n = c->seg[0].len > 0;
+        c->size = c->seg[0].len;
+        return c;
+    }
+    if (m->nshards == 1 && m->f->alignment == m->shards[0].f.alignment)
+        return edited_in_place(m, e);
+    gg_view_kind *views = malloc((m->nt ? m->nt : 1) * sizeof *views);
+    if (!views) {
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    for (uint64_t i = 0; i < m->nt; i++)
+        views[i] = GG_VIEW_RAW;
+    gg_gguf_form form = {.file_type = GG_FILE_TYPE_KEEP};
+    gg_composite *c = gguf_file(m, views, &form, e);
+    free(views);
+    return c;
+}
+
+gg_composite *gg_export_recipe(const gg_model *m, const gg_recipe *r, gg_err *e)
+{
+    gg_recipe_facts *facts = gg_recipe_facts_new(m);
+    gg_tid *types = malloc((m->nt ? m->nt : 1) * sizeof *types);
+    gg_view_kind *views = malloc((m->nt ? m->nt : 1) * sizeof *views);
+    gg_composite *c = NULL;
+    if (!facts || !types || !views) {
+        gg_fail(e, GG_E_NOMEM, "out of memory");
+    } else if (gg_recipe_types(facts, r, types, e) == 0) {
+        for (uint64_t i = 0; i < m->nt; i++)
+            views[i] = gg_view_of(types[i]);
+        /* as/f32.gguf keeps the model's header and order; the others are
+         * laid out as llama-quantize writes what it makes of that file */
+        int source = (r->flags & GG_RECIPE_SOURCE) != 0;
+        gg_gguf_form form = {.file_type = r->ftype, .quantized = !source,
+                             .order = source ? NULL : gg_recipe_order(facts)};
+        c = gguf_file(m, views, &form, e);
+    }
+    gg_recipe_facts_free(facts);
+    free(types);
+    free(views);
     return c;
 }
 

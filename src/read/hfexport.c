@@ -52,6 +52,7 @@ gg_composite *gg_export_hf_safetensors(const gg_model *m, const gg_hf_plan *p, g
         c->header[b] = (char)((uint64_t)json.len >> (8 * b));
     memcpy(c->header + 8, json.p, json.len);
     uint64_t hlen = 8 + json.len, pos = hlen;
+    c->header_len = hlen;
     gg_buf_free(&json);
     c->seg[c->n++] = (gg_segment){.len = hlen, .bytes = c->header};
     for (size_t i = 0; i < p->nt; i++) {

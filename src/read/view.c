@@ -1,6 +1,8 @@
-/* view.c - raw and decoded reads of tensors (see view.h).
+/* view.c - raw, decoded and quantized reads of tensors (see view.h).
  *
- * An f32 read of bytes [off, off+size):
+ * An f32 read of bytes [off, off+size) (a quantized view's is the same, in
+ * pages of its own blocks, each made from the decoded values of its
+ * elements):
  *  1. F32 tensors: pread into the caller's buffer, nothing to decode.
  *  2. Read-ahead bookkeeping (per open file): a read that continues the
  *     previous one queues the next pages for the workers, before this read
@@ -40,7 +42,7 @@ struct gg_reader {
     gg_reader_opts o;
     int nthreads;
     gg_cache *cache;
-    _Atomic uint64_t bytes_decoded, small_reads, page_reads, io_errors, stale_reads, passthrough_reads;
+    _Atomic uint64_t bytes_decoded, bytes_quantized, small_reads, page_reads, io_errors, stale_reads, passthrough_reads;
     _Atomic uint64_t ra_queued, ra_dropped, parallel_fills;
     /* Read-ahead workers (pool.h): a job is (model, uid << 32 | tensor index, page). */
     gg_pool *pool;
@@ -201,58 +203,135 @@ int gg_decode_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_
     return 0;
 }
 
-/* Elements per page for this tensor: the target size rounded to whole
- * blocks / row groups. */
-static uint64_t page_elems(const gg_reader *r, const gg_tensor *t)
+/* How a view's pages are cut. A page holds pe elements (the target size
+ * rounded to whole blocks / row groups of the tensor's type and, for a
+ * quantized view, of its own type's blocks), as units of be elements in bb
+ * bytes: f32 one element in 4 bytes, a quantized view one block. `code` is
+ * the view's part of the cache key: 0 for f32, the quantized type for the
+ * others (gg_tid, below 256). */
+typedef struct geom {
+    uint8_t code;
+    gg_tid qtype; /* GG_T_NONE: f32 */
+    uint64_t be, bb, pe;
+} geom;
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
 {
-    uint64_t g = gg_layout_granule(&t->layout);
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* The geometry of view k (f32 or quantized) of t; -1 with *e set when t's
+ * rows do not fit the quantized type. */
+static int geom_of(const gg_reader *r, const gg_model *m, const gg_tensor *t, gg_view_kind k, geom *g, gg_err *e)
+{
+    uint64_t unit = gg_layout_granule(&t->layout);
+    *g = (geom){.code = 0, .qtype = GG_T_NONE, .be = 1, .bb = 4};
+    if (gg_view_qtype(k)) {
+        const gg_type *q = gg_type_mainline(gg_view_qtype(k));
+        if (!q || !gg_quantize_has(q->tid) || q->tid >= 256)
+            return gg_fail(e, GG_E_UNSUPPORTED, "%s: no quantizer makes %s", m->path, q ? q->name : "this type");
+        if (t->info->ne[0] % q->block_elems)
+            return gg_fail(e, GG_E_INVAL, "%s: %s needs rows of a multiple of %u values (this one has %" PRIu64 ")",
+                           m->path, q->name, q->block_elems, t->info->ne[0]);
+        *g = (geom){.code = (uint8_t)q->tid, .qtype = q->tid, .be = q->block_elems, .bb = q->block_bytes};
+        unit = unit / gcd64(unit, g->be) * g->be;
+    }
     uint64_t want = r->o.page_bytes / 4;
-    uint64_t pe = (want + g - 1) / g * g;
-    return pe ? pe : g;
+    g->pe = (want + unit - 1) / unit * unit;
+    if (!g->pe)
+        g->pe = unit;
+    return 0;
 }
 
-/* Cache keys: 24 bits of tensor number, 40 of page. */
+/* Bytes of the view up to element n (a multiple of be, or the end). */
+static uint64_t geom_bytes(const geom *g, uint64_t n) { return n / g->be * g->bb; }
+
+/* Cache keys: 24 bits of tensor number, 8 of view, 32 of page. */
 #define UID_BITS 24
-static uint64_t page_key(uint32_t uid, uint64_t page) { return (uint64_t)uid << 40 | page; }
-
-static size_t page_len(const gg_tensor *t, uint64_t pe, uint64_t p)
+#define PAGE_BITS 32
+static uint64_t page_key(uint32_t uid, const geom *g, uint64_t page)
 {
-    uint64_t e0 = p * pe, e1 = e0 + pe < t->layout.nelems ? e0 + pe : t->layout.nelems;
-    return (size_t)(e1 - e0) * 4;
+    return (uint64_t)uid << 40 | (uint64_t)g->code << PAGE_BITS | page;
 }
 
-/* Fill one pinned page: elements [p*pe, min((p+1)*pe, n)). */
-static int fill_page(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_t pe, uint64_t p, gg_page *pg,
+/* Elements [*e0, *e1) of page p. */
+static void page_range(const gg_tensor *t, const geom *g, uint64_t p, uint64_t *e0, uint64_t *e1)
+{
+    *e0 = p * g->pe;
+    *e1 = *e0 + g->pe < t->layout.nelems ? *e0 + g->pe : t->layout.nelems;
+}
+
+static size_t page_len(const gg_tensor *t, const geom *g, uint64_t p)
+{
+    uint64_t e0, e1;
+    page_range(t, g, p, &e0, &e1);
+    return (size_t)geom_bytes(g, e1 - e0);
+}
+
+/* float32 values of the calling thread, quantized into a page. */
+static gg_tlbuf quant_f32 = GG_TLBUF_INIT;
+
+/* Elements [e0, e1) of the view into dst: decoded, then quantized when
+ * the view is (whole blocks: e0 and e1 multiples of be, or e1 the end). */
+static int make_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, const geom *g, uint64_t e0, uint64_t e1,
+                      void *dst, gg_err *e)
+{
+    if (!g->qtype)
+        return gg_decode_elems(r, m, t, e0, e1, dst, e);
+    float *x = gg_tlbuf_get(&quant_f32, (e1 - e0) * 4);
+    if (!x)
+        return gg_fail(e, GG_E_NOMEM, "out of memory for %" PRIu64 " values", e1 - e0);
+    if (gg_decode_elems(r, m, t, e0, e1, x, e))
+        return -1;
+    /* blocks are made from their own values alone: one run of them */
+    gg_quantize_rows(g->qtype, x, dst, (int64_t)((e1 - e0) / g->be), (int64_t)g->be);
+    atomic_fetch_add_explicit(&r->bytes_quantized, geom_bytes(g, e1 - e0), memory_order_relaxed);
+    return 0;
+}
+
+/* Fill one pinned page. */
+static int fill_page(gg_reader *r, const gg_model *m, const gg_tensor *t, const geom *g, uint64_t p, gg_page *pg,
                      gg_err *e)
 {
-    uint64_t e0 = p * pe, e1 = e0 + pe < t->layout.nelems ? e0 + pe : t->layout.nelems;
-    int rc = gg_decode_elems(r, m, t, e0, e1, gg_page_data(pg), e);
+    uint64_t e0, e1;
+    page_range(t, g, p, &e0, &e1);
+    int rc = make_elems(r, m, t, g, e0, e1, gg_page_data(pg), e);
     gg_cache_filled(r->cache, pg, rc == 0);
     return rc;
 }
 
+/* A read-ahead job: (model, view << 56 | uid << 32 | tensor index, page). */
 static void ra_job(void *ctx, void *obj, uint64_t a, uint64_t page)
 {
     gg_reader *r = ctx;
     const gg_model *m = obj;
     const gg_tensor *t = &m->t[(uint32_t)a];
-    uint32_t uid = (uint32_t)(a >> 32);
-    uint64_t pe = page_elems(r, t);
+    uint32_t uid = (uint32_t)(a >> 32) & ((1u << UID_BITS) - 1);
+    uint8_t code = (uint8_t)(a >> 56);
+    geom g;
+    if (geom_of(r, m, t, code ? gg_view_of((gg_tid)code) : GG_VIEW_F32, &g, NULL))
+        return;
     int st;
-    gg_page *pg = gg_cache_pin(r->cache, page_key(uid, page), page_len(t, pe, page),
+    gg_page *pg = gg_cache_pin(r->cache, page_key(uid, &g, page), page_len(t, &g, page),
                                GG_PIN_READAHEAD | GG_PIN_IFABSENT, &st);
     if (pg) {
-        fill_page(r, m, t, pe, page, pg, NULL);
+        fill_page(r, m, t, &g, page, pg, NULL);
         gg_cache_unpin(r->cache, pg);
     }
 }
 
-static void ra_enqueue(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, uint64_t first,
-                       uint64_t end)
+static void ra_enqueue(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, const geom *g,
+                       uint64_t first, uint64_t end)
 {
     uint64_t queued = 0, ti = (uint64_t)(t - m->t);
+    uint64_t a = (uint64_t)g->code << 56 | (uint64_t)uid << 32 | ti;
     for (uint64_t p = first; p < end && ti <= UINT32_MAX; p++, queued++)
-        if (gg_pool_submit(r->pool, ra_job, (void *)m, (uint64_t)uid << 32 | ti, p))
+        if (gg_pool_submit(r->pool, ra_job, (void *)m, a, p))
             break;
     atomic_fetch_add_explicit(&r->ra_queued, queued, memory_order_relaxed);
     atomic_fetch_add_explicit(&r->ra_dropped, end - first - queued, memory_order_relaxed);
@@ -264,15 +343,16 @@ static void ra_enqueue(gg_reader *r, const gg_model *m, const gg_tensor *t, uint
  * reads must start in that page or the next). Once a stream covers two
  * pages, the pages after it are queued for the workers. Returns 1 for a
  * read that continues a stream. */
-static int readahead(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_readahead *ra,
-                     uint64_t p0, uint64_t p1, uint64_t npages, uint64_t pe, size_t size)
+static int readahead(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, const geom *g,
+                     gg_readahead *ra, uint64_t p0, uint64_t p1, uint64_t npages, size_t size)
 {
     if (!ra)
         return 0;
     uint64_t first = 0, end = 0, w = (uint64_t)r->o.readahead_pages;
-    /* A request's worth: 1 MiB of f32, or this read's pages when a view
-     * made from f32 asks for more (1 MiB of q8_0 is 15 pages). */
-    uint64_t request = (1u << 20) / 4 / pe > p1 + 1 - p0 ? (1u << 20) / 4 / pe : p1 + 1 - p0;
+    /* A request's worth: 1 MiB of the view's pages, or this read's pages
+     * when it asks for more. */
+    uint64_t per_mib = (1u << 20) / (geom_bytes(g, g->pe) ? geom_bytes(g, g->pe) : 1);
+    uint64_t request = per_mib > p1 + 1 - p0 ? per_mib : p1 + 1 - p0;
     /* In pages: a fixed window; a stream earns it once it covers two pages. */
     gg_ahead_params ap = {.unit = 1,
                           .slack = size < r->o.page_bytes / 4 ? 1 : request + 1,
@@ -293,10 +373,9 @@ static int readahead(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32
     ra->started = 1;
     pthread_mutex_unlock(&ra->lock);
     if (first < end)
-        ra_enqueue(r, m, t, uid, first, end);
+        ra_enqueue(r, m, t, uid, g, first, end);
     return seq;
 }
-
 static int is_passthrough(const gg_tensor *t)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -403,64 +482,69 @@ static ssize_t reply_from_buf(gg_ref *ref, char *buf, size_t size)
     return (ssize_t)size;
 }
 
-/* Small read of elements [e0, e1) decoded straight into buf (bytes from off). */
-static int read_small(gg_reader *r, const gg_model *m, const gg_tensor *t, char *buf, size_t size, uint64_t off,
-                      uint64_t e0, uint64_t e1, gg_err *e)
+/* Small read of elements [e0, e1) made straight into buf (bytes from off):
+ * only the blocks it touches are decoded (and quantized). */
+static int read_small(gg_reader *r, const gg_model *m, const gg_tensor *t, const geom *g, char *buf, size_t size,
+                      uint64_t off, uint64_t e0, uint64_t e1, gg_err *e)
 {
     atomic_fetch_add_explicit(&r->small_reads, 1, memory_order_relaxed);
-    if (off % 4 == 0 && size % 4 == 0)
-        return gg_decode_elems(r, m, t, e0, e1, (float *)(void *)buf, e);
-    float stackbuf[1024];
-    float *tmp = e1 - e0 <= 1024 ? stackbuf : malloc((e1 - e0) * 4);
+    uint64_t b0 = geom_bytes(g, e0), n = geom_bytes(g, e1 - e0);
+    if (b0 == off && n == size && (g->qtype || (off % 4 == 0 && size % 4 == 0)))
+        return make_elems(r, m, t, g, e0, e1, buf, e);
+    char stackbuf[4096];
+    char *tmp = n <= sizeof stackbuf ? stackbuf : malloc(n);
     if (!tmp)
         return gg_fail(e, GG_E_NOMEM, "out of memory");
-    int rc = gg_decode_elems(r, m, t, e0, e1, tmp, e);
+    int rc = make_elems(r, m, t, g, e0, e1, tmp, e);
     if (rc == 0)
-        memcpy(buf, (char *)tmp + (off - e0 * 4), size);
+        memcpy(buf, tmp + (off - b0), size);
     if (tmp != stackbuf)
         free(tmp);
     return rc;
 }
 
-/* ---- An f32 read that goes through pages, step by step ---- */
+/* ---- A read that goes through pages, step by step ---- */
 
 /* What a read covers: elements, pages, and whether it goes through the cache. */
-typedef struct f32_plan {
+typedef struct page_plan {
+    geom g;
     uint64_t off, e0, e1;     /* bytes from off; elements [e0, e1) */
-    uint64_t pe, p0, p1, np;  /* elements per page; pages p0..p1 (np of them) */
+    uint64_t p0, p1, np;      /* pages p0..p1 (np of them) */
     uint64_t npages;          /* pages of the whole tensor */
     size_t size;
     int cacheable, seq;
     uint32_t uid;
-} f32_plan;
+} page_plan;
 
 static void plan_read(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, size_t size, uint64_t off,
-                      gg_readahead *ra, f32_plan *p)
+                      gg_readahead *ra, page_plan *p)
 {
+    const geom *g = &p->g;
     p->off = off;
     p->size = size;
     p->uid = uid;
-    p->e0 = off / 4;
-    p->e1 = (off + size + 3) / 4;
-    p->pe = page_elems(r, t);
-    p->p0 = p->e0 / p->pe;
-    p->p1 = (p->e1 - 1) / p->pe;
+    p->e0 = off / g->bb * g->be;
+    p->e1 = (off + size + g->bb - 1) / g->bb * g->be;
+    if (p->e1 > t->layout.nelems)
+        p->e1 = t->layout.nelems;
+    p->p0 = p->e0 / g->pe;
+    p->p1 = (p->e1 - 1) / g->pe;
     p->np = p->p1 - p->p0 + 1;
-    p->npages = (t->layout.nelems + p->pe - 1) / p->pe;
+    p->npages = (t->layout.nelems + g->pe - 1) / g->pe;
     /* Beyond the key's bits (only absurd files) reads bypass the cache. */
-    p->cacheable = uid < (1u << UID_BITS) && p->npages <= (1ull << 40);
-    p->seq = p->cacheable ? readahead(r, m, t, uid, ra, p->p0, p->p1, p->npages, p->pe, size) : 0;
+    p->cacheable = uid < (1u << UID_BITS) && p->npages <= (1ull << PAGE_BITS);
+    p->seq = p->cacheable ? readahead(r, m, t, uid, g, ra, p->p0, p->p1, p->npages, size) : 0;
 }
 
 /* Pin every page of the plan without waiting; st[i] says what to do with
  * each (fill it, wait for it, or read it). */
-static int pin_pages(gg_reader *r, const gg_tensor *t, const f32_plan *p, gg_ref *ref, unsigned char *st,
+static int pin_pages(gg_reader *r, const gg_tensor *t, const page_plan *p, gg_ref *ref, unsigned char *st,
                      uint64_t *nfill, gg_err *e)
 {
     *nfill = 0;
     for (uint64_t i = 0; i < p->np; i++) {
         int s;
-        gg_page *pg = gg_cache_pin(r->cache, page_key(p->uid, p->p0 + i), page_len(t, p->pe, p->p0 + i),
+        gg_page *pg = gg_cache_pin(r->cache, page_key(p->uid, &p->g, p->p0 + i), page_len(t, &p->g, p->p0 + i),
                                    GG_PIN_NOWAIT, &s);
         if (!pg) {
             /* Pages claimed must still be settled, or their waiters would hang. */
@@ -476,8 +560,8 @@ static int pin_pages(gg_reader *r, const gg_tensor *t, const f32_plan *p, gg_ref
     return 0;
 }
 
-/* Decode the pages this thread claimed, in parallel when there are several. */
-static int fill_claimed(gg_reader *r, const gg_model *m, const gg_tensor *t, const f32_plan *p, gg_ref *ref,
+/* Make the pages this thread claimed, in parallel when there are several. */
+static int fill_claimed(gg_reader *r, const gg_model *m, const gg_tensor *t, const page_plan *p, gg_ref *ref,
                         const unsigned char *st, uint64_t nfill, gg_err *e)
 {
     if (!nfill)
@@ -493,7 +577,7 @@ static int fill_claimed(gg_reader *r, const gg_model *m, const gg_tensor *t, con
         gg_err fe;
         gg_scope *own = gg_scope_get();
         gg_scope_set(scope);
-        if (st[i] == GG_PIN_FILL && fill_page(r, m, t, p->pe, p->p0 + i, ref->pages[i], &fe) != 0) {
+        if (st[i] == GG_PIN_FILL && fill_page(r, m, t, &p->g, p->p0 + i, ref->pages[i], &fe) != 0) {
 #pragma omp critical(gg_fill_error)
             if (!failed++)
                 first = fe;
@@ -505,9 +589,9 @@ static int fill_claimed(gg_reader *r, const gg_model *m, const gg_tensor *t, con
     return failed ? -1 : 0;
 }
 
-/* Then the pages other threads were decoding: wait, and refill any whose
+/* Then the pages other threads were making: wait, and refill any whose
  * filler failed. */
-static int wait_busy(gg_reader *r, const gg_model *m, const gg_tensor *t, const f32_plan *p, gg_ref *ref,
+static int wait_busy(gg_reader *r, const gg_model *m, const gg_tensor *t, const page_plan *p, gg_ref *ref,
                      unsigned char *st, gg_err *e)
 {
     for (uint64_t i = 0; i < p->np; i++) {
@@ -518,11 +602,12 @@ static int wait_busy(gg_reader *r, const gg_model *m, const gg_tensor *t, const 
             }
             gg_cache_unpin(r->cache, ref->pages[i]);
             int s;
-            ref->pages[i] = gg_cache_pin(r->cache, page_key(p->uid, p->p0 + i), page_len(t, p->pe, p->p0 + i), 0, &s);
+            ref->pages[i] =
+                gg_cache_pin(r->cache, page_key(p->uid, &p->g, p->p0 + i), page_len(t, &p->g, p->p0 + i), 0, &s);
             if (!ref->pages[i])
                 return gg_fail(e, GG_E_NOMEM, "out of memory for a decoded page");
             st[i] = (unsigned char)s;
-            if (s == GG_PIN_FILL && fill_page(r, m, t, p->pe, p->p0 + i, ref->pages[i], e) != 0)
+            if (s == GG_PIN_FILL && fill_page(r, m, t, &p->g, p->p0 + i, ref->pages[i], e) != 0)
                 return -1;
         }
     }
@@ -530,10 +615,10 @@ static int wait_busy(gg_reader *r, const gg_model *m, const gg_tensor *t, const 
 }
 
 /* The reply: the overlap of the request with each page, in order. */
-static ssize_t build_reply(const f32_plan *p, gg_ref *ref)
+static ssize_t build_reply(const page_plan *p, gg_ref *ref)
 {
     for (uint64_t i = 0; i < p->np; i++) {
-        uint64_t ps = (p->p0 + i) * p->pe * 4, pend = ps + gg_page_bytes(ref->pages[i]);
+        uint64_t ps = geom_bytes(&p->g, (p->p0 + i) * p->g.pe), pend = ps + gg_page_bytes(ref->pages[i]);
         uint64_t a = p->off > ps ? p->off : ps, b = p->off + p->size < pend ? p->off + p->size : pend;
         if (a < b)
             ref->iov[ref->niov++] = (struct iovec){(char *)gg_page_data(ref->pages[i]) + (a - ps), b - a};
@@ -541,7 +626,7 @@ static ssize_t build_reply(const f32_plan *p, gg_ref *ref)
     return (ssize_t)p->size;
 }
 
-static ssize_t read_pages(gg_reader *r, const gg_model *m, const gg_tensor *t, const f32_plan *p,
+static ssize_t read_pages(gg_reader *r, const gg_model *m, const gg_tensor *t, const page_plan *p,
                           gg_readahead *ra, gg_ref *ref, gg_err *e)
 {
     atomic_fetch_add_explicit(&r->page_reads, 1, memory_order_relaxed);
@@ -574,9 +659,9 @@ static ssize_t read_pages(gg_reader *r, const gg_model *m, const gg_tensor *t, c
     return build_reply(p, ref);
 }
 
-/* The f32 view (see the steps at the top). */
-static ssize_t read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf,
-                            size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e)
+/* The f32 or a quantized view (see the steps at the top). */
+static ssize_t read_paged(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind k,
+                          char *buf, size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e)
 {
     gg_err local;
     gg_err *ep = e ? e : &local;
@@ -586,37 +671,39 @@ static ssize_t read_f32_ref(gg_reader *r, const gg_model *m, const gg_tensor *t,
         log_once(r, m, t, uid, ep);
         return -1;
     }
+    page_plan p;
+    if (geom_of(r, m, t, k, &p.g, ep))
+        return -1;
     /* Cached pages hold what the source held: serve them only while it is
      * the same object. */
     if (gg_source_check(gg_tensor_source(m, t), ep)) {
         atomic_fetch_add_explicit(&r->stale_reads, 1, memory_order_relaxed);
         return -1;
     }
-    uint64_t total = t->layout.nelems * 4;
+    uint64_t total = geom_bytes(&p.g, t->layout.nelems);
     if (off >= total || size == 0)
         return 0;
     if (size > total - off)
         size = (size_t)(total - off);
 
     ssize_t got;
-    if (is_passthrough(t)) {
+    if (!p.g.qtype && is_passthrough(t)) {
         atomic_fetch_add_explicit(&r->passthrough_reads, 1, memory_order_relaxed);
         got = read_bytes(r, m, t, buf, size, off, ep) ? -1 : reply_from_buf(ref, buf, size);
     } else {
-        f32_plan p;
         plan_read(r, m, t, uid, size, off, ra, &p);
-        if (!p.cacheable || (size < page_len(t, p.pe, p.p0) / 4 && !p.seq)) {
+        if (!p.cacheable || (size < page_len(t, &p.g, p.p0) / 4 && !p.seq)) {
             /* Small read (a quarter of its page or less): from the cache if
-             * its page is there, else decode just the blocks it touches. */
-            gg_page *pg = p.p0 == p.p1 && p.cacheable ? gg_cache_peek(r->cache, page_key(uid, p.p0)) : NULL;
+             * its page is there, else make just the blocks it touches. */
+            gg_page *pg = p.p0 == p.p1 && p.cacheable ? gg_cache_peek(r->cache, page_key(uid, &p.g, p.p0)) : NULL;
             if (pg) {
                 ref->pages[0] = pg;
                 ref->npages = 1;
-                ref->iov[0] = (struct iovec){(char *)gg_page_data(pg) + (off - p.p0 * p.pe * 4), size};
+                ref->iov[0] = (struct iovec){(char *)gg_page_data(pg) + (off - geom_bytes(&p.g, p.p0 * p.g.pe)), size};
                 ref->niov = 1;
                 return (ssize_t)size;
             }
-            got = read_small(r, m, t, buf, size, off, p.e0, p.e1, ep) ? -1 : reply_from_buf(ref, buf, size);
+            got = read_small(r, m, t, &p.g, buf, size, off, p.e0, p.e1, ep) ? -1 : reply_from_buf(ref, buf, size);
         } else {
             got = read_pages(r, m, t, &p, ra, ref, ep);
         }
@@ -648,7 +735,7 @@ static ssize_t read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, ui
     /* The float32 values through the same pages and cache as f32, then
      * converted as they come. */
     gg_ref ref;
-    ssize_t got = read_f32_ref(r, m, t, uid, f32, n * 4, e0 * 4, ra, &ref, e);
+    ssize_t got = read_paged(r, m, t, uid, GG_VIEW_F32, f32, n * 4, e0 * 4, ra, &ref, e);
     if (got < 0)
         return -1;
     uint64_t at = 0;
@@ -666,79 +753,14 @@ static ssize_t read_half(gg_reader *r, const gg_model *m, const gg_tensor *t, ui
     return (ssize_t)size;
 }
 
-/* Q8_0 blocks [b, b + n) of the values at x into buf, which holds bytes
- * [off, off + size) of the view: whole blocks go straight in, a block cut
- * by either end through a block of its own. */
-static void put_q8_0(const float *x, uint64_t b, uint64_t n, char *buf, uint64_t off, size_t size)
-{
-    const uint64_t B = GG_Q8_0_BYTES, end = off + size;
-    while (n) {
-        uint64_t at = b * B;
-        if (at < off || at + B > end) {
-            uint8_t one[GG_Q8_0_BYTES];
-            gg_quantize_q8_0(x, one, 1);
-            uint64_t lo = at > off ? at : off, hi = at + B < end ? at + B : end;
-            memcpy(buf + (lo - off), one + (lo - at), hi - lo);
-            x += GG_Q8_0_ELEMS, b++, n--;
-            continue;
-        }
-        uint64_t whole = (end - at) / B < n ? (end - at) / B : n;
-        gg_quantize_q8_0(x, (uint8_t *)buf + (at - off), whole);
-        x += whole * GG_Q8_0_ELEMS, b += whole, n -= whole;
-    }
-}
-
-/* Q8_0 (view): the blocks the range touches, quantized from the f32 view's
- * values (the same pages and cache) into buf. Pages hold whole blocks when
- * their element count is a multiple of 32 (it is for every type whose
- * granule is): then each is quantized where it lies; else the values are
- * gathered first. */
-static ssize_t read_q8_0(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, char *buf, size_t size,
-                         uint64_t off, gg_readahead *ra, gg_err *e)
-{
-    if (t->info->ne[0] % GG_Q8_0_ELEMS)
-        return gg_fail(e, GG_E_INVAL, "%s: Q8_0 needs rows of a multiple of 32 values (this one has %" PRIu64 ")",
-                       m->path, t->info->ne[0]);
-    uint64_t total = gg_view_size(t, GG_VIEW_Q8_0);
-    if (off >= total || size == 0)
-        return 0;
-    if (size > total - off)
-        size = (size_t)(total - off);
-    uint64_t b0 = off / GG_Q8_0_BYTES, b1 = (off + size + GG_Q8_0_BYTES - 1) / GG_Q8_0_BYTES, nb = b1 - b0;
-    float *f32 = gg_tlbuf_get(&conv_f32, nb * GG_Q8_0_ELEMS * 4);
-    if (!f32)
-        return gg_fail(e, GG_E_NOMEM, "out of memory");
-    gg_ref ref;
-    ssize_t got = read_f32_ref(r, m, t, uid, (char *)f32, nb * GG_Q8_0_ELEMS * 4, b0 * GG_Q8_0_ELEMS * 4, ra, &ref, e);
-    if (got < 0)
-        return -1;
-    int whole = 1;
-    for (int i = 0; i < ref.niov; i++)
-        whole &= ref.iov[i].iov_len % (GG_Q8_0_ELEMS * 4) == 0;
-    if (!whole) {
-        gg_ref_gather(&ref, (char *)f32);
-        put_q8_0(f32, b0, nb, buf, off, size);
-    } else {
-        uint64_t b = b0;
-        for (int i = 0; i < ref.niov; i++) {
-            uint64_t n = ref.iov[i].iov_len / (GG_Q8_0_ELEMS * 4);
-            put_q8_0(ref.iov[i].iov_base, b, n, buf, off, size);
-            b += n;
-        }
-    }
-    gg_ref_release(r, &ref);
-    return (ssize_t)size;
-}
-
 ssize_t gg_read_view(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32_t uid, gg_view_kind k, char *buf,
                      size_t size, uint64_t off, gg_readahead *ra, gg_ref *ref, gg_err *e)
 {
-    if (k == GG_VIEW_F32)
-        return read_f32_ref(r, m, t, uid, buf, size, off, ra, ref, e);
+    if (k == GG_VIEW_F32 || gg_view_qtype(k))
+        return read_paged(r, m, t, uid, k, buf, size, off, ra, ref, e);
     gg_ref_init(ref);
-    ssize_t got = k == GG_VIEW_RAW    ? read_raw(r, m, t, buf, size, off, e)
-                  : k == GG_VIEW_Q8_0 ? read_q8_0(r, m, t, uid, buf, size, off, ra, e)
-                                      : read_half(r, m, t, uid, k, buf, size, off, ra, e);
+    ssize_t got = k == GG_VIEW_RAW ? read_raw(r, m, t, buf, size, off, e)
+                                   : read_half(r, m, t, uid, k, buf, size, off, ra, e);
     if (got > 0) {
         ref->iov[0] = (struct iovec){buf, (size_t)got};
         ref->niov = 1;
@@ -757,14 +779,13 @@ ssize_t gg_read_view_copy(gg_reader *r, const gg_model *m, const gg_tensor *t, u
     gg_ref_release(r, &ref);
     return got;
 }
-
 void gg_reader_forget(gg_reader *r, uint32_t uid_lo, uint32_t uid_hi)
 {
     if (uid_lo >= (1u << UID_BITS))
         return;
     if (uid_hi > (1u << UID_BITS))
         uid_hi = 1u << UID_BITS;
-    gg_cache_drop_range(r->cache, page_key(uid_lo, 0), page_key(uid_hi, 0));
+    gg_cache_drop_range(r->cache, (uint64_t)uid_lo << 40, (uint64_t)uid_hi << 40);
 }
 
 /* One .stats line: fixed widths, so the file keeps one size while its
@@ -786,6 +807,7 @@ void gg_reader_stats_text(gg_reader *r, gg_buf *out)
     stat_u64(out, "cache_resident_pages", s.resident_pages);
     stat_u64(out, "cache_budget_bytes", s.budget_bytes);
     stat_u64(out, "bytes_decoded", atomic_load(&r->bytes_decoded));
+    stat_u64(out, "bytes_quantized", atomic_load(&r->bytes_quantized));
     stat_u64(out, "readahead_pages_queued", atomic_load(&r->ra_queued));
     stat_u64(out, "readahead_pages_decoded", s.readahead_filled);
     stat_u64(out, "readahead_hits", s.readahead_hits);

@@ -1,5 +1,7 @@
 /* modeltext.c - texts about one model (see modeltext.h). */
 #include "gguffs/modeltext.h"
+
+#include "gguffs/recipe.h"
 #include "gguffs/render.h"
 
 #include <cjson/cJSON.h>
@@ -204,13 +206,39 @@ void gg_types_tsv(const gg_model *m, gg_buf *out)
     free(gr);
 }
 
+/* The recipes the model cannot take, and why (decodable tensors). */
+static void recipes_why(const gg_model *m, gg_buf *out)
+{
+    gg_recipe_facts *f = gg_recipe_facts_new(m);
+    gg_tid *types = malloc((m->nt ? m->nt : 1) * sizeof *types);
+    if (!f || !types) {
+        out->oom = 1;
+    } else {
+        gg_buf_puts(out, "# recipe\twhy not\n");
+        for (size_t i = 0; i < gg_recipe_count(); i++) {
+            const gg_recipe *r = gg_recipe_at(i);
+            gg_err e;
+            if (gg_recipe_types(f, r, types, &e) == 0)
+                continue;
+            gg_buf_printf(out, "%s.gguf\t", r->name);
+            gg_tsv_field(out, e.msg, strlen(e.msg));
+            gg_buf_puts(out, "\n");
+        }
+    }
+    gg_recipe_facts_free(f);
+    free(types);
+}
+
 void gg_as_why(const gg_model *m, gg_buf *out)
 {
     uint64_t n = 0;
     for (uint64_t i = 0; i < m->nt; i++)
         n += !gg_tensor_decodable(&m->t[i]);
-    gg_buf_printf(out, "# no f32.gguf, f16.gguf, bf16.gguf or q8_0.gguf: %" PRIu64 " tensor%s cannot be decoded\n",
-                  n, n == 1 ? "" : "s");
+    if (!n) {
+        recipes_why(m, out);
+        return;
+    }
+    gg_buf_printf(out, "# no as/*.gguf: %" PRIu64 " tensor%s cannot be decoded\n", n, n == 1 ? "" : "s");
     gg_buf_puts(out, "# tensor\ttype\twhy\n");
     for (uint64_t i = 0; i < m->nt; i++) {
         const gg_tensor *t = &m->t[i];

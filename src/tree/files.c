@@ -16,6 +16,7 @@
 #include "gguffs/hfexport.h"
 #include "gguffs/hftokenizer.h"
 #include "gguffs/modeltext.h"
+#include "gguffs/recipe.h"
 #include "gguffs/stats.h"
 #include "gguffs/summary.h"
 #include "modeltree.h"
@@ -51,7 +52,7 @@ static uint64_t summary_bound(const gg_mtree *t, uint64_t arg) { return 4096 + 1
 
 static uint64_t as_why_bound(const gg_mtree *t, uint64_t arg)
 {
-    uint64_t b = 4096;
+    uint64_t b = 4096 + gg_recipe_count() * (GG_ERR_LEN + 64);
     for (uint64_t k = 0; k < t->m->nt; k++)
         b += GG_ERR_LEN + 64 + 4 * t->m->t[k].name_len;
     return b;
@@ -226,10 +227,15 @@ static gg_composite *safetensors(const gg_mtree *t, const gg_file_kind *k, uint6
     return gg_export_safetensors(t->m, (gg_view_kind)t->o.safetensors_dtype, e);
 }
 
-/* model.gguf and as/<type>.gguf */
-static gg_composite *gguf(const gg_mtree *t, const gg_file_kind *k, uint64_t arg, gg_err *e)
+static gg_composite *model_gguf(const gg_mtree *t, const gg_file_kind *k, uint64_t arg, gg_err *e)
 {
-    return gg_export_gguf(t->m, k->view, e);
+    return gg_export_gguf(t->m, e);
+}
+
+/* as/<recipe>.gguf */
+static gg_composite *recipe_gguf(const gg_mtree *t, const gg_file_kind *k, uint64_t recipe, gg_err *e)
+{
+    return gg_export_recipe(t->m, gg_recipe_at(recipe), e);
 }
 
 /* as/hf/model.safetensors: HF names and row order, -o safetensors_dtype */
@@ -287,16 +293,46 @@ static int tokenizer_fits(const gg_model *m)
 /* Files that could only fail (EIO) would break cp -r and tar of a mount. */
 static int decodable(const gg_model *m, uint64_t tensor) { return gg_tensor_decodable(&m->t[tensor]); }
 
-/* The GGUF views of as/ need every tensor; as/why says why they are not there. */
-static int all_decodable(const gg_model *m, uint64_t arg)
+/* as/: the recipes the model can take (recipe.h), worked out once per
+ * build as hf/'s facts are (below): the presence of the as/ row itself
+ * works it out, and its rows, asked next by the same thread while as/ is
+ * built, read the answer. */
+static _Thread_local struct {
+    const gg_model *m;
+    uint64_t ok; /* bit i: recipe i */
+} as_last;
+
+static int as_dir(const gg_model *m, uint64_t arg)
 {
-    for (uint64_t i = 0; i < m->nt; i++)
-        if (!gg_tensor_decodable(&m->t[i]))
-            return 0;
+    uint64_t ok = 0;
+    gg_recipe_facts *f = gg_recipe_facts_new(m);
+    gg_tid *types = malloc((m->nt ? m->nt : 1) * sizeof *types);
+    for (size_t i = 0; f && types && i < gg_recipe_count(); i++) {
+        gg_err e;
+        if (gg_recipe_types(f, gg_recipe_at(i), types, &e) == 0)
+            ok |= 1ull << i;
+    }
+    gg_recipe_facts_free(f);
+    free(types);
+    as_last.m = m;
+    as_last.ok = ok;
     return 1;
 }
 
-static int not_all_decodable(const gg_model *m, uint64_t arg) { return !all_decodable(m, arg); }
+static uint64_t recipes_ok(const gg_model *m)
+{
+    if (as_last.m != m)
+        as_dir(m, 0);
+    return as_last.ok;
+}
+
+static int recipe_ok(const gg_model *m, uint64_t recipe) { return (recipes_ok(m) >> recipe) & 1; }
+
+/* as/why: some recipe the model cannot take */
+static int recipe_missing(const gg_model *m, uint64_t arg)
+{
+    return recipes_ok(m) != (gg_recipe_count() < 64 ? (1ull << gg_recipe_count()) - 1 : ~0ull);
+}
 
 /* as/hf/: the weights when the plan accounts for every tensor; the
  * tokenizer files when the vocabulary can be written; why otherwise.
@@ -373,18 +409,16 @@ const gg_file_kind gg_files[] = {
     {MODEL("summary.json"), RENDER(gg_summary_json, summary_bound)},
     /* (its view is -o safetensors_dtype, in t->o) */
     {MODEL("model.safetensors"), COMPOSITE(safetensors), .flags = GG_FF_DATA},
-    {MODEL("model.gguf"), COMPOSITE(gguf), .view = GG_VIEW_RAW, .flags = GG_FF_DATA},
+    {MODEL("model.gguf"), COMPOSITE(model_gguf), .view = GG_VIEW_RAW, .flags = GG_FF_DATA},
     {MODEL("blocks"), DIR(gg_mtree_build_blocks)},
-    {MODEL("as"), ROWS(GG_FK_AS)},
+    {MODEL("as"), DIR(gg_mtree_build_as), .holds = GG_FK_AS, .present = as_dir},
     /* (its folders are the mount's other models, served by tree_vs.c: no
      * row describes them, so it is built empty) */
     {MODEL("vs"), DIR(gg_mtree_build_none), .flags = GG_FF_VS},
 
-    {AS("f32.gguf"), COMPOSITE(gguf), .view = GG_VIEW_F32, .flags = GG_FF_DATA, .present = all_decodable},
-    {AS("f16.gguf"), COMPOSITE(gguf), .view = GG_VIEW_F16, .flags = GG_FF_DATA, .present = all_decodable},
-    {AS("bf16.gguf"), COMPOSITE(gguf), .view = GG_VIEW_BF16, .flags = GG_FF_DATA, .present = all_decodable},
-    {AS("q8_0.gguf"), COMPOSITE(gguf), .view = GG_VIEW_Q8_0, .flags = GG_FF_DATA, .present = all_decodable},
-    {AS("why"), RENDER(gg_as_why, as_why_bound), .present = not_all_decodable},
+    /* as/<recipe>.gguf, the recipes of -o as= listed, the others found by name */
+    {.scope = GG_FK_RECIPE, COMPOSITE(recipe_gguf), .flags = GG_FF_DATA, .present = recipe_ok},
+    {AS("why"), RENDER(gg_as_why, as_why_bound), .present = recipe_missing},
     {AS("hf"), ROWS(GG_FK_HF), .present = hf_dir},
 
     {HF("config.json"), TEXT(hf_config, hf_config_bound), .present = hf_weights},

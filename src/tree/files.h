@@ -5,8 +5,9 @@
  * metadata/<key>, as/, a comparison's vs/<ref>/ and its tensors/<name>/),
  * its name, and how it is made:
  *   DIR        a folder whose children `build` adds (metadata/, tensors/, blocks/,
- *              as/: the rows of a scope of its own, gg_mtree_build_rows; vs/:
- *              none, its folders are the mount's other models, tree_vs.c)
+ *              as/: a file per recipe and the rows of its scope, as/hf/: the
+ *              rows of a scope of its own, gg_mtree_build_rows; vs/: none, its
+ *              folders are the mount's other models, tree_vs.c)
  *   VIEW       a tensor read as `view` (view.h): its size and bytes come from the view layer
  *   TEXT       text made whole on first use by `text`, or `render` for a text of
  *              the model alone, a text/ function bound as it is (at most `bound` bytes; a
@@ -47,7 +48,8 @@ typedef enum gg_fscope {
     GG_FK_KV,        /* metadata/<key>, named by its key (arg: the KV's index) */
     GG_FK_NEWKEY,    /* metadata/<key> made (-o edits=) but not written yet (arg: its index in the tree's) */
     GG_FK_SIDE,      /* a model's side files at its root, named by theirs (arg: the side's index) */
-    GG_FK_AS,        /* in as/, the model in other types (arg 0) */
+    GG_FK_AS,        /* in as/, beside the recipes' files (arg 0) */
+    GG_FK_RECIPE,    /* as/<recipe>.gguf, named by its recipe (arg: the recipe's index, recipe.h) */
     GG_FK_HF,        /* in as/hf/, the model as a Hugging Face folder (arg 0) */
     GG_FK_VS,        /* at the root of a comparison, vs/<ref>/ (arg 0) */
     GG_FK_VS_TENSOR, /* in vs/<ref>/tensors/<name>/ (arg: this model's tensor index) */

@@ -10,6 +10,7 @@
 #include "base/hash.h"
 #include "gguffs/buf.h"
 #include "gguffs/names.h"
+#include "gguffs/recipe.h"
 #include "gguffs/render.h"
 #include "gguffs/scope.h"
 
@@ -174,24 +175,20 @@ static int row_here(const gg_mtree *t, size_t k, gg_fscope scope, uint64_t arg)
     return f->scope == scope && (!(f->flags & GG_FF_VS) || t->o.vs) && gg_file_present(f, t->m, arg);
 }
 
-/* The rows of a scope present for arg as dir's children, in table order;
- * then the folders among them are built. */
-static int add_rows(gg_mtree *t, uint32_t dir, gg_fscope scope, uint64_t arg)
+/* Nodes for the rows of a scope present for arg, children of dir, in
+ * table order. */
+static int add_row_nodes(gg_mtree *t, uint32_t dir, gg_fscope scope, uint64_t arg)
 {
-    uint32_t first = t->n;
     for (size_t k = 0; k < gg_n_files; k++)
         if (row_here(t, k, scope, arg) &&
             add_node(t, strdup(gg_files[k].name), dir, gg_files[k].shape == GG_FS_DIR ? GG_C_DIR : GG_C_FILE, k, arg))
             return -1;
-    /* a model's root: then its side files (an Ollama model's template, params, ...) */
-    for (uint32_t i = 0; scope == GG_FK_MODEL && i < t->m->nsides; i++)
-        if (add_node(t, gg_name_escape(t->m->sides[i].name, strlen(t->m->sides[i].name)), dir, GG_C_FILE,
-                     scope_row(GG_FK_SIDE), i))
-            return -1;
-    set_children(t, dir, first);
-    if (scope == GG_FK_MODEL && t->m->nsides && unique_children(t, dir))
-        return -1;
-    uint32_t end = t->n;
+    return 0;
+}
+
+/* Build the folders among nodes [first, end). */
+static int build_dirs(gg_mtree *t, uint32_t first, uint32_t end)
+{
     for (uint32_t i = first; i < end; i++) {
         const gg_file_kind *k = &gg_files[t->nodes[i].file];
         if (k->shape == GG_FS_DIR && k->build(t, i))
@@ -200,9 +197,56 @@ static int add_rows(gg_mtree *t, uint32_t dir, gg_fscope scope, uint64_t arg)
     return 0;
 }
 
+/* The rows of a scope present for arg as dir's children, in table order;
+ * then the folders among them are built. */
+static int add_rows(gg_mtree *t, uint32_t dir, gg_fscope scope, uint64_t arg)
+{
+    uint32_t first = t->n;
+    if (add_row_nodes(t, dir, scope, arg))
+        return -1;
+    /* a model's root: then its side files (an Ollama model's template, params, ...) */
+    for (uint32_t i = 0; scope == GG_FK_MODEL && i < t->m->nsides; i++)
+        if (add_node(t, gg_name_escape(t->m->sides[i].name, strlen(t->m->sides[i].name)), dir, GG_C_FILE,
+                     scope_row(GG_FK_SIDE), i))
+            return -1;
+    set_children(t, dir, first);
+    if (scope == GG_FK_MODEL && t->m->nsides && unique_children(t, dir))
+        return -1;
+    return build_dirs(t, first, t->n);
+}
+
 int gg_mtree_build_rows(gg_mtree *t, uint32_t dir)
 {
     return add_rows(t, dir, (gg_fscope)gg_files[t->nodes[dir].file].holds, 0);
+}
+
+/* The files of the recipes the model can take, listed (in -o as=) or not. */
+static int add_recipes(gg_mtree *t, uint32_t dir, uint64_t listed, int want)
+{
+    size_t row = scope_row(GG_FK_RECIPE);
+    for (size_t i = 0; i < gg_recipe_count(); i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s.gguf", gg_recipe_at(i)->name);
+        if ((int)((listed >> i) & 1) == want && gg_file_present(&gg_files[row], t->m, i) &&
+            add_node(t, strdup(name), dir, GG_C_FILE, row, i))
+            return -1;
+    }
+    return 0;
+}
+
+int gg_mtree_build_as(gg_mtree *t, uint32_t dir)
+{
+    uint64_t listed;
+    gg_err e;
+    if (gg_recipe_list(t->o.as, &listed, &e))
+        listed = 0; /* (the option was checked when it was given) */
+    uint32_t first = t->n;
+    if (add_recipes(t, dir, listed, 1) || add_row_nodes(t, dir, GG_FK_AS, 0))
+        return -1;
+    set_children(t, dir, first);
+    /* after the children: found by name, not listed */
+    uint32_t end = t->n;
+    return add_recipes(t, dir, listed, 0) || build_dirs(t, first, end) ? -1 : 0;
 }
 
 /* tensors/: a folder per tensor, holding the tensor rows present for it. */
@@ -341,7 +385,7 @@ static gg_mtree *mtree_make(gg_model *m, uint32_t uid_base, gg_model *ref, uint3
 {
     /* per tensor: its folder, its files, a link in blocks/ */
     uint64_t want = ref ? 16 + (2 + gg_files_in_scope(GG_FK_VS_TENSOR)) * gg_cmp_pairs(cmp)
-                        : 16 + m->f->n_kv + nkeys + (2 + gg_files_in_scope(GG_FK_TENSOR)) * m->nt;
+                        : 16 + gg_recipe_count() + m->f->n_kv + nkeys + (2 + gg_files_in_scope(GG_FK_TENSOR)) * m->nt;
     if (want > MAX_NODES) {
         gg_fail(e, GG_E_TOOBIG, "%s: too many keys and tensors (%" PRIu64 " nodes; at most %u)", m->path, want,
                 MAX_NODES);

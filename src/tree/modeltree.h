@@ -6,7 +6,7 @@
  *   tensors/<name>/{raw, f32, f32.npy, f16, f16.npy, bf16, info.json, stats}
  *                   (raw and info.json only, for a tensor that cannot be decoded)
  *   blocks/<N>/<rest of name> -> ../../tensors/blk.N.<rest of name>
- *   as/{f32,f16,bf16,q8_0}.gguf   (as/why instead, if a tensor cannot be decoded)
+ *   as/<recipe>.gguf   (f32, q4_k_m, ...: -o as= listed; as/why for those it cannot take)
  *   vs/            (a mount of several models: its folders are tree_vs.c's)
  *
  * or of a comparison of the model against another one, vs/<ref>/ (its
@@ -165,6 +165,10 @@ int gg_mtree_build_kvs(gg_mtree *t, uint32_t dir);
 int gg_mtree_build_tensors(gg_mtree *t, uint32_t dir);
 int gg_mtree_build_blocks(gg_mtree *t, uint32_t dir);
 int gg_mtree_build_rows(gg_mtree *t, uint32_t dir);
+/* as/: a file per recipe the model can take, those of -o as= listed
+ * first, then the rows of its scope; the other recipes' files follow the
+ * folder's children: found by name, not listed. */
+int gg_mtree_build_as(gg_mtree *t, uint32_t dir);
 /* A folder no row fills (vs/); a comparison's tensors/: a folder per pair. */
 int gg_mtree_build_none(gg_mtree *t, uint32_t dir);
 int gg_mtree_build_vs_tensors(gg_mtree *t, uint32_t dir);

@@ -1,22 +1,25 @@
 #!/bin/bash
 # model.gguf and as/{f32,f16,bf16,q8_0}.gguf (or as/why), against the real
-# llama.cpp and ggml (tests/peer: npm node-llama-cpp 3.21.1):
+# llama.cpp and ggml (tests/peer: npm node-llama-cpp 3.21.1; every recipe of
+# as/ against llama-quantize: 84_recipes):
 #  - a tiny llama with the real llama-spm vocabulary (tests/data/real),
 #    its 2-D weights quantized by ggml to seven mainline types: model.gguf
 #    is the file; as/f32.gguf is byte for byte the F32 GGUF of ggml's own
 #    dequantization (mkllama.py --ref-f32) and llama.cpp (one thread) gives
 #    bit-identical embeddings and next-token probabilities from both; as/f16,
-#    bf16 and q8_0 are byte for byte ggml's conversion of those values
-#    (ggml_quantize_chunk: Q8_0 blocks included) and run close (cosine
-#    printed); ggml's gguf_init_from_file parses every view, with the keys,
+#    bf16 and q8_0 are byte for byte the files llama_model_quantize makes of
+#    it (tests/peer/quantize.py) and run close (cosine printed); ggml's
+#    gguf_init_from_file parses model.gguf and as/f32.gguf, with the keys,
 #    types, file type and offsets tests/check_views.py expects;
 #  - nothing is decoded for ls -l or a view's header; random preads, mmap,
 #    a 1 MiB cache (memory bounded by it);
 #  - a split set's model.gguf is the unsplit file (and runs the same);
 #  - as/f32.gguf of the ik_llama.cpp and fork reference files parses with
 #    mainline ggml and holds the reference f32 values;
-#  - odd shapes (rows not a multiple of 32, [64, 1], 4-D), a 64-byte
-#    alignment, no general.file_type, a GGUF v1 file;
+#  - odd shapes (rows not a multiple of 32, [64, 1], 4-D, which
+#    llama-quantize cannot quantize: it aborts), a 64-byte alignment, no
+#    general.file_type, a GGUF v1 file: ggml parses as/f16, bf16 and q8_0
+#    and their blocks are ggml's of the as/f32.gguf values;
 #  - as/why for tensors that cannot be decoded;
 #  - a remote model (nginx, tests/net) and an Ollama store entry have a
 #    working as/bf16.gguf and model.gguf.
@@ -43,19 +46,17 @@ TYPES=Q4_K,Q6_K,IQ4_XS,Q5_0,Q3_K,IQ3_S,Q5_K
 t0=$(date +%s)
 "$PY" $MK model "$TMP/q.gguf" --type $TYPES --ref-f32 "$TMP/ref.gguf" 2> "$TMP/mk.log" || fail "mkllama.py model"
 for t in f16 bf16 q8_0; do
-    "$PY" $MK convert "$TMP/q.gguf" "$TMP/conv-$t.gguf" $t || fail "mkllama.py convert $t"
+    "$PY" tests/peer/quantize.py "$TMP/ref.gguf" "$TMP/conv-$t.gguf" $t || fail "llama_model_quantize $t"
 done
-echo "models made by ggml in $(($(date +%s) - t0)) s: $(awk '{ print $2 }' "$TMP/mk.log" | sort | uniq -c | xargs)"
-mount_model "$M" "$TMP/q.gguf"
-check "as/ holds the four views (and hf/)" [ "$(ls "$M/as" | xargs)" = "bf16.gguf f16.gguf f32.gguf hf q8_0.gguf" ]
+echo "models made by ggml and llama-quantize in $(($(date +%s) - t0)) s: $(awk '{ print $2 }' "$TMP/mk.log" | sort | uniq -c | xargs)"
+mount_model "$M" "$TMP/q.gguf" -o as=f32,f16,bf16,q8_0
+check "as/ holds the four views of -o as= (and hf/)" [ "$(ls "$M/as" | xargs)" = "bf16.gguf f16.gguf f32.gguf hf q8_0.gguf" ]
 check "model.gguf of a file is the file" cmp "$M/model.gguf" "$TMP/q.gguf"
 check "as/f32.gguf is ggml's dequantization, byte for byte (mkllama.py --ref-f32)" cmp "$M/as/f32.gguf" "$TMP/ref.gguf"
 for t in f16 bf16 q8_0; do
-    check "as/$t.gguf is ggml's conversion of the f32 values, byte for byte" cmp "$M/as/$t.gguf" "$TMP/conv-$t.gguf"
+    check "as/$t.gguf is llama-quantize's file of as/f32.gguf, byte for byte" cmp "$M/as/$t.gguf" "$TMP/conv-$t.gguf"
 done
-for t in f32 f16 bf16 q8_0; do
-    cv parse "$TMP/q.gguf" "$M/as/$t.gguf" $t
-done
+cv parse "$TMP/q.gguf" "$M/as/f32.gguf" f32
 cv parse "$TMP/q.gguf" "$M/model.gguf" raw
 E=$TMP/out
 mkdir -p "$E"
@@ -81,15 +82,16 @@ unmount "$M"
 # reads; mmap; a cache of 1 MiB
 mount_model "$M" "$TMP/q.gguf" -o direct_io
 ls -l "$M" "$M/as" > /dev/null
-"$PY" - "$M" "$TMP/q.gguf" > "$TMP/hdr.out" <<'PY' || fail "reading the views' headers"
+"$PY" - "$M" "$TMP" > "$TMP/hdr.out" <<'PY' || fail "reading the views' headers"
 import os, sys
 sys.path.insert(0, "tests")
 import gguf_tool as gt
-# The views' headers are as long as the model's (the same keys and tensors):
-# exactly that many bytes are read, one request each (O_DIRECT: -o direct_io
-# leaves the files loaders map in the page cache, which reads ahead).
-n = gt.read(open(sys.argv[2], "rb").read(4 << 20)).data_offset
-for v in ("f32", "f16", "bf16", "q8_0"):
+# Each view's header is as long as that of the file it equals (the model's
+# for f32, llama-quantize's for the others): exactly that many bytes are
+# read, one request each (O_DIRECT: -o direct_io leaves the files loaders
+# map in the page cache, which reads ahead).
+for v, ref in (("f32", "ref"), ("f16", "conv-f16"), ("bf16", "conv-bf16"), ("q8_0", "conv-q8_0")):
+    n = gt.read(open(f"{sys.argv[2]}/{ref}.gguf", "rb").read(4 << 20)).data_offset
     with open(os.open(f"{sys.argv[1]}/as/{v}.gguf", os.O_RDONLY | os.O_DIRECT), "rb", buffering=0) as f:
         h = gt.read(f.read(n))
         assert h.data_offset == n, (v, h.data_offset, n)
@@ -97,7 +99,7 @@ for v in ("f32", "f16", "bf16", "q8_0"):
 PY
 cat "$TMP/hdr.out"
 check "ls -l and four headers decoded nothing (bytes_decoded $(stat_of "$M" bytes_decoded))" \
-    [ "$(stat_of "$M" bytes_decoded)" = 0 ] && [ "$(stat_of "$M" page_reads)" = 0 ]
+    [ "$(stat_of "$M" bytes_decoded)" = 0 ] && [ "$(stat_of "$M" page_reads)" = 0 ] && [ "$(stat_of "$M" bytes_quantized)" = 0 ]
 "$PY" tests/check_export.py preads "$M/as/q8_0.gguf" "$M/as/bf16.gguf" "$M/as/f32.gguf" | tail -n 1 ||
     fail "random preads of the views"
 check "a data read decodes (so the check above can fail)" [ "$(stat_of "$M" bytes_decoded)" != 0 ]
@@ -158,26 +160,25 @@ r = np.random.default_rng(3)
 def f32(*ne):
     return mk.Tensor("", list(ne), "f32", r.standard_normal(int(np.prod(ne))).astype(np.float32).tobytes())
 ts = []
-for name, ne, t in [("rows48", [48, 4], "f32"), ("col", [64, 1], "f32"), ("half", [64, 4], "f16"),
-                    ("norm", [64], "f32"), ("four", [32, 2, 1, 3], "q8_0"), ("q4", [256, 2], "q4_K")]:
+for name, ne, t in [("rows48.weight", [48, 4], "f32"), ("col.weight", [64, 1], "f32"), ("half.weight", [64, 4], "f16"),
+                    ("norm", [64], "f32"), ("four.weight", [32, 2, 1, 3], "q8_0"), ("q4.weight", [256, 2], "q4_K")]:
     v = r.standard_normal(int(np.prod(ne))).astype(np.float32)
     ts.append(mk.Tensor(name, ne, t, mk.quantize(t, v, ne) if t != "f32" else v.tobytes()))
 kvs = [["general.architecture", mk.STR, "odd"], ["general.alignment", mk.U32, 64],
        ["odd.list", mk.ARR, (mk.STR, ["a", "b\nc", ""])], ["odd.nums", mk.ARR, (mk.I16, [1, -2, 3])]]
 mk.write_gguf(d + "/odd.gguf", kvs, ts)
-for t in ("f16", "bf16", "q8_0"):
-    mk.write_gguf(d + "/odd-%s.gguf" % t, *mk.convert_model(*mk.read_gguf(d + "/odd.gguf"), t))
 kvs = [("general.architecture", gt.STR, "v1"), ("v1.words", gt.ARR, (gt.STR, [b"x", b"yz"])), ("v1.f", gt.F32, 0.5)]
 w = [("w", [32, 2], 0, np.arange(64, dtype="<f4").tobytes())]
 gt.write(d + "/v1.gguf", version=1, kvs=kvs, tensors=w)
 # arrays of arrays (which ggml refuses, gguffs reads)
 gt.write(d + "/v1n.gguf", version=1, tensors=w, kvs=kvs + [("v1.nested", gt.ARR, (gt.ARR, [(gt.U8, [1, 2]), (gt.STR, [b"q"])]))])
 PY
-for t in f32 f16 bf16 q8_0; do
+"$GGUFFS" --cat "$TMP/odd.gguf" as/f32.gguf > "$TMP/odd-f32.gguf" || fail "--cat odd.gguf as/f32.gguf"
+cv parse "$TMP/odd.gguf" "$TMP/odd-f32.gguf" f32
+for t in f16 bf16 q8_0; do
     "$GGUFFS" --cat "$TMP/odd.gguf" as/$t.gguf > "$TMP/odd-view.gguf" || fail "--cat odd.gguf as/$t.gguf"
-    cv parse "$TMP/odd.gguf" "$TMP/odd-view.gguf" $t
-    [ $t = f32 ] || check "odd.gguf: as/$t.gguf is ggml's conversion, byte for byte (rows48 as F16, col as F32)" \
-        cmp "$TMP/odd-view.gguf" "$TMP/odd-$t.gguf"
+    cv blocks "$TMP/odd-view.gguf" "$TMP/odd-f32.gguf" rows48.weight:${t/q8_0/f16} col.weight:f32 half.weight:$t \
+        norm:f32 four.weight:$t q4.weight:$t
 done
 "$GGUFFS" --cat "$TMP/v1.gguf" as/f32.gguf > "$TMP/v1-f32.gguf" || fail "--cat v1.gguf as/f32.gguf"
 cv parse "$TMP/v1.gguf" "$TMP/v1-f32.gguf" f32
@@ -216,7 +217,7 @@ mount_model "$M" "$TMP/why.gguf"
 check "as/ of a model with undecodable tensors holds only why (and hf/)" [ "$(ls "$M/as" | xargs)" = "hf why" ]
 check "as/why names each such tensor (escaped), its type and why" "$PY" -c "
 t = open('$M/as/why').read().splitlines()
-assert t[0].startswith('# no f32.gguf') and '2 tensors cannot be decoded' in t[0], t
+assert t[0].startswith('# no as/*.gguf') and '2 tensors cannot be decoded' in t[0], t
 rows = [l.split('\t') for l in t[2:]]
 assert rows[0][:2] == ['bad\\\\tname', 'id 250'] and 'unsupported type 250' in rows[0][2], rows
 assert rows[1][:2] == ['odd', 'Q4_0_4_4'] and 'no decoder' in rows[1][2] and len(rows) == 2, rows"

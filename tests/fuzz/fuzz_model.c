@@ -31,6 +31,8 @@
 #include "gguffs/halfconv.h"
 #include "gguffs/model.h"
 #include "gguffs/names.h"
+#include "gguffs/recipe.h"
+#include "gguffs/gguf_write.h"
 #include "app/tools.h"
 #include "tree/modeltree.h" /* the harness walks every node of a model's tree */
 
@@ -343,10 +345,11 @@ static void check_safetensors(gg_mtree *t, uint32_t i)
     }
 }
 
-/* model.gguf and as/<type>.gguf: a single file's model.gguf is its bytes;
- * the others are GGUF files whose header our parser reads back with the
- * model's tensors, in order, in the types the view stores them in, their
- * data inside the file. Small ones are read whole. */
+/* model.gguf and as/<recipe>.gguf: a single file's model.gguf is its
+ * bytes; the others are GGUF files whose header our parser reads back with
+ * the model's tensors, in order (a quantized recipe's: llama-quantize's), in
+ * the types the recipe gives them, their dimensions (ggml's count for a
+ * quantized recipe), their data inside the file. Small ones are read whole. */
 static void check_gguf(gg_mtree *t, uint32_t i, const piece *pieces, int npieces)
 {
     const gg_model *m = t->m;
@@ -354,12 +357,12 @@ static void check_gguf(gg_mtree *t, uint32_t i, const piece *pieces, int npieces
     int64_t size = node_size(t, i);
     if (size == -ENOMEM || size == -EFBIG)
         return;
-    FUZZ_ASSERT(size > 0, "%s: size %" PRId64, fk->name, size);
+    FUZZ_ASSERT(size > 0, "%s: size %" PRId64, t->nodes[i].name, size);
     size_t len = (uint64_t)size < (16u << 20) ? (size_t)size : 16u << 20;
     char *b = malloc(len + 1);
     FUZZ_ASSERT(b, "out of memory");
     ssize_t k = rd(t, i, b, len, 0, NULL);
-    FUZZ_ASSERT(k == (ssize_t)len || k == -EIO, "%s: read of %zu gave %zd", fk->name, len, k);
+    FUZZ_ASSERT(k == (ssize_t)len || k == -EIO, "%s: read of %zu gave %zd", t->nodes[i].name, len, k);
     if (fk->view == GG_VIEW_RAW && m->nshards == 1) {
         FUZZ_ASSERT(npieces >= 1 && (uint64_t)size == pieces[0].n && (k < 0 || !memcmp(b, pieces[0].p, len)),
                     "model.gguf is not the file's bytes");
@@ -370,22 +373,34 @@ static void check_gguf(gg_mtree *t, uint32_t i, const piece *pieces, int npieces
     gg_err e;
     uint64_t want = 0;
     if (k < 0 || gg_parse("view", (const uint8_t *)b, len, (uint64_t)size, &f, &want, &e)) {
-        FUZZ_ASSERT(k < 0 || e.code == GG_E_AGAIN, "%s does not parse: %s", fk->name, e.msg);
+        FUZZ_ASSERT(k < 0 || e.code == GG_E_AGAIN, "%s does not parse: %s", t->nodes[i].name, e.msg);
         free(b);
         return;
     }
+    const char *what = fk->name ? fk->name : t->nodes[i].name;
     FUZZ_ASSERT(f.version == 3 && f.n_tensors == m->nt && gg_find_key(&f, "split.count") < 0,
-                "%s: version %u, %" PRIu64 " tensors", fk->name, f.version, f.n_tensors);
+                "%s: version %u, %" PRIu64 " tensors", what, f.version, f.n_tensors);
+    const gg_recipe *r = fk->scope == GG_FK_RECIPE ? gg_recipe_at(t->nodes[i].arg) : NULL;
+    int quantized = r && !(r->flags & GG_RECIPE_SOURCE);
+    gg_recipe_facts *facts = r ? gg_recipe_facts_new(m) : NULL;
+    gg_tid *types = malloc((m->nt ? m->nt : 1) * sizeof *types);
+    FUZZ_ASSERT(types && (!r || facts), "out of memory");
+    FUZZ_ASSERT(!r || gg_recipe_types(facts, r, types, &e) == 0, "%s is there, and the recipe fails: %s", what, e.msg);
     for (uint64_t j = 0; j < m->nt; j++) {
-        const gg_tinfo *a = &f.tensors[j], *o = m->t[j].info;
-        gg_view_kind v = gg_export_gguf_view(&m->t[j], fk->view);
-        uint32_t tid = v == GG_VIEW_RAW ? o->type_id : v == GG_VIEW_F32 ? 0 : v == GG_VIEW_F16 ? 1 : v == GG_VIEW_BF16 ? 30 : 8;
-        FUZZ_ASSERT(a->type_id == tid && a->n_dims == o->n_dims && !memcmp(a->ne, o->ne, sizeof a->ne) &&
-                        a->name.len == o->name.len && !memcmp(f.hdr + a->name.off, m->t[j].name, a->name.len),
-                    "%s: tensor %" PRIu64 " is not the model's", fk->name, j);
-        FUZZ_ASSERT(f.data_offset + a->offset + gg_view_size(&m->t[j], v) <= (uint64_t)size,
-                    "%s: tensor %" PRIu64 " runs past the end", fk->name, j);
+        uint64_t ti = quantized ? gg_recipe_order(facts)[j] : j;
+        const gg_tinfo *a = &f.tensors[j], *o = m->t[ti].info;
+        gg_view_kind v = r ? gg_view_of(types[ti]) : GG_VIEW_RAW;
+        uint32_t tid = v == GG_VIEW_RAW ? o->type_id : gg_view_qtype(v) ? gg_type_mainline(gg_view_qtype(v))->id
+                                                     : v == GG_VIEW_F32 ? 0 : v == GG_VIEW_F16 ? 1 : 30;
+        uint32_t nd = quantized ? gg_tinfo_ndims(o) : o->n_dims;
+        FUZZ_ASSERT(a->type_id == tid && a->n_dims == nd && !memcmp(a->ne, o->ne, sizeof a->ne) &&
+                        a->name.len == o->name.len && !memcmp(f.hdr + a->name.off, m->t[ti].name, a->name.len),
+                    "%s: tensor %" PRIu64 " is not the model's", what, j);
+        FUZZ_ASSERT(f.data_offset + a->offset + gg_view_size(&m->t[ti], v) <= (uint64_t)size,
+                    "%s: tensor %" PRIu64 " runs past the end", what, j);
     }
+    gg_recipe_facts_free(facts);
+    free(types);
     gg_file_free(&f);
     free(b);
 }
@@ -438,7 +453,7 @@ static void visit(gg_mtree *t, const piece *pieces, int npieces)
             check_view(t, i, ts, heavy);
             continue;
         }
-        if (fk->shape == GG_FS_COMPOSITE && !strcmp(fk->name, "model.safetensors")) { /* the root's, as/hf/'s */
+        if (fk->shape == GG_FS_COMPOSITE && fk->name && !strcmp(fk->name, "model.safetensors")) { /* the root's, as/hf/'s */
             check_safetensors(t, i);
             continue;
         }

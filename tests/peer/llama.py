@@ -16,7 +16,7 @@ include/llama.h of the llama.cpp source node-llama-cpp 3.21.1 ships
     with m.context(n_ctx=256) as c:             # one thread, float32 KV cache
         logits = c.logits(ids)                  # numpy (len(ids), n_vocab), every position
     L.chat_apply_template(tmpl, [("user", "hi")], add_ass=True)
-    L.quantize("in.gguf", "out.gguf", llama.FTYPE_Q8_0)
+    L.quantize("in.gguf", "out.gguf", llama.FTYPE_Q8_0)   # (tests/peer/quantize.py: by name, in a child)
     L.log                                       # llama.cpp's log lines
 """
 import ctypes as C
@@ -164,10 +164,14 @@ class Llama:
             raise LlamaError("llama_chat_apply_template does not know this template")
         return buf.raw[:n].decode()
 
-    def quantize(self, src, dst, ftype, threads=1):
-        """llama-quantize: src to dst in ftype (LLAMA_FTYPE_*), tensors ggml requantizes."""
+    def quantize(self, src, dst, ftype, threads=1, requantize=True):
+        """llama-quantize: src to dst in ftype (LLAMA_FTYPE_*), tensors ggml requantizes
+        (requantize=False: llama_model_quantize_default_params() as they are, which
+        refuse a quantized tensor)."""
         q = self.lib.llama_model_quantize_default_params()
-        q.nthread, q.ftype, q.allow_requantize = threads, ftype, True
+        q.nthread, q.ftype = threads, ftype
+        if requantize:
+            q.allow_requantize = True
         del self.log[:]
         if self.lib.llama_model_quantize(os.fsencode(src), os.fsencode(dst), C.byref(q)):
             raise LlamaError("llama_model_quantize %s failed:\n%s" % (src, "".join(self.log[-20:])))
