@@ -138,10 +138,13 @@ async function run({ mode, model: modelPath, out }) {
         nThreads = ctx._ctx.getThreads();
         const tokens = model.tokenize(text, false);
         if (model.tokens.bos != null) tokens.unshift(model.tokens.bos);
-        const it = seq.evaluateWithMetadata(tokens, { probabilities: true },
-            { temperature: 1, topK: 0, topP: 1, minP: 0 });
-        let probs;
-        for await (const r of it) { probs = r.probabilities; break; }
+        // controlledEvaluate: evaluateWithMetadata draws a token and yields nothing when
+        // it drew an end of generation
+        const last = { generateNext: { probabilities: true,
+            options: { temperature: 1, topK: 0, topP: 1, minP: 0, seed: 1 } } };
+        const res = await seq.controlledEvaluate(tokens.map((t, i) => i === tokens.length - 1 ? [t, last] : t));
+        const probs = res[tokens.length - 1]?.next?.probabilities;
+        if (!probs) throw new Error(`${modelPath}: llama.cpp gave no next-token probabilities`);
         const v = new Float32Array(probs.size); // topK 0: one entry per vocabulary token
         for (const [tok, p] of probs) v[tok] = p;
         emit(v, out);

@@ -62,16 +62,20 @@ for await (const r of seq.evaluate(tokens, { temperature: 0 })) {
     break;
 }
 await ctx.dispose();
+// controlledEvaluate, not evaluateWithMetadata: the latter samples a token (temperature 1,
+// a random seed) and yields nothing when it drew an end of generation, so the
+// probabilities went missing now and then.
 const ctx3 = await model.createContext({ threads: 1, contextSize: 128, batchSize: 128 });
-let probs;
-for await (const r of ctx3.getSequence().evaluateWithMetadata(tokens, { probabilities: true },
-    { temperature: 1, topK: 0, topP: 1, minP: 0 })) {
-    probs = r.probabilities;
-    break;
-}
+const last = { generateNext: { probabilities: true, options: { temperature: 1, topK: 0, topP: 1, minP: 0, seed: 1 } } };
+const res = await ctx3.getSequence().controlledEvaluate(tokens.map((t, i) => i === tokens.length - 1 ? [t, last] : t));
+const probs = res[tokens.length - 1]?.next?.probabilities;
 await ctx3.dispose();
-const pv = new Float32Array(model.tokens.count ?? probs.size);
-if (probs) for (const [tok, p] of probs) pv[tok] = p;
+if (!probs) {
+    console.error(`${modelPath}: llama.cpp gave no next-token probabilities`);
+    process.exit(1);
+}
+const pv = new Float32Array(probs.size);
+for (const [tok, p] of probs) pv[tok] = p;
 process.stdout.write(JSON.stringify({
     name: meta?.general?.name ?? null,
     template: meta?.tokenizer?.chat_template ?? null,
