@@ -548,6 +548,18 @@ static void edits(gg_reader *r)
         EXPECT(gg_tree_open_write(tree, nk, 1, &w, &e) == 0 && gg_tree_write(tree, w, "7", 1, 0, &e) == 1 &&
                    gg_tree_flush(tree, w, 0, &e) == 0, "a u32 written 7: %s", e.msg);
         gg_tree_close(tree, w);
+        /* a text made longer than a number's line by a truncation, then a
+         * line written at its start: refused at the close, never read past */
+        EXPECT(gg_tree_open_write(tree, nk, 0, &w, &e) == 0 && gg_tree_truncate(tree, nk, w, 8192, &e) == 0,
+               "a u32's text truncated to 8 KiB: %s", e.msg);
+        if (w) {
+            gg_tree_write(tree, w, "1\n", 2, 0, &e);
+            EXPECT(gg_tree_flush(tree, w, 1, &e) < 0 && e.code == GG_E_INVAL, "8 KiB of a u32 taken at the close");
+            gg_tree_close(tree, w);
+        }
+        char *seven = read_whole("metadata/my.count", &n1, &e);
+        EXPECT(seven && n1 == 2 && !memcmp(seven, "7\n", 2), "my.count keeps 7");
+        free(seven);
     }
     EXPECT(gg_tree_rename(tree, walk("metadata"), "my.count", walk("metadata"), "my.renamed", 0, &e) == 0 &&
                !walk("metadata/my.count"), "rename: %s", e.msg);

@@ -281,14 +281,18 @@ static int resize(gg_open_file *of, uint64_t size, int exact, gg_err *e)
 }
 
 /* A number or bool is one line: once its text has a newline and does not
- * read as one, nothing written after can mend it, and the write says so. */
+ * read as one, nothing written after can mend it, and the write says so.
+ * (Texts of more than 4 KiB are left to the close: the text as it would be
+ * after this write, not only the bytes written, must fit the buffer.) */
 static int scalar_done_wrong(const gg_open_file *of, const char *buf, size_t n, uint64_t off, gg_err *e)
 {
     uint32_t t = of->type.t[0];
-    if (t == GG_VT_STR || t == GG_VT_ARR || t >= GG_VT_COUNT || off + n > 4096 || !memchr(buf, '\n', n))
-        return 0;
     char text[4096];
+    if (t == GG_VT_STR || t == GG_VT_ARR || t >= GG_VT_COUNT || off + n > sizeof text || !memchr(buf, '\n', n))
+        return 0;
     size_t len = of->text.len > off + n ? of->text.len : (size_t)(off + n);
+    if (len > sizeof text)
+        return 0;
     memset(text, 0, len);
     memcpy(text, of->text.p ? of->text.p : "", of->text.len < len ? of->text.len : len);
     memcpy(text + off, buf, n);
