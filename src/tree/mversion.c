@@ -108,12 +108,18 @@ gg_mver *gg_mstate_hold_ix(gg_mstate *st, uint32_t ix, uint32_t *node)
 
 void gg_mver_put(gg_mver *v)
 {
-    if (atomic_fetch_sub(&v->refs, 1) != 1)
-        return;
+    /* Not the last hold: let go without the lock (a read of an open file). */
+    int r = atomic_load(&v->refs);
+    while (r > 1)
+        if (atomic_compare_exchange_weak(&v->refs, &r, r - 1))
+            return;
+    /* Maybe the last: let go under mu, where the holds take versions and
+     * gg_mstate_install looks at refs. Let go before it, a version the
+     * install retires meanwhile would be freed by both. */
     gg_mstate *st = v->st;
     pthread_mutex_lock(&st->mu);
-    /* (held again meanwhile, or the newest: kept) */
-    int drop = atomic_load(&v->refs) == 0 && v != st->cur;
+    /* (held by another, or the newest: kept) */
+    int drop = atomic_fetch_sub(&v->refs, 1) == 1 && v != st->cur;
     if (drop)
         for (size_t i = 0; i < st->nold; i++)
             if (st->old[i] == v) {
