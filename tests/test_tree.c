@@ -592,6 +592,19 @@ static void edits(gg_reader *r)
     char *text = read_whole("metadata/my.renamed", &n1, &e);
     EXPECT(text && n1 == 2 && !memcmp(text, "7\n", 2), "my.renamed holds 7");
     free(text);
+    /* a tensor's info.json follows the prism.hadamard.* keys (mversion.h):
+     * a new inode when one is renamed, its value unchanged */
+    EXPECT(gg_tree_create(tree, walk("metadata"), "prism.hadamard.x", &nk, &w, &e) == 0, "create: %s", e.msg);
+    if (w) {
+        EXPECT(gg_tree_write(tree, w, "q\n", 2, 0, &e) == 2 && gg_tree_flush(tree, w, 1, &e) == 0, "write: %s", e.msg);
+        gg_tree_close(tree, w);
+    }
+    gg_ino info = walk("tensors/q/info.json");
+    EXPECT(gg_tree_rename(tree, walk("metadata"), "prism.hadamard.x", walk("metadata"), "prism.hadamard.weight_names",
+                          0, &e) == 0, "rename: %s", e.msg);
+    EXPECT(info && walk("tensors/q/info.json") != info, "tensors/q/info.json keeps its inode after a prism.hadamard.* "
+                                                        "key was renamed");
+    EXPECT(gg_tree_unlink(tree, walk("metadata"), "prism.hadamard.weight_names", &e) == 0, "unlink: %s", e.msg);
     gg_buf saved = {0};
     FILE *f = fopen(path, "r");
     char line[4096];
