@@ -110,12 +110,15 @@ static int unhex(const char *s, size_t n, gg_buf *out)
     return 0;
 }
 
-/* A key as the file names it: the member's name, or its "key_hex". */
+/* A key as the file names it: its "key_hex", else the member's name (or
+ * the string of "removed"); -1 when there is neither (name NULL). */
 static int key_of(const char *name, size_t len, const gg_jval *hex, gg_buf *key)
 {
     key->len = 0;
     if (hex)
         return hex->type == GG_J_STR && unhex(hex->s, hex->len, key) == 0 && key->len ? 0 : -1;
+    if (!name)
+        return -1;
     gg_buf_put(key, name, len);
     return 0;
 }
