@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gguffs/kvget.h"
 #include "gguffs/render.h"
 
 static void put_le(gg_buf *b, uint64_t v, size_t n)
@@ -331,19 +332,11 @@ int gg_kv_from_text(const gg_vdesc *d, const char *text, size_t n, gg_buf *out, 
 
 /* ---- editing by text ---- */
 
-static const gg_kv *kv_named(const gg_file *f, const char *key, size_t n)
-{
-    for (uint64_t i = 0; i < f->n_kv; i++)
-        if (f->kv[i].key.len == n && !memcmp(gg_str_ptr(f, f->kv[i].key), key, n))
-            return &f->kv[i];
-    return NULL;
-}
-
 int gg_edits_set_text(gg_edits *ed, const gg_file *edited, const char *key, size_t key_len, const gg_vdesc *fresh,
                       const char *text, size_t n, int *changed, gg_err *e)
 {
     *changed = 0;
-    const gg_kv *kv = kv_named(edited, key, key_len);
+    const gg_kv *kv = gg_kv_named(edited, key, key_len);
     gg_vdesc d;
     if (kv) {
         gg_vdesc_of(edited, kv, &d);
@@ -376,7 +369,7 @@ int gg_edits_set_text(gg_edits *ed, const gg_file *edited, const char *key, size
 int gg_edits_rename(gg_edits *ed, const gg_file *f, const gg_file *edited, const char *from, size_t from_len,
                     const char *to, size_t to_len, gg_err *e)
 {
-    const gg_kv *src = kv_named(edited, from, from_len), *dst = kv_named(edited, to, to_len);
+    const gg_kv *src = gg_kv_named(edited, from, from_len), *dst = gg_kv_named(edited, to, to_len);
     if (!src)
         return gg_fail(e, GG_E_NOENT, "no key %.*s", (int)(from_len < 200 ? from_len : 200), from);
     if (from_len == to_len && !memcmp(from, to, to_len))

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "gguffs/kvget.h"
 #include "gguffs/kvparse.h"
 #include "gguffs/names.h"
 #include "gguffs/render.h"
@@ -110,11 +111,7 @@ static gg_vdesc type_for_new(const gg_mstate *st, const char *key, size_t len)
 /* Key of the edited header, or NULL. */
 static const gg_kv *kv_of(const gg_mstate *st, const char *key, size_t len)
 {
-    const gg_file *f = gg_mver_model(st->cur)->f;
-    for (uint64_t i = 0; i < f->n_kv; i++)
-        if (f->kv[i].key.len == len && !memcmp(gg_str_ptr(f, f->kv[i].key), key, len))
-            return &f->kv[i];
-    return NULL;
+    return gg_kv_named(gg_mver_model(st->cur)->f, key, len);
 }
 
 static void remember_gone(gg_mstate *st, const char *key, size_t len)
