@@ -378,13 +378,6 @@ gg_mstate *gg_mstate_new(gg_model *m, uint32_t id, uint32_t uid, gg_reader *r, c
     return st;
 }
 
-static void free_keys(gg_newkey *k, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(k[i].key);
-    free(k);
-}
-
 void gg_mstate_free(gg_mstate *st)
 {
     if (!st)
@@ -396,8 +389,8 @@ void gg_mstate_free(gg_mstate *st)
     ver_free(st->cur);
     gg_edits_free(&st->ed);
     gg_model_ident_free(&st->ident);
-    free_keys(st->newkeys, st->nnew);
-    free_keys(st->gone, st->ngone);
+    gg_newkeys_free(st->newkeys, st->nnew);
+    gg_newkeys_free(st->gone, st->ngone);
     free(st->path);
     pthread_mutex_destroy(&st->mu);
     pthread_mutex_destroy(&st->edit_mu);
