@@ -417,6 +417,13 @@ static void json_reader(void)
               !memcmp(a->kids[2].s, "x\xc3\xa9\xf0\x9f\x98\x80", 7), "JSON values kept exactly");
     }
     gg_json_free(&v);
+    /* \u escapes of each UTF-8 length: A, é, €, U+10FFFF */
+    s = "\"\\u0041\\u00e9\\u20ac\\udbff\\udfff\"";
+    if (gg_json_parse(s, strlen(s), &v, why, sizeof why) == 0)
+        CHECK(v.len == 10 && !memcmp(v.s, "A\xc3\xa9\xe2\x82\xac\xf4\x8f\xbf\xbf", 10), "\\u escapes as UTF-8");
+    else
+        CHECK(0, "\\u escapes: %s", why);
+    gg_json_free(&v);
     static const char *const bad[] = {"[1,]", "{\"a\" 1}", "01", "\"\\ud800\"", "[1] 2", "\"a\nb\"", "tru", "1.",
                                       "\"\\x\"", ""};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
