@@ -276,6 +276,10 @@ static void accepted(const char *type, const char *text, const void *want, size_
 static void bad_texts(void)
 {
     refused("u32", "abc", "not a whole number");
+    /* a long text of control bytes is shown whole up to its 40th byte, then "..." */
+    refused("u32", "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+                   "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01",
+            "\\x01\\x01...\" is not a whole number");
     refused("u32", "4294967296", "out of the range of u32 (0 to 4294967295)");
     refused("u32", "-1", "out of the range");
     refused("u8", "", "not a number");

@@ -19,12 +19,16 @@ static void put_le(gg_buf *b, uint64_t v, size_t n)
     gg_buf_put(b, p, n);
 }
 
-/* What a bad text shows of itself: at most 40 bytes, made printable. */
+/* What a bad text shows of itself: at most SHOWN_BYTES bytes, made
+ * printable (4 characters a byte at most: \xNN), in quotes, "..." when cut;
+ * SHOWN_CAP holds it all. */
+#define SHOWN_BYTES 40
+#define SHOWN_CAP (4 * SHOWN_BYTES + sizeof "\"...\"")
 static const char *shown(const char *s, size_t n, char *out, size_t cap)
 {
     gg_buf b = {0};
-    gg_tsv_field(&b, s, n < 40 ? n : 40);
-    snprintf(out, cap, "\"%s%s\"", b.p ? b.p : "", n > 40 ? "..." : "");
+    gg_tsv_field(&b, s, n < SHOWN_BYTES ? n : SHOWN_BYTES);
+    snprintf(out, cap, "\"%s%s\"", b.p ? b.p : "", n > SHOWN_BYTES ? "..." : "");
     gg_buf_free(&b);
     return out;
 }
@@ -48,7 +52,7 @@ static int is_signed(uint32_t t) { return t == GG_VT_I8 || t == GG_VT_I16 || t =
 /* An integer of type t: its bits, or -1 with why. */
 static int int_value(uint32_t t, const char *s, size_t n, uint64_t *bits, char *why, size_t cap)
 {
-    char sh[64];
+    char sh[SHOWN_CAP];
     int neg = n && s[0] == '-';
     size_t i = neg;
     if (i == n) {
@@ -89,7 +93,7 @@ static int int_value(uint32_t t, const char *s, size_t n, uint64_t *bits, char *
 /* A float of type t (f32 or f64): its bits. */
 static int float_value(uint32_t t, const char *s, size_t n, uint64_t *bits, char *why, size_t cap)
 {
-    char sh[64], num[400];
+    char sh[SHOWN_CAP], num[400];
     if (n == 0 || n >= sizeof num || is_blank(s[0])) {
         snprintf(why, cap, "%s is not a number", shown(s, n, sh, sizeof sh));
         return -1;
@@ -139,7 +143,7 @@ static int float_value(uint32_t t, const char *s, size_t n, uint64_t *bits, char
 static int scalar(uint32_t t, const char *s, size_t n, gg_buf *out, char *why, size_t cap)
 {
     uint64_t bits = 0;
-    char sh[64];
+    char sh[SHOWN_CAP];
     if (t == GG_VT_BOOL) {
         if (n == 4 && !memcmp(s, "true", 4))
             bits = 1;
