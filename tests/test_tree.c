@@ -585,6 +585,15 @@ static void edits(gg_reader *r)
         EXPECT(seven && n1 == 2 && !memcmp(seven, "7\n", 2), "my.count keeps 7");
         free(seven);
     }
+    /* a value that parses but that the model's readers refuse: not taken */
+    gg_ino al;
+    EXPECT(gg_tree_create(tree, walk("metadata"), "general.alignment", &al, &w, &e) == 0 &&
+               gg_tree_setxattr(tree, al, "user.gguf.type", "u32", 3, &e) == 0 &&
+               gg_tree_write(tree, w, "3\n", 2, 0, &e) == 2 && gg_tree_flush(tree, w, 1, &e) < 0 &&
+               strstr(e.msg, "not a power of two"), "general.alignment 3: %s", e.msg);
+    if (w)
+        gg_tree_close(tree, w);
+    EXPECT(gg_tree_unlink(tree, walk("metadata"), "general.alignment", &e) == 0, "unlink: %s", e.msg);
     EXPECT(gg_tree_rename(tree, walk("metadata"), "my.count", walk("metadata"), "my.renamed", 0, &e) == 0 &&
                !walk("metadata/my.count"), "rename: %s", e.msg);
     EXPECT(gg_tree_unlink(tree, walk("metadata"), "general.architecture", &e) == 0, "unlink: %s", e.msg);

@@ -143,16 +143,19 @@ static int land(gg_tree *t, gg_mstate *st, gg_file *edited, int changed, const c
     return rc;
 }
 
-/* New edits ed for st: applied (into *f) and saved, or -1 with *e and
- * nothing changed; st->ed is still the old ones either way. */
-static int save(gg_mstate *st, const gg_edits *ed, gg_file *f, gg_err *e)
+/* New edits *ed for st (taken): applied (into *f), saved, and st's edits
+ * from now on; or -1 with *e, *ed freed and st's edits as they were. */
+static int save(gg_mstate *st, gg_edits *ed, gg_file *f, gg_err *e)
 {
-    if (gg_mstate_apply(st, ed, f, e))
-        return -1;
-    if (gg_editfile_save(st->path, &st->ident, f, ed, e)) {
+    int rc = gg_mstate_apply(st, ed, f, e);
+    if (rc == 0 && (rc = gg_editfile_save(st->path, &st->ident, f, ed, e)))
         gg_file_free(f);
+    if (rc) {
+        gg_edits_free(ed);
         return -1;
     }
+    gg_edits_free(&st->ed);
+    st->ed = *ed;
     return 0;
 }
 
@@ -179,8 +182,7 @@ static int set_text(gg_tree *t, gg_mstate *st, const char *key, size_t len, cons
         pthread_mutex_unlock(&st->edit_mu);
         return gg_fail(e, GG_E_NOMEM, "out of memory");
     }
-    if (gg_edits_set_text(&ed, gg_mver_model(st->cur)->f, key, len, &fresh, text, n, &changed, e) ||
-        (changed && save(st, &ed, &f, e))) {
+    if (gg_edits_set_text(&ed, gg_mver_model(st->cur)->f, key, len, &fresh, text, n, &changed, e)) {
         gg_edits_free(&ed);
         pthread_mutex_unlock(&st->edit_mu);
         return refused(st, key, len, e);
@@ -190,8 +192,10 @@ static int set_text(gg_tree *t, gg_mstate *st, const char *key, size_t len, cons
         pthread_mutex_unlock(&st->edit_mu);
         return 0;
     }
-    gg_edits_free(&st->ed);
-    st->ed = ed;
+    if (save(st, &ed, &f, e)) {
+        pthread_mutex_unlock(&st->edit_mu);
+        return refused(st, key, len, e);
+    }
     drop_key(st->newkeys, &st->nnew, nk);
     return land(t, st, &f, 1, NULL, NULL, e);
 }
@@ -451,12 +455,9 @@ int gg_tree_unlink(gg_tree *t, gg_ino dir, const char *name, gg_err *e)
             pthread_mutex_unlock(&st->edit_mu);
             rc = gg_fail(e, GG_E_NOMEM, "out of memory");
         } else if (save(st, &ed, &f, e)) {
-            gg_edits_free(&ed);
             pthread_mutex_unlock(&st->edit_mu);
             rc = refused(st, key.p, key.len, e);
         } else {
-            gg_edits_free(&st->ed);
-            st->ed = ed;
             rc = land(t, st, &f, 1, NULL, NULL, e);
         }
     }
@@ -488,12 +489,10 @@ static int rename_keys(gg_mstate *st, const gg_buf *from, const gg_buf *to, int 
         rc = gg_edits_set_text(&ed, gg_mver_model(st->cur)->f, to->p, to->len, NULL, "", 0, &changed, e);
     else
         rc = gg_edits_rename(&ed, st->m->f, gg_mver_model(st->cur)->f, from->p, from->len, to->p, to->len, e);
-    if (rc || save(st, &ed, f, e)) {
+    if (rc)
         gg_edits_free(&ed);
+    if (rc || save(st, &ed, f, e))
         return -1;
-    }
-    gg_edits_free(&st->ed);
-    st->ed = ed;
     nf = find_key(st->newkeys, st->nnew, from->p, from->len);
     drop_key(st->newkeys, &st->nnew, nf);
     nt = find_key(st->newkeys, st->nnew, to->p, to->len);
