@@ -276,6 +276,10 @@ static void accepted(const char *type, const char *text, const void *want, size_
 static void bad_texts(void)
 {
     refused("u32", "abc", "not a whole number");
+    /* a long text of control bytes is shown whole up to its 40th byte, then "..." */
+    refused("u32", "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+                   "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01",
+            "\\x01\\x01...\" is not a whole number");
     refused("u32", "4294967296", "out of the range of u32 (0 to 4294967295)");
     refused("u32", "-1", "out of the range");
     refused("u8", "", "not a number");
@@ -416,6 +420,13 @@ static void json_reader(void)
         CHECK(a && a->n == 3 && !strcmp(a->kids[1].s, "-0.5e+3") && a->kids[2].len == 7 &&
               !memcmp(a->kids[2].s, "x\xc3\xa9\xf0\x9f\x98\x80", 7), "JSON values kept exactly");
     }
+    gg_json_free(&v);
+    /* \u escapes of each UTF-8 length: A, é, €, U+10FFFF */
+    s = "\"\\u0041\\u00e9\\u20ac\\udbff\\udfff\"";
+    if (gg_json_parse(s, strlen(s), &v, why, sizeof why) == 0)
+        CHECK(v.len == 10 && !memcmp(v.s, "A\xc3\xa9\xe2\x82\xac\xf4\x8f\xbf\xbf", 10), "\\u escapes as UTF-8");
+    else
+        CHECK(0, "\\u escapes: %s", why);
     gg_json_free(&v);
     static const char *const bad[] = {"[1,]", "{\"a\" 1}", "01", "\"\\ud800\"", "[1] 2", "\"a\nb\"", "tru", "1.",
                                       "\"\\x\"", ""};

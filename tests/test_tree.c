@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "tree/files.h" /* the table of file kinds (internal to the tree) */
@@ -484,6 +486,40 @@ static void vs_tree(gg_reader *r)
     tree = one;
 }
 
+/* The tree of mm with writable metadata/, its edits in a file of a new
+ * folder (dir, path), made the tree the tests use until edits_tree_close:
+ * 0, or -1 when it cannot be made. */
+static gg_tree *plain_tree;
+
+static int edits_tree_open(gg_reader *r, char *dir, char *path, size_t cap)
+{
+    if (!mkdtemp(dir)) {
+        EXPECT(0, "mkdtemp");
+        return -1;
+    }
+    snprintf(path, cap, "%s/m.edits.json", dir);
+    gg_model *m = calloc(1, sizeof *m);
+    gg_err e;
+    gg_tree_opts to = {.edits = path, .edits_write = 1};
+    gg_tree *t = mm_open(&mm, m, &e) == 0 ? gg_tree_new(&m, 1, r, &to, &e) : NULL;
+    EXPECT(t, "a tree with edits: %s", e.msg);
+    if (!t) {
+        rmdir(dir);
+        return -1;
+    }
+    plain_tree = tree;
+    tree = t;
+    return 0;
+}
+
+static void edits_tree_close(const char *dir, const char *path)
+{
+    gg_tree_free(tree);
+    tree = plain_tree;
+    unlink(path);
+    rmdir(dir);
+}
+
 /* Writing metadata/ (tree.h), without FUSE: a key written and flushed
  * shows in its file and in metadata.json at once while a reader of the
  * version before keeps its bytes; sizes follow; a bad number is refused at
@@ -492,21 +528,9 @@ static void vs_tree(gg_reader *r)
 static void edits(gg_reader *r)
 {
     char dir[] = "/tmp/test_tree.XXXXXX", path[64];
-    if (!mkdtemp(dir)) {
-        EXPECT(0, "mkdtemp");
-        return;
-    }
-    snprintf(path, sizeof path, "%s/m.edits.json", dir);
-    gg_model *m = calloc(1, sizeof *m);
     gg_err e;
-    gg_tree_opts to = {.edits = path, .edits_write = 1};
-    gg_tree *plain = tree;
-    tree = mm_open(&mm, m, &e) == 0 ? gg_tree_new(&m, 1, r, &to, &e) : NULL;
-    EXPECT(tree, "a tree with edits: %s", e.msg);
-    if (!tree) {
-        tree = plain;
+    if (edits_tree_open(r, dir, path, sizeof path))
         return;
-    }
     ssize_t n0, n1;
     char *before = read_whole("metadata.json", &n0, &e), *now = NULL, held[8192];
     gg_ino mj = walk("metadata.json"), k = walk("metadata/general.name");
@@ -548,7 +572,28 @@ static void edits(gg_reader *r)
         EXPECT(gg_tree_open_write(tree, nk, 1, &w, &e) == 0 && gg_tree_write(tree, w, "7", 1, 0, &e) == 1 &&
                    gg_tree_flush(tree, w, 0, &e) == 0, "a u32 written 7: %s", e.msg);
         gg_tree_close(tree, w);
+        /* a text made longer than a number's line by a truncation, then a
+         * line written at its start: refused at the close, never read past */
+        EXPECT(gg_tree_open_write(tree, nk, 0, &w, &e) == 0 && gg_tree_truncate(tree, nk, w, 8192, &e) == 0,
+               "a u32's text truncated to 8 KiB: %s", e.msg);
+        if (w) {
+            gg_tree_write(tree, w, "1\n", 2, 0, &e);
+            EXPECT(gg_tree_flush(tree, w, 1, &e) < 0 && e.code == GG_E_INVAL, "8 KiB of a u32 taken at the close");
+            gg_tree_close(tree, w);
+        }
+        char *seven = read_whole("metadata/my.count", &n1, &e);
+        EXPECT(seven && n1 == 2 && !memcmp(seven, "7\n", 2), "my.count keeps 7");
+        free(seven);
     }
+    /* a value that parses but that the model's readers refuse: not taken */
+    gg_ino al;
+    EXPECT(gg_tree_create(tree, walk("metadata"), "general.alignment", &al, &w, &e) == 0 &&
+               gg_tree_setxattr(tree, al, "user.gguf.type", "u32", 3, &e) == 0 &&
+               gg_tree_write(tree, w, "3\n", 2, 0, &e) == 2 && gg_tree_flush(tree, w, 1, &e) < 0 &&
+               strstr(e.msg, "not a power of two"), "general.alignment 3: %s", e.msg);
+    if (w)
+        gg_tree_close(tree, w);
+    EXPECT(gg_tree_unlink(tree, walk("metadata"), "general.alignment", &e) == 0, "unlink: %s", e.msg);
     EXPECT(gg_tree_rename(tree, walk("metadata"), "my.count", walk("metadata"), "my.renamed", 0, &e) == 0 &&
                !walk("metadata/my.count"), "rename: %s", e.msg);
     EXPECT(gg_tree_unlink(tree, walk("metadata"), "general.architecture", &e) == 0, "unlink: %s", e.msg);
@@ -556,6 +601,19 @@ static void edits(gg_reader *r)
     char *text = read_whole("metadata/my.renamed", &n1, &e);
     EXPECT(text && n1 == 2 && !memcmp(text, "7\n", 2), "my.renamed holds 7");
     free(text);
+    /* a tensor's info.json follows the prism.hadamard.* keys (mversion.h):
+     * a new inode when one is renamed, its value unchanged */
+    EXPECT(gg_tree_create(tree, walk("metadata"), "prism.hadamard.x", &nk, &w, &e) == 0, "create: %s", e.msg);
+    if (w) {
+        EXPECT(gg_tree_write(tree, w, "q\n", 2, 0, &e) == 2 && gg_tree_flush(tree, w, 1, &e) == 0, "write: %s", e.msg);
+        gg_tree_close(tree, w);
+    }
+    gg_ino info = walk("tensors/q/info.json");
+    EXPECT(gg_tree_rename(tree, walk("metadata"), "prism.hadamard.x", walk("metadata"), "prism.hadamard.weight_names",
+                          0, &e) == 0, "rename: %s", e.msg);
+    EXPECT(info && walk("tensors/q/info.json") != info, "tensors/q/info.json keeps its inode after a prism.hadamard.* "
+                                                        "key was renamed");
+    EXPECT(gg_tree_unlink(tree, walk("metadata"), "prism.hadamard.weight_names", &e) == 0, "unlink: %s", e.msg);
     gg_buf saved = {0};
     FILE *f = fopen(path, "r");
     char line[4096];
@@ -568,10 +626,63 @@ static void edits(gg_reader *r)
     gg_buf_free(&saved);
     free(before);
     free(now);
-    gg_tree_free(tree);
-    tree = plain;
-    unlink(path);
-    rmdir(dir);
+    edits_tree_close(dir, path);
+}
+
+/* Calls on a key while its model gets new versions, 2000 of them: each
+ * call holds the newest version and may let it go just as a change retires
+ * it (mversion.h), and the version is freed once, by one of them. */
+typedef struct racer {
+    gg_ino ino;
+    _Atomic int *done;
+    long calls;
+} racer;
+
+static void *race_getattr(void *arg)
+{
+    racer *rc = arg;
+    while (!atomic_load(rc->done)) {
+        gg_attr a;
+        gg_err e;
+        gg_tree_getattr(tree, rc->ino, &a, &e);
+        rc->calls++;
+    }
+    return NULL;
+}
+
+static void edits_race(gg_reader *r)
+{
+    char dir[] = "/tmp/test_tree.XXXXXX", path[64];
+    gg_err e;
+    if (edits_tree_open(r, dir, path, sizeof path))
+        return;
+    enum { READERS = 3, EDITS = 2000 };
+    _Atomic int done = 0;
+    racer rs[READERS];
+    pthread_t th[READERS];
+    gg_ino k = walk("metadata/general.name");
+    for (int i = 0; i < READERS; i++) {
+        rs[i] = (racer){k, &done, 0};
+        pthread_create(&th[i], NULL, race_getattr, &rs[i]);
+    }
+    /* each type set on a key made and not written is a new version (and
+     * nothing written to the edits file: no fsync between them) */
+    gg_ino nk;
+    gg_open_file *w = NULL;
+    int edited = 0;
+    if (gg_tree_create(tree, walk("metadata"), "race.key", &nk, &w, &e) == 0) {
+        gg_tree_close(tree, w);
+        for (int i = 0; i < EDITS; i++)
+            edited += gg_tree_setxattr(tree, nk, "user.gguf.type", i % 2 ? "str" : "u32", 3, &e) == 0;
+    }
+    atomic_store(&done, 1);
+    long calls = 0;
+    for (int i = 0; i < READERS; i++) {
+        pthread_join(th[i], NULL);
+        calls += rs[i].calls;
+    }
+    EXPECT(edited == EDITS, "%d of %d edits while %ld calls ran", edited, EDITS, calls);
+    edits_tree_close(dir, path);
 }
 
 int main(void)
@@ -597,6 +708,7 @@ int main(void)
         hf_why();
         vs_tree(r);
         edits(r);
+        edits_race(r);
         stale();
         /* Left open, as when the kernel drops a RELEASE at unmount:
          * gg_tree_free closes it (LSan in 35_sanitizers finds it otherwise). */

@@ -26,6 +26,8 @@ typedef struct gg_buf {
 char *gg_buf_room(gg_buf *b, size_t n);
 void gg_buf_put(gg_buf *b, const void *s, size_t n);
 void gg_buf_puts(gg_buf *b, const char *s);
+/* Code point cp (below 0x110000) as UTF-8. */
+void gg_buf_put_utf8(gg_buf *b, unsigned long cp);
 void gg_buf_printf(gg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gg_buf_free(gg_buf *b);
 

@@ -80,6 +80,8 @@ static inline const char *gg_str_ptr(const gg_file *f, gg_bytes b) { return (con
 
 /* Index of the KV with this key, or -1. */
 int64_t gg_find_key(const gg_file *f, const char *key);
+/* The same for a key of n bytes (a key may hold any byte, NUL too). */
+int64_t gg_find_key_n(const gg_file *f, const char *key, size_t n);
 
 const char *gg_vtype_name(uint32_t t); /* "u8", "str", "arr", ... */
 /* Bytes of one scalar element of type t (0 for str/arr). */

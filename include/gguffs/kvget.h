@@ -15,6 +15,8 @@
 
 /* The KV "<arch>.<suffix>" (or the key `suffix` when arch is NULL), or NULL. */
 const gg_kv *gg_kv_get(const gg_file *f, const char *arch, const char *suffix);
+/* The KV of the key of n bytes at key (any bytes), or NULL. */
+const gg_kv *gg_kv_named(const gg_file *f, const char *key, size_t n);
 
 /* A scalar integer or bool as an unsigned value: 0 and *v set, or -1 when
  * kv is NULL, not an integer or negative. */

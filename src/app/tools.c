@@ -19,6 +19,7 @@
 
 #include "gguffs/compare.h"
 #include "gguffs/editfile.h"
+#include "gguffs/kvget.h"
 #include "gguffs/kvparse.h"
 #include "gguffs/scope.h"
 #include "gguffs/model.h"
@@ -293,21 +294,18 @@ static int set_one(const gg_model *m, const char *op, gg_edits *ed, gg_file *f, 
             klen = (size_t)(colon - kv);
         }
     }
-    int64_t have = -1;
-    for (uint64_t i = 0; i < f->n_kv && have < 0; i++)
-        if (f->kv[i].key.len == klen && !memcmp(gg_str_ptr(f, f->kv[i].key), kv, klen))
-            have = (int64_t)i;
+    const gg_kv *have = gg_kv_named(f, kv, klen);
     if (!klen)
         return gg_fail(e, GG_E_INVAL, "%s: no key", op + 1);
     if (op[0] == '-') {
-        if (have < 0)
+        if (!have)
             return gg_fail(e, GG_E_INVAL, "--remove %s: no such key", kv);
         if (gg_edits_remove(ed, m->f, kv, klen))
             return gg_fail(e, GG_E_NOMEM, "out of memory");
     } else {
-        if (have >= 0 && fresh) {
+        if (have && fresh) {
             gg_vdesc d;
-            gg_vdesc_of(f, &f->kv[have], &d);
+            gg_vdesc_of(f, have, &d);
             if (memcmp(&d, fresh, sizeof d))
                 return gg_fail(e, GG_E_INVAL, "%.*s is a key of type %s already: a key keeps its type", (int)klen,
                                kv, (gg_vdesc_name(&d, tname, sizeof tname), tname));

@@ -86,6 +86,20 @@ void gg_buf_printf(gg_buf *b, const char *fmt, ...)
     free(big);
 }
 
+void gg_buf_put_utf8(gg_buf *b, unsigned long cp)
+{
+    char u[4];
+    size_t n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (n == 1) {
+        u[0] = (char)cp;
+    } else {
+        for (size_t i = n - 1; i > 0; i--, cp >>= 6)
+            u[i] = (char)(0x80 | (cp & 0x3f));
+        u[0] = (char)((n == 2 ? 0xc0 : n == 3 ? 0xe0 : 0xf0) | cp);
+    }
+    gg_buf_put(b, u, n);
+}
+
 void gg_buf_free(gg_buf *b)
 {
     free(b->p);

@@ -53,22 +53,6 @@ static int hex4(rd *r, unsigned *v)
     return 0;
 }
 
-static void put_utf8(gg_buf *b, unsigned cp)
-{
-    char u[4];
-    size_t k;
-    if (cp < 0x80)
-        u[0] = (char)cp, k = 1;
-    else if (cp < 0x800)
-        u[0] = (char)(0xc0 | cp >> 6), u[1] = (char)(0x80 | (cp & 63)), k = 2;
-    else if (cp < 0x10000)
-        u[0] = (char)(0xe0 | cp >> 12), u[1] = (char)(0x80 | (cp >> 6 & 63)), u[2] = (char)(0x80 | (cp & 63)), k = 3;
-    else
-        u[0] = (char)(0xf0 | cp >> 18), u[1] = (char)(0x80 | (cp >> 12 & 63)), u[2] = (char)(0x80 | (cp >> 6 & 63)),
-        u[3] = (char)(0x80 | (cp & 63)), k = 4;
-    gg_buf_put(b, u, k);
-}
-
 /* A string at r->pos (its opening quote): its bytes into *s (malloc'd). */
 static int string(rd *r, char **s, size_t *len)
 {
@@ -126,7 +110,7 @@ static int string(rd *r, char **s, size_t *len)
             gg_buf_free(&b);
             return bad(r, "a lone surrogate \\u%04x", cp);
         }
-        put_utf8(&b, cp);
+        gg_buf_put_utf8(&b, cp);
     }
     r->pos++;
     char *room = gg_buf_room(&b, 0); /* (a NUL after the bytes, even for "") */

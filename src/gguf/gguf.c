@@ -318,14 +318,15 @@ static int parse_tensor_infos(reader *r, gg_file *f)
     return 0;
 }
 
-int64_t gg_find_key(const gg_file *f, const char *key)
+int64_t gg_find_key_n(const gg_file *f, const char *key, size_t n)
 {
-    size_t n = strlen(key);
     for (uint64_t i = 0; i < f->n_kv; i++)
         if (f->kv[i].key.len == n && memcmp(f->hdr + f->kv[i].key.off, key, n) == 0)
             return (int64_t)i;
     return -1;
 }
+
+int64_t gg_find_key(const gg_file *f, const char *key) { return gg_find_key_n(f, key, strlen(key)); }
 
 static uint64_t load_le(const uint8_t *p, size_t n)
 {

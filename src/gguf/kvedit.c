@@ -176,17 +176,9 @@ int gg_edits_set(gg_edits *ed, const char *key, size_t key_len, uint32_t type, c
     return put(ed, key, key_len, 0, type, val, val_len);
 }
 
-static int64_t find_key_n(const gg_file *f, const char *key, size_t n)
-{
-    for (uint64_t i = 0; i < f->n_kv; i++)
-        if (f->kv[i].key.len == n && !memcmp(gg_str_ptr(f, f->kv[i].key), key, n))
-            return (int64_t)i;
-    return -1;
-}
-
 int gg_edits_remove(gg_edits *ed, const gg_file *f, const char *key, size_t key_len)
 {
-    if (find_key_n(f, key, key_len) >= 0)
+    if (gg_find_key_n(f, key, key_len) >= 0)
         return put(ed, key, key_len, 1, 0, NULL, 0);
     gg_edit *old = find(ed, key, key_len);
     if (old) { /* a key that was new: as if never set */
@@ -250,7 +242,7 @@ int gg_edits_apply(const gg_file *f, const gg_edits *ed, const char *path, gg_fi
     }
     for (size_t i = 0; i < ed->n && !b.oom; i++) {
         const gg_edit *d = &ed->e[i];
-        if (d->removed || find_key_n(f, d->key, d->key_len) >= 0)
+        if (d->removed || gg_find_key_n(f, d->key, d->key_len) >= 0)
             continue;
         nkv++;
         put_key(&b, d->key, d->key_len);

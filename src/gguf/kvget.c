@@ -25,6 +25,12 @@ const gg_kv *gg_kv_get(const gg_file *f, const char *arch, const char *suffix)
     return i < 0 ? NULL : &f->kv[i];
 }
 
+const gg_kv *gg_kv_named(const gg_file *f, const char *key, size_t n)
+{
+    int64_t i = gg_find_key_n(f, key, n);
+    return i < 0 ? NULL : &f->kv[i];
+}
+
 static int is_int(uint32_t t)
 {
     return t == GG_VT_U8 || t == GG_VT_I8 || t == GG_VT_U16 || t == GG_VT_I16 || t == GG_VT_U32 ||

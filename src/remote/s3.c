@@ -251,16 +251,7 @@ static int xml_next(const char **p, const char *end, const char *tag, gg_buf *ou
             char *stop;
             unsigned long v = c[2] == 'x' ? strtoul(c + 3, &stop, 16) : strtoul(c + 2, &stop, 10);
             if (stop < b && *stop == ';' && v > 0 && v < 0x110000) {
-                char u[4];
-                int n = v < 0x80 ? 1 : v < 0x800 ? 2 : v < 0x10000 ? 3 : 4;
-                if (n == 1)
-                    u[0] = (char)v;
-                else {
-                    for (int i = n - 1; i > 0; i--, v >>= 6)
-                        u[i] = (char)(0x80 | (v & 0x3f));
-                    u[0] = (char)((n == 2 ? 0xc0 : n == 3 ? 0xe0 : 0xf0) | v);
-                }
-                gg_buf_put(out, u, (size_t)n);
+                gg_buf_put_utf8(out, v);
                 c = stop;
             } else {
                 gg_buf_put(out, c, 1);

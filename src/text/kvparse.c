@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gguffs/kvget.h"
 #include "gguffs/render.h"
 
 static void put_le(gg_buf *b, uint64_t v, size_t n)
@@ -18,12 +19,16 @@ static void put_le(gg_buf *b, uint64_t v, size_t n)
     gg_buf_put(b, p, n);
 }
 
-/* What a bad text shows of itself: at most 40 bytes, made printable. */
+/* What a bad text shows of itself: at most SHOWN_BYTES bytes, made
+ * printable (4 characters a byte at most: \xNN), in quotes, "..." when cut;
+ * SHOWN_CAP holds it all. */
+#define SHOWN_BYTES 40
+#define SHOWN_CAP (4 * SHOWN_BYTES + sizeof "\"...\"")
 static const char *shown(const char *s, size_t n, char *out, size_t cap)
 {
     gg_buf b = {0};
-    gg_tsv_field(&b, s, n < 40 ? n : 40);
-    snprintf(out, cap, "\"%s%s\"", b.p ? b.p : "", n > 40 ? "..." : "");
+    gg_tsv_field(&b, s, n < SHOWN_BYTES ? n : SHOWN_BYTES);
+    snprintf(out, cap, "\"%s%s\"", b.p ? b.p : "", n > SHOWN_BYTES ? "..." : "");
     gg_buf_free(&b);
     return out;
 }
@@ -47,7 +52,7 @@ static int is_signed(uint32_t t) { return t == GG_VT_I8 || t == GG_VT_I16 || t =
 /* An integer of type t: its bits, or -1 with why. */
 static int int_value(uint32_t t, const char *s, size_t n, uint64_t *bits, char *why, size_t cap)
 {
-    char sh[64];
+    char sh[SHOWN_CAP];
     int neg = n && s[0] == '-';
     size_t i = neg;
     if (i == n) {
@@ -88,7 +93,7 @@ static int int_value(uint32_t t, const char *s, size_t n, uint64_t *bits, char *
 /* A float of type t (f32 or f64): its bits. */
 static int float_value(uint32_t t, const char *s, size_t n, uint64_t *bits, char *why, size_t cap)
 {
-    char sh[64], num[400];
+    char sh[SHOWN_CAP], num[400];
     if (n == 0 || n >= sizeof num || is_blank(s[0])) {
         snprintf(why, cap, "%s is not a number", shown(s, n, sh, sizeof sh));
         return -1;
@@ -138,7 +143,7 @@ static int float_value(uint32_t t, const char *s, size_t n, uint64_t *bits, char
 static int scalar(uint32_t t, const char *s, size_t n, gg_buf *out, char *why, size_t cap)
 {
     uint64_t bits = 0;
-    char sh[64];
+    char sh[SHOWN_CAP];
     if (t == GG_VT_BOOL) {
         if (n == 4 && !memcmp(s, "true", 4))
             bits = 1;
@@ -331,19 +336,11 @@ int gg_kv_from_text(const gg_vdesc *d, const char *text, size_t n, gg_buf *out, 
 
 /* ---- editing by text ---- */
 
-static const gg_kv *kv_named(const gg_file *f, const char *key, size_t n)
-{
-    for (uint64_t i = 0; i < f->n_kv; i++)
-        if (f->kv[i].key.len == n && !memcmp(gg_str_ptr(f, f->kv[i].key), key, n))
-            return &f->kv[i];
-    return NULL;
-}
-
 int gg_edits_set_text(gg_edits *ed, const gg_file *edited, const char *key, size_t key_len, const gg_vdesc *fresh,
                       const char *text, size_t n, int *changed, gg_err *e)
 {
     *changed = 0;
-    const gg_kv *kv = kv_named(edited, key, key_len);
+    const gg_kv *kv = gg_kv_named(edited, key, key_len);
     gg_vdesc d;
     if (kv) {
         gg_vdesc_of(edited, kv, &d);
@@ -376,7 +373,7 @@ int gg_edits_set_text(gg_edits *ed, const gg_file *edited, const char *key, size
 int gg_edits_rename(gg_edits *ed, const gg_file *f, const gg_file *edited, const char *from, size_t from_len,
                     const char *to, size_t to_len, gg_err *e)
 {
-    const gg_kv *src = kv_named(edited, from, from_len), *dst = kv_named(edited, to, to_len);
+    const gg_kv *src = gg_kv_named(edited, from, from_len), *dst = gg_kv_named(edited, to, to_len);
     if (!src)
         return gg_fail(e, GG_E_NOENT, "no key %.*s", (int)(from_len < 200 ? from_len : 200), from);
     if (from_len == to_len && !memcmp(from, to, to_len))

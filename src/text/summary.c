@@ -157,6 +157,10 @@ static void datasets(const gg_file *f, gg_buf *out, int json, const char *sep)
     }
 }
 
+/* The layers looked at one by one (KV cache, sliding window): block_count,
+ * within a bound a hostile header cannot make work or text without end. */
+static uint64_t layers_read(const gg_summary *s) { return s->layers < (1u << 20) ? s->layers : (1u << 20); }
+
 void gg_model_summary(const gg_model *m, gg_summary *s)
 {
     const gg_file *f = m->f;
@@ -195,7 +199,7 @@ void gg_model_summary(const gg_model *m, gg_summary *s)
         /* KV heads default to heads (no grouping); per-layer arrays are read per layer. */
         const gg_kv *hk = find(f, a, "attention.head_count"), *kk = find(f, a, "attention.head_count_kv");
         const gg_kv *kl = find(f, a, "attention.key_length"), *vl = find(f, a, "attention.value_length");
-        uint64_t nl = s->layers < (1u << 20) ? s->layers : (1u << 20), per_token = 0, window = 0;
+        uint64_t nl = layers_read(s), per_token = 0, window = 0;
         int known = hk != NULL;
         /* The sliding-window layers keep their window, whatever the context
          * (llama.cpp's tools keep no more than that, and a batch) */
@@ -360,14 +364,15 @@ static void json_num(gg_buf *out, const char *key, uint64_t v, int known)
 /* "sliding_window": its tokens, the layers that slide, their KV cache; or null. */
 static void sliding_json(const gg_model *m, const gg_summary *s, gg_buf *out)
 {
-    uint8_t *slides = s->swa_tokens ? calloc(s->layers, 1) : NULL;
+    uint64_t nl = layers_read(s);
+    uint8_t *slides = s->swa_tokens ? calloc(nl, 1) : NULL;
     if (!slides) {
         gg_buf_puts(out, ",\n  \"sliding_window\": null");
         return;
     }
-    gg_sliding_layers(m->f, s->arch, s->layers, slides);
+    gg_sliding_layers(m->f, s->arch, nl, slides);
     gg_buf_printf(out, ",\n  \"sliding_window\": {\"tokens\": %" PRIu64 ", \"layers\": [", s->swa_tokens);
-    for (uint64_t l = 0, k = 0; l < s->layers; l++)
+    for (uint64_t l = 0, k = 0; l < nl; l++)
         if (slides[l])
             gg_buf_printf(out, "%s%" PRIu64, k++ ? ", " : "", l);
     gg_buf_printf(out, "], \"kv_cache_bytes_f16\": %" PRIu64 "}", s->swa_kv_bytes);

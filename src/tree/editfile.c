@@ -15,6 +15,7 @@
 #include "base/sha256.h"
 #include "gguffs/buf.h"
 #include "gguffs/jsonread.h"
+#include "gguffs/kvget.h"
 #include "gguffs/kvparse.h"
 #include "gguffs/render.h"
 #include "gguffs/source.h"
@@ -110,12 +111,15 @@ static int unhex(const char *s, size_t n, gg_buf *out)
     return 0;
 }
 
-/* A key as the file names it: the member's name, or its "key_hex". */
+/* A key as the file names it: its "key_hex", else the member's name (or
+ * the string of "removed"); -1 when there is neither (name NULL). */
 static int key_of(const char *name, size_t len, const gg_jval *hex, gg_buf *key)
 {
     key->len = 0;
     if (hex)
         return hex->type == GG_J_STR && unhex(hex->s, hex->len, key) == 0 && key->len ? 0 : -1;
+    if (!name)
+        return -1;
     gg_buf_put(key, name, len);
     return 0;
 }
@@ -275,11 +279,8 @@ static void render(gg_buf *out, const gg_model_ident *id, const gg_file *edited,
         const gg_edit *d = &ed->e[i];
         if (d->removed)
             continue;
-        int64_t k = -1;
-        for (uint64_t j = 0; j < edited->n_kv && k < 0; j++)
-            if (edited->kv[j].key.len == d->key_len && !memcmp(gg_str_ptr(edited, edited->kv[j].key), d->key, d->key_len))
-                k = (int64_t)j;
-        if (k < 0)
+        const gg_kv *kv = gg_kv_named(edited, d->key, d->key_len);
+        if (!kv)
             continue;
         gg_buf_puts(out, first ? "\n    " : ",\n    ");
         first = 0;
@@ -290,7 +291,7 @@ static void render(gg_buf *out, const gg_model_ident *id, const gg_file *edited,
             gg_hex(out, d->key, d->key_len);
             gg_buf_puts(out, "\", ");
         }
-        put_value(out, edited, &edited->kv[k]);
+        put_value(out, edited, kv);
         gg_buf_puts(out, "}");
     }
     gg_buf_puts(out, first ? "},\n  \"removed\": [" : "\n  },\n  \"removed\": [");

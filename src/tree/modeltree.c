@@ -351,7 +351,7 @@ static void hold(gg_mtree *t, uint64_t n)
 /* Trees made so far: each gets its own number (gg_mtree.gen). */
 static _Atomic uint64_t trees_made;
 
-static void free_newkeys(gg_newkey *k, size_t n)
+void gg_newkeys_free(gg_newkey *k, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(k[i].key);
@@ -368,7 +368,7 @@ static int copy_newkeys(gg_mtree *t, const gg_newkey *keys, size_t n)
     for (size_t i = 0; i < n; i++) {
         t->newkeys[i] = keys[i];
         if (!(t->newkeys[i].key = malloc(keys[i].len + 1))) {
-            free_newkeys(t->newkeys, i);
+            gg_newkeys_free(t->newkeys, i);
             t->newkeys = NULL;
             return -1;
         }
@@ -491,7 +491,7 @@ void gg_mtree_free(gg_mtree *t)
     }
     free(t->nodes);
     free(t->hash);
-    free_newkeys(t->newkeys, t->nnewkeys);
+    gg_newkeys_free(t->newkeys, t->nnewkeys);
     free(t);
 }
 

@@ -67,6 +67,8 @@ typedef struct gg_newkey {
     size_t len;
     gg_vdesc type;
 } gg_newkey;
+/* n of them, their keys and the array freed. */
+void gg_newkeys_free(gg_newkey *k, size_t n);
 
 typedef struct gg_mtree {
     gg_node *nodes;

@@ -108,12 +108,18 @@ gg_mver *gg_mstate_hold_ix(gg_mstate *st, uint32_t ix, uint32_t *node)
 
 void gg_mver_put(gg_mver *v)
 {
-    if (atomic_fetch_sub(&v->refs, 1) != 1)
-        return;
+    /* Not the last hold: let go without the lock (a read of an open file). */
+    int r = atomic_load(&v->refs);
+    while (r > 1)
+        if (atomic_compare_exchange_weak(&v->refs, &r, r - 1))
+            return;
+    /* Maybe the last: let go under mu, where the holds take versions and
+     * gg_mstate_install looks at refs. Let go before it, a version the
+     * install retires meanwhile would be freed by both. */
     gg_mstate *st = v->st;
     pthread_mutex_lock(&st->mu);
-    /* (held again meanwhile, or the newest: kept) */
-    int drop = atomic_load(&v->refs) == 0 && v != st->cur;
+    /* (held by another, or the newest: kept) */
+    int drop = atomic_fetch_sub(&v->refs, 1) == 1 && v != st->cur;
     if (drop)
         for (size_t i = 0; i < st->nold; i++)
             if (st->old[i] == v) {
@@ -127,6 +133,13 @@ void gg_mver_put(gg_mver *v)
 }
 
 /* ---- building one ---- */
+
+/* Are key x of a and key y of b the same: name, type and value bytes? */
+static int kv_same(const gg_file *a, const gg_kv *x, const gg_file *b, const gg_kv *y)
+{
+    return x->key.len == y->key.len && !memcmp(gg_str_ptr(a, x->key), gg_str_ptr(b, y->key), x->key.len) &&
+           x->type == y->type && x->val_len == y->val_len && !memcmp(a->hdr + x->val, b->hdr + y->val, x->val_len);
+}
 
 /* Do a node's bytes depend on the model's keys (when its index must change
  * with them)? hadamard: the prism.hadamard.* keys changed too. */
@@ -202,13 +215,9 @@ static int what_changed(const gg_mver *v, const gg_mver *prev, const uint32_t *o
             /* the same inode: its value may be another (compared as text is made) */
             if (kept) {
                 uint32_t o = old[k];
-                size_t a, b;
-                const char *ka = gg_mtree_key(t, k, &a), *kb = gg_mtree_key(p, o, &b);
                 const gg_kv *x = gg_node_is_kv(n) ? &t->m->f->kv[n->arg] : NULL;
                 const gg_kv *y = gg_node_is_kv(&p->nodes[o]) ? &p->m->f->kv[p->nodes[o].arg] : NULL;
-                int differ = !x || !y || a != b || memcmp(ka, kb, a) || x->type != y->type ||
-                             x->val_len != y->val_len || memcmp(t->m->f->hdr + x->val, p->m->f->hdr + y->val, x->val_len);
-                if (differ && (x || y))
+                if ((x || y) && !(x && y && kv_same(t->m->f, x, p->m->f, y)))
                     forget_inode(iv, v->ix[k]);
             }
             continue;
@@ -230,22 +239,23 @@ static int what_changed(const gg_mver *v, const gg_mver *prev, const uint32_t *o
     return 0;
 }
 
-/* Did a key named prism.hadamard.* change between a and b? */
+/* The index of f's first prism.hadamard.* key from i on, or f->n_kv. */
+static uint64_t next_hadamard(const gg_file *f, uint64_t i)
+{
+    while (i < f->n_kv && (f->kv[i].key.len < 15 || memcmp(gg_str_ptr(f, f->kv[i].key), "prism.hadamard.", 15)))
+        i++;
+    return i;
+}
+
+/* Did the keys named prism.hadamard.* change between a and b (one more or
+ * less, a name, a type or a value)? */
 static int hadamard_changed(const gg_file *a, const gg_file *b)
 {
-    int n = 0;
-    const gg_file *fs[2] = {a, b};
-    uint64_t h[2] = {0, 0};
-    for (int s = 0; s < 2; s++)
-        for (uint64_t i = 0; i < fs[s]->n_kv; i++) {
-            const gg_kv *kv = &fs[s]->kv[i];
-            if (kv->key.len < 15 || memcmp(gg_str_ptr(fs[s], kv->key), "prism.hadamard.", 15))
-                continue;
-            n++;
-            for (uint64_t j = 0; j < kv->val_len; j++)
-                h[s] = h[s] * 1099511628211ull + fs[s]->hdr[kv->val + j] + kv->type;
-        }
-    return n && h[0] != h[1];
+    uint64_t i = next_hadamard(a, 0), j = next_hadamard(b, 0);
+    for (; i < a->n_kv && j < b->n_kv; i = next_hadamard(a, i + 1), j = next_hadamard(b, j + 1))
+        if (!kv_same(a, &a->kv[i], b, &b->kv[j]))
+            return 1;
+    return i < a->n_kv || j < b->n_kv;
 }
 
 int gg_mstate_apply(gg_mstate *st, const gg_edits *ed, gg_file *out, gg_err *e)
@@ -368,13 +378,6 @@ gg_mstate *gg_mstate_new(gg_model *m, uint32_t id, uint32_t uid, gg_reader *r, c
     return st;
 }
 
-static void free_keys(gg_newkey *k, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(k[i].key);
-    free(k);
-}
-
 void gg_mstate_free(gg_mstate *st)
 {
     if (!st)
@@ -386,8 +389,8 @@ void gg_mstate_free(gg_mstate *st)
     ver_free(st->cur);
     gg_edits_free(&st->ed);
     gg_model_ident_free(&st->ident);
-    free_keys(st->newkeys, st->nnew);
-    free_keys(st->gone, st->ngone);
+    gg_newkeys_free(st->newkeys, st->nnew);
+    gg_newkeys_free(st->gone, st->ngone);
     free(st->path);
     pthread_mutex_destroy(&st->mu);
     pthread_mutex_destroy(&st->edit_mu);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "gguffs/kvget.h"
 #include "gguffs/kvparse.h"
 #include "gguffs/names.h"
 #include "gguffs/render.h"
@@ -110,11 +111,7 @@ static gg_vdesc type_for_new(const gg_mstate *st, const char *key, size_t len)
 /* Key of the edited header, or NULL. */
 static const gg_kv *kv_of(const gg_mstate *st, const char *key, size_t len)
 {
-    const gg_file *f = gg_mver_model(st->cur)->f;
-    for (uint64_t i = 0; i < f->n_kv; i++)
-        if (f->kv[i].key.len == len && !memcmp(gg_str_ptr(f, f->kv[i].key), key, len))
-            return &f->kv[i];
-    return NULL;
+    return gg_kv_named(gg_mver_model(st->cur)->f, key, len);
 }
 
 static void remember_gone(gg_mstate *st, const char *key, size_t len)
@@ -146,16 +143,19 @@ static int land(gg_tree *t, gg_mstate *st, gg_file *edited, int changed, const c
     return rc;
 }
 
-/* New edits ed for st: applied (into *f) and saved, or -1 with *e and
- * nothing changed; st->ed is still the old ones either way. */
-static int save(gg_mstate *st, const gg_edits *ed, gg_file *f, gg_err *e)
+/* New edits *ed for st (taken): applied (into *f), saved, and st's edits
+ * from now on; or -1 with *e, *ed freed and st's edits as they were. */
+static int save(gg_mstate *st, gg_edits *ed, gg_file *f, gg_err *e)
 {
-    if (gg_mstate_apply(st, ed, f, e))
-        return -1;
-    if (gg_editfile_save(st->path, &st->ident, f, ed, e)) {
+    int rc = gg_mstate_apply(st, ed, f, e);
+    if (rc == 0 && (rc = gg_editfile_save(st->path, &st->ident, f, ed, e)))
         gg_file_free(f);
+    if (rc) {
+        gg_edits_free(ed);
         return -1;
     }
+    gg_edits_free(&st->ed);
+    st->ed = *ed;
     return 0;
 }
 
@@ -182,8 +182,7 @@ static int set_text(gg_tree *t, gg_mstate *st, const char *key, size_t len, cons
         pthread_mutex_unlock(&st->edit_mu);
         return gg_fail(e, GG_E_NOMEM, "out of memory");
     }
-    if (gg_edits_set_text(&ed, gg_mver_model(st->cur)->f, key, len, &fresh, text, n, &changed, e) ||
-        (changed && save(st, &ed, &f, e))) {
+    if (gg_edits_set_text(&ed, gg_mver_model(st->cur)->f, key, len, &fresh, text, n, &changed, e)) {
         gg_edits_free(&ed);
         pthread_mutex_unlock(&st->edit_mu);
         return refused(st, key, len, e);
@@ -193,8 +192,10 @@ static int set_text(gg_tree *t, gg_mstate *st, const char *key, size_t len, cons
         pthread_mutex_unlock(&st->edit_mu);
         return 0;
     }
-    gg_edits_free(&st->ed);
-    st->ed = ed;
+    if (save(st, &ed, &f, e)) {
+        pthread_mutex_unlock(&st->edit_mu);
+        return refused(st, key, len, e);
+    }
     drop_key(st->newkeys, &st->nnew, nk);
     return land(t, st, &f, 1, NULL, NULL, e);
 }
@@ -281,14 +282,18 @@ static int resize(gg_open_file *of, uint64_t size, int exact, gg_err *e)
 }
 
 /* A number or bool is one line: once its text has a newline and does not
- * read as one, nothing written after can mend it, and the write says so. */
+ * read as one, nothing written after can mend it, and the write says so.
+ * (Texts of more than 4 KiB are left to the close: the text as it would be
+ * after this write, not only the bytes written, must fit the buffer.) */
 static int scalar_done_wrong(const gg_open_file *of, const char *buf, size_t n, uint64_t off, gg_err *e)
 {
     uint32_t t = of->type.t[0];
-    if (t == GG_VT_STR || t == GG_VT_ARR || t >= GG_VT_COUNT || off + n > 4096 || !memchr(buf, '\n', n))
-        return 0;
     char text[4096];
+    if (t == GG_VT_STR || t == GG_VT_ARR || t >= GG_VT_COUNT || off + n > sizeof text || !memchr(buf, '\n', n))
+        return 0;
     size_t len = of->text.len > off + n ? of->text.len : (size_t)(off + n);
+    if (len > sizeof text)
+        return 0;
     memset(text, 0, len);
     memcpy(text, of->text.p ? of->text.p : "", of->text.len < len ? of->text.len : len);
     memcpy(text + off, buf, n);
@@ -450,12 +455,9 @@ int gg_tree_unlink(gg_tree *t, gg_ino dir, const char *name, gg_err *e)
             pthread_mutex_unlock(&st->edit_mu);
             rc = gg_fail(e, GG_E_NOMEM, "out of memory");
         } else if (save(st, &ed, &f, e)) {
-            gg_edits_free(&ed);
             pthread_mutex_unlock(&st->edit_mu);
             rc = refused(st, key.p, key.len, e);
         } else {
-            gg_edits_free(&st->ed);
-            st->ed = ed;
             rc = land(t, st, &f, 1, NULL, NULL, e);
         }
     }
@@ -487,12 +489,10 @@ static int rename_keys(gg_mstate *st, const gg_buf *from, const gg_buf *to, int 
         rc = gg_edits_set_text(&ed, gg_mver_model(st->cur)->f, to->p, to->len, NULL, "", 0, &changed, e);
     else
         rc = gg_edits_rename(&ed, st->m->f, gg_mver_model(st->cur)->f, from->p, from->len, to->p, to->len, e);
-    if (rc || save(st, &ed, f, e)) {
+    if (rc)
         gg_edits_free(&ed);
+    if (rc || save(st, &ed, f, e))
         return -1;
-    }
-    gg_edits_free(&st->ed);
-    st->ed = ed;
     nf = find_key(st->newkeys, st->nnew, from->p, from->len);
     drop_key(st->newkeys, &st->nnew, nf);
     nt = find_key(st->newkeys, st->nnew, to->p, to->len);

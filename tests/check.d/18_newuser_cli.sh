@@ -302,9 +302,13 @@ swa("gemma3-list", "gemma3", [("gemma3.attention.sliding_window", g.U32, 256),
                               ("gemma3.attention.sliding_window_pattern", g.ARR, (g.BOOL, [1, 0, 0, 1, 1, 0]))])
 swa("gemma3-none", "gemma3", [])
 swa("llama-swa", "llama", [("llama.attention.sliding_window", g.U32, 4096)])
+# a hostile block_count of 2^22: the layers looked at are bounded, in the
+# text and in the JSON alike
+model("gemma3-huge", "gemma3", [("gemma3.attention.head_count_kv", g.U32, 2),
+                                ("gemma3.attention.sliding_window", g.U32, 512)], one, layers=1 << 22)
 PY
 mount_model "$M" "$TMP/sum"
-for _ in $(seq 1 100); do [ "$(wc -l < "$M/models.tsv")" = 12 ] && break; sleep 0.05; done
+for _ in $(seq 1 100); do [ "$(wc -l < "$M/models.tsv")" = 13 ] && break; sleep 0.05; done
 S=$M/bert-vocab/summary
 check "encoder (bert): no KV cache" grep -qxF "kv cache        none (an encoder: its attention is not causal)" "$S"
 check "0 parameters: bits per weight not given" grep -qx "bits per weight -" "$S"
@@ -335,6 +339,11 @@ import json; j = json.load(open('$M/gemma3-list/summary.json'))
 assert j['sliding_window'] == {'tokens': 256, 'layers': [0, 3, 4], 'kv_cache_bytes_f16': 3 * 256 * 128}, j"
 check "laguna: the full layer first (0 and 4 full)" grep -qxF "sliding window  64 tokens in 4 of 6 layers" "$M/laguna/summary"
 check "llama ignores a sliding window key" grep -qE "^kv cache        750.00 KiB per 1000 tokens at f16$" "$M/llama-swa/summary"
+check "2^22 layers: summary.json lists the sliding layers summary counts" $PY -c "
+import json, re
+n = int(re.search(r'^sliding window  512 tokens in ([0-9]+) of 4194304 layers$', open('$M/gemma3-huge/summary').read(), re.M)[1])
+j = json.load(open('$M/gemma3-huge/summary.json'))['sliding_window']
+assert n > 0 and len(j['layers']) == n, (n, len(j['layers']))"
 unmount "$M"
 
 # --- a name of a scheme nobody resolves (issue 19's one "is it a URL" test):

@@ -338,6 +338,12 @@ check "... and one made for this model before its header changed (--cat)" grep -
 head -c 100 /dev/zero >> "$TMP/q2.gguf"
 "$GGUFFS" --dump -o edits="$TMP/q2.edits.json" "$TMP/q2.gguf" 2> "$TMP/err" > /dev/null
 check "... or its size (--dump)" grep -q "when it was $(stat -c %s "$Q") bytes; it is $(($(stat -c %s "$Q") + 100)) bytes now" "$TMP/err"
+for bad in 5 '{}' '{"key_hex": 5}'; do
+    jq --argjson b "$bad" '.removed = [$b]' "$E" > "$TMP/bad.edits.json"
+    "$GGUFFS" --dump -o edits="$TMP/bad.edits.json" "$Q" 2> "$TMP/err" > /dev/null
+    check "an edits file whose \"removed\" holds $bad is refused, naming the item (exit 2)" \
+        [ "$?:$(grep -qF 'removed: item 0 is neither a key nor {"key_hex": ...}' "$TMP/err" && echo 1)" = 2:1 ]
+done
 lap "edits files"
 
 # --- 7. a folder of models (-o edits=DIR), a split set, a remote model
