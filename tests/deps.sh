@@ -26,6 +26,9 @@ ls /usr/lib/llvm-*/lib/clang/*/include/omp.h >/dev/null 2>&1 || need libomp-dev
 command -v valgrind >/dev/null 2>&1 || need valgrind
 command -v strace >/dev/null 2>&1 || need strace
 command -v column >/dev/null 2>&1 || need bsdextrautils
+# The man page's lint (60_toolbox): groff -ww and mandoc -Tlint.
+command -v groff >/dev/null 2>&1 || need groff-base
+command -v mandoc >/dev/null 2>&1 || need mandoc
 # Network tests (tests/net/): private nginx instances, TLS certificates made
 # at test time, curl for the tools' self-test.
 [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null 2>&1 || need nginx

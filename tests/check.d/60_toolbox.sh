@@ -1,7 +1,8 @@
 #!/bin/bash
 # At home in the Unix toolbox: the README tour, split models, several models
-# in one mount, stats, --dump, --verify, --help/--version, make install,
-# mount(8) and fstab.
+# in one mount, stats, --dump, --verify, --help/--version, the man page (every
+# option, exit status and file kind in it, lint, README's links to it), make
+# install, mount(8) and fstab.
 . "$(dirname "$0")/../lib.sh"
 cd "$TOP"
 M=$TMP/m
@@ -18,11 +19,10 @@ chmod +x "$TMP/bin/python3"
 check "the shim python3 has no numpy" sh -c "! PATH='$TMP/bin':\$PATH python3 -c 'import numpy' 2>/dev/null"
 PATH=$TMP/bin:$PATH bash -e "$TMP/tour.sh" > "$TMP/tour.out" 2>&1
 check "README tour runs, with a python3 on PATH that has no numpy" [ $? = 0 ]
-for want in "llama" "blk.0.attn_q.weight" "Q8_0 19584" "(128, 128) float32" 'user.gguf.shape="16,128"' \
-    "count                     2048" "npy (128, 128) float32" "safetensors F32 (16, 128) True" "same tensors" "norm identical" "attn_q differs" "max |f16 - q8_0| =" \
-    "$(printf 'tiny-q8_0\tllama\t18.56 K\tQ8_0\t8.66')" "parameters      18.56 K (18560)" "  Q8_0            2 tensors" \
-    "$(printf 'name\ttype\tref_type\trel_rmse\tsnr_db')" "$(printf 'output_norm.weight\tF32\tF32\t%24s\t%24s' 0.0 inf)" \
-    "worst by rel_rmse" "diff is q8_0 - f16"; do
+for want in "llama" "blk.0.attn_q.weight" "f32.npy" "count                     2048" "npy (128, 128) float32" \
+    "q4_k_m.gguf" "$(printf 'name\ttype\tref_type\trel_rmse\tsnr_db')" \
+    "$(printf 'output_norm.weight\tF32\tF32\t%24s\t%24s' 0.0 inf)" "worst by rel_rmse" \
+    "$(printf 'tiny-q8_0\tllama\t18.56 K\tQ8_0\t8.66')" "parameters      18.56 K (18560)" "  Q8_0            2 tensors"; do
     check "README tour prints '$want'" grep -qF "$want" "$TMP/tour.out"
 done
 check "README tour leaves nothing mounted" sh -c "! grep -qs ' $TMP/model fuse' /proc/mounts"
@@ -138,12 +138,103 @@ sed -n -e 's/^\.BI "\\-o \([a-z0-9_]\+\)=" "\?\([^"]*\)"\?$/\1 \2/p' \
 check "--help lists the -o options (found $(wc -l < "$TMP/help.opts"))" [ "$(wc -l < "$TMP/help.opts")" -ge 20 ]
 check "gguffs.1 lists the same -o options as --help, in the same order, with the same VALUE" \
     diff "$TMP/help.opts" "$TMP/man.opts"
-# README's Options block words them its own way, but names the same ones in that order.
-awk '/^## Options/ { on = 1 } on && /^```$/ { if (++n == 2) exit; next } on && n == 1' README.md \
-    | sed -n 's/^  -o \([a-z0-9_]\+\).*/\1/p' > "$TMP/readme.opts"
-check "README's Options block names the -o options of --help, in order" \
-    diff <(cut -d' ' -f1 "$TMP/help.opts") "$TMP/readme.opts"
+# README names a few -o options of its own choosing: each is one of --help's.
+grep -o -- '-o [a-z0-9_]\+' README.md | cut -c4- | sort -u > "$TMP/readme.opts"
+check "README names -o options ($(wc -l < "$TMP/readme.opts")), all of them --help's" \
+    bash -c "[ -s '$TMP/readme.opts' ] && ! grep -vxFf <(cut -d' ' -f1 '$TMP/help.opts') '$TMP/readme.opts'"
 check "--version exits 0" "$GGUFFS" --version
+
+# --- the man page is the reference (issue 37): everything the program has is
+# in it, it lints clean, and every section README links to exists.
+# The man page's text without its font and dash escapes.
+sed -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' -e 's/\\e/\\/g' man/gguffs.1 > "$TMP/man.txt"
+in_man() { # a word, or a folder: its name followed by /
+    case $1 in
+    */) grep -qE -- "(^|[^[:alnum:]_.~-])${1%/}/" "$TMP/man.txt" ;;
+    *) grep -qwF -- "$1" "$TMP/man.txt" ;;
+    esac
+}
+missing=""
+# Options, from --help: every -o NAME, every long option, -f -d -s.
+for o in $(cut -d' ' -f1 "$TMP/help.opts"); do grep -qF -- "-o $o" "$TMP/man.txt" || missing="$missing -o:$o"; done
+longs=$(grep -o -- '--[a-z][a-z-]*' "$TMP/help" | sort -u)
+for o in $longs; do in_man "$o" || missing="$missing $o"; done
+shorts=$(sed -n 's/^  \(-[a-z]\)  .*/\1/p' "$TMP/help")
+for o in $shorts; do grep -qx -- "\.B $o" "$TMP/man.txt" || missing="$missing $o"; done
+check "the man page names every option of --help ($(echo $longs $shorts | wc -w) long and short, $(wc -l < "$TMP/help.opts") -o; missing:${missing:- none})" \
+    [ -z "$missing" -a -n "$longs" -a -n "$shorts" ]
+# Exit statuses: cli.h's and --help's are the man page's EXIT STATUS entries.
+sed -n 's/^ *GG_EXIT_[A-Z_]* = \([0-9]*\),.*/\1/p' src/app/cli.h | sort -n > "$TMP/exit.cli"
+sed -n '/^exit status:/,/^See/p' "$TMP/help" | grep -o '\(^\|, \|: \)[0-9]\+ ' | tr -dc '0-9\n ' |
+    tr -s ' ' '\n' | grep . | sort -n > "$TMP/exit.help"
+sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "$TMP/man.txt" | sed -n '/^\.TP/{n;s/^\.B \([0-9]*\)$/\1/p}' | sort -n > "$TMP/exit.man"
+check "cli.h's exit statuses ($(wc -l < "$TMP/exit.cli")) are --help's" diff "$TMP/exit.cli" "$TMP/exit.help"
+check "cli.h's exit statuses are the man page's EXIT STATUS entries" diff "$TMP/exit.cli" "$TMP/exit.man"
+# File kinds: the rows of src/tree/files.c, the recipes of src/gguf/recipe.c,
+# the side files of src/tree/stores.c, and whatever a mount of two models
+# with every recipe listed shows (root, model, tensor, as/, vs/ files).
+sed -n -e 's/.*{\(MODEL\|TENSOR\|AS\|HF\|VS\|VS_TENSOR\)("\([^"]*\)"), \(DIR\|ROWS\)(.*/\2\/ \1/p' \
+    -e 's/.*{\(MODEL\|TENSOR\|AS\|HF\|VS\|VS_TENSOR\)("\([^"]*\)").*/\2 \1/p' src/tree/files.c > "$TMP/kinds"
+recipes=$(grep -o '^ *R("[a-z0-9_]*"' src/gguf/recipe.c | cut -d'"' -f2)
+sed -n 's/.*side_layers\[\] = {\(.*\)};/\1/p' src/tree/stores.c | tr -d '" ' | tr ',' '\n' >> "$TMP/kinds"
+check "kinds read from files.c ($(grep -c ' ' "$TMP/kinds")), recipe.c ($(echo $recipes | wc -w)), stores.c ($(grep -vc ' ' "$TMP/kinds"))" \
+    [ "$(grep -c ' ' "$TMP/kinds")" -ge 25 -a "$(echo $recipes | wc -w)" -ge 25 ]
+echo "$recipes" >> "$TMP/kinds"
+if mount_model "$M" -o "as=$(echo $recipes | tr ' ' ',')" tests/data/tour/tiny-f16.gguf tests/data/tour/tiny-q8_0.gguf; then
+    # every name of the tree but a model's own: its keys, tensors, layers,
+    # the other models; as/'s recipes without .gguf
+    /usr/bin/python3 - "$M" >> "$TMP/kinds" <<'PY'
+import os, sys
+root = sys.argv[1]
+for top in os.listdir(root):
+    if not os.path.isdir(os.path.join(root, top)):
+        print(top)
+        continue
+    for d, dirs, files in os.walk(os.path.join(root, top)):
+        for n in dirs + files:
+            p = os.path.relpath(os.path.join(d, n), os.path.join(root, top)).split(os.sep)
+            if p[0] in ("metadata", "blocks") and len(p) > 1 or p[0] == "tensors" and len(p) == 2 \
+                    or p[0] == "vs" and (len(p) == 2 or len(p) == 4 and p[2] == "tensors"):
+                continue
+            print(n[:-5] if p[0] == "as" and len(p) == 2 and n.endswith(".gguf") else n + "/" * (n in dirs))
+PY
+    unmount "$M"
+else
+    fail "mount with every recipe listed (-o as=)"
+fi
+missing=""
+for k in $(cut -d' ' -f1 "$TMP/kinds" | sort -u); do in_man "$k" || missing="$missing $k"; done
+check "the man page names every file kind of the tree ($(cut -d' ' -f1 "$TMP/kinds" | sort -u | wc -l); missing:${missing:- none})" \
+    [ -z "$missing" ]
+# It lints clean, with both formatters.
+for tool in groff mandoc; do
+    command -v $tool > /dev/null || fail "$tool is missing (tests/deps.sh installs it)"
+done
+groff -man -Tutf8 -ww -z man/gguffs.1 > "$TMP/groff.out" 2>&1
+check "groff -man -ww: no warning ($(head -c 300 "$TMP/groff.out"))" [ $? = 0 -a ! -s "$TMP/groff.out" ]
+mandoc -Tlint man/gguffs.1 > "$TMP/mandoc.out" 2>&1
+check "mandoc -Tlint: nothing to say ($(head -c 300 "$TMP/mandoc.out"))" [ $? = 0 -a ! -s "$TMP/mandoc.out" ]
+# README links to sections as [NAME](man/gguffs.1): each is a .SH or .SS.
+sed -n 's/^\.S[HS] "\?\([^"]*\)"\?$/\1/p' "$TMP/man.txt" > "$TMP/man.sections"
+bad=$(/usr/bin/python3 - README.md "$TMP/readme.refs" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+refs = [" ".join(r.split()) for r in re.findall(r"\[([^\]]+)\]\(man/gguffs\.1\)", text)]
+open(sys.argv[2], "w").write("".join(r + "\n" for r in refs))
+# Each section that sends the reader on names one.
+bad = []
+for sec in ("The tree at a glance", "For programs", "Comparisons", "Where models live", "Without FUSE", "Speed"):
+    m = re.search(r"^## " + sec + r"\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    if not m or "](man/gguffs.1)" not in m.group(1):
+        bad.append(sec)
+print(", ".join(bad))
+PY
+)
+check "README's sections each link to the man page (without one: ${bad:-none})" [ -z "$bad" ]
+missing=""
+while read -r ref; do grep -qxF -- "$ref" "$TMP/man.sections" || missing="$missing '$ref'"; done < "$TMP/readme.refs"
+check "README's links ($(wc -l < "$TMP/readme.refs")) name sections of the man page (missing:${missing:- none})" \
+    [ -z "$missing" -a "$(wc -l < "$TMP/readme.refs")" -ge 10 ]
 
 # --- make install, mount(8), fstab
 make -s install DESTDIR="$TMP/dest" PREFIX=/usr/local > /dev/null
