@@ -25,6 +25,7 @@ typedef struct gg_tree_opts {
     int safetensors_dtype; /* gg_view_kind of model.safetensors (export.h): F32 by default */
     const struct gg_imatrix *imatrix; /* weighs the comparisons of vs/ (imatrix.h); NULL: none */
     int vs;                /* (the tree sets it) a mount of several models: each has vs/ */
+    int novs;              /* -o novs: no vs/ even then (a walk of N models visits N(N-1) of them) */
     const char *as;        /* the recipes as/ lists (-o as=, recipe.h's gg_recipe_list); NULL: the default */
     /* -o edits=: the models' edits files (editfile.h): this file for one
      * model, or in this folder, named after each model's path in the tree

@@ -324,6 +324,8 @@ static const option options[] = {
      .lo = 1 << 20, .hi = OPT_RAM, .help = "opened models of a folder kept within SIZE (default 256M)"},
     {.name = "imatrix", .value = "FILE", .kind = OPT_FILE, .at = STR(imatrix),
      .help = "an imatrix GGUF: comparisons gain w_rel_rmse\n(vs/*/tensors.tsv, --compare)"},
+    {.name = "novs", .kind = OPT_FLAG, .at = INT(tree.novs),
+     .help = "no vs/ folders in a mount of several models (ls -R or find\nover N models walks N*(N-1) of them)"},
     {.name = "as", .value = "LIST", .kind = OPT_CALL, .call = as_opt,
      .help = "the recipes as/ lists (default f32,f16,bf16,q8_0,q4_k_m,\nq5_k_m,q6_k,q3_k_m,q2_k,iq4_xs; any is served by name)"},
     {.name = "edits", .value = "FILE|DIR", .kind = OPT_DIR, .at = STR(edits),

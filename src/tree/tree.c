@@ -222,7 +222,7 @@ gg_tree *gg_tree_new_shelf(gg_shelf *s, int single, gg_reader *reader, const gg_
     t->reader = reader;
     if (o)
         t->o = *o;
-    t->o.vs = !single;
+    t->o.vs = !single && !t->o.novs;
     if (tree_vs_new(t)) {
         pthread_mutex_destroy(&t->open_lock);
         free(t);

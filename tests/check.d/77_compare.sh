@@ -137,6 +137,14 @@ rm "$TMP/tree/new.gguf"
 check "a model removed leaves the root" wait_until 10 test ! -e "$M/new"
 check "... and the others' vs/" wait_until 10 test ! -e "$M/b/vs/new"
 unmount "$M"
+# -o novs: no vs/ at all (a walk of N models would visit N(N-1) comparisons);
+# the rest of every model folder stays, and --cat follows it
+mount_model "$M" "$TMP/tree" -o novs
+check "-o novs: no vs/ in any model folder" [ "$(find "$M" -name vs | wc -l) $(ls "$M/sub/a" | grep -c .)" = "0 $(ls "$M/b" | grep -c .)" ]
+check "-o novs: the rest is there (sub/a/summary)" [ -s "$M/sub/a/summary" ]
+unmount "$M"
+check "-o novs: --cat has no vs/ either (exit 11)" sh -c "'$GGUFFS' --cat -o novs '$TMP/tree' sub/a/vs/b/summary > /dev/null 2>&1; [ \$? = 11 ]"
+check "without it: find sees every model's vs/ (3 models: 3)" sh -c "'$GGUFFS' '$TMP/tree' '$M' && n=\$(find '$M' -name vs | wc -l); fusermount3 -u '$M'; [ \"\$n\" = 3 ]"
 
 # --- 6. a model changed in place: its comparisons fail, never mixed
 cp q4_K.gguf "$TMP/x.gguf"
