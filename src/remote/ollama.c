@@ -24,7 +24,6 @@
 typedef struct registry {
     gg_net_policy p;   /* (first: the policy is the registry) */
     char *url;         /* -o ollama_registry=, or the default, without a trailing '/' */
-    char *bad;         /* why that setting is refused, said when ollama:// is used; NULL: fine */
     pthread_mutex_t mu; /* guards adding origins (names are resolved before any read) */
     char *origins[MAX_ORIGINS]; /* scheme://host:port of the registries in use */
     _Atomic int norigins;
@@ -173,7 +172,6 @@ static void registry_free(void *state)
     pthread_mutex_destroy(&r->mu);
     free(r->blobs);
     free(r->url);
-    free(r->bad);
     free(r);
 }
 
@@ -193,8 +191,7 @@ static int registry_init(const gg_net_opts *o, void **state, gg_err *e)
     size_t l = strlen(r->url);
     while (l > 0 && r->url[l - 1] == '/')
         r->url[--l] = 0;
-    const char *why = gg_endpoint_refused(r->url);
-    if ((why && asprintf(&r->bad, "-o ollama_registry=%s: %s", r->url, why) < 0) || (!why && add_origin(r, r->url))) {
+    if (add_origin(r, r->url)) { /* (a refused -o ollama_registry= never gets here: registry_check) */
         registry_free(r);
         return gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
     }
@@ -340,8 +337,6 @@ static int ollama_expand(gg_net *net, void *state, const char *spec, gg_resolved
     char reg[600], base[1200], url[1400], name[800];
     if (n.host[0] && strcmp(n.host, DEFAULT_HOST))
         snprintf(reg, sizeof reg, "https://%s", n.host);
-    else if (r->bad)
-        return gg_fail(e, GG_E_INVAL, "%s: %s", spec, r->bad);
     else
         snprintf(reg, sizeof reg, "%s", r->url);
     if (add_origin(r, reg))
