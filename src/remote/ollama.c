@@ -74,21 +74,29 @@ static int blob_digest(const char *url, char hex[65])
     return 1;
 }
 
+/* The blob of digest hex the manifests read gave, or NULL (r->mu held). */
+static const struct blob *find_blob(const registry *r, const char *hex)
+{
+    for (int i = 0; i < r->nblobs; i++)
+        if (!strcmp(r->blobs[i].hex, hex))
+            return &r->blobs[i];
+    return NULL;
+}
+
 /* A blob is what its manifest's layer says: that size, that digest. */
 static int registry_identity(const gg_net_policy *p, const char *url, uint64_t *size, char sha256[65])
 {
     registry *r = (registry *)p;
     char hex[65];
-    int found = 0;
     if (!blob_digest(url, hex))
         return 0;
     pthread_mutex_lock(&r->mu);
-    for (int i = 0; i < r->nblobs && !found; i++)
-        if (!strcmp(r->blobs[i].hex, hex)) {
-            *size = r->blobs[i].size;
-            memcpy(sha256, hex, 65);
-            found = 1;
-        }
+    const struct blob *b = find_blob(r, hex);
+    int found = b != NULL;
+    if (found) {
+        *size = b->size;
+        memcpy(sha256, hex, 65);
+    }
     pthread_mutex_unlock(&r->mu);
     return found;
 }
@@ -97,20 +105,19 @@ static int registry_identity(const gg_net_policy *p, const char *url, uint64_t *
  * (out of memory, or another manifest gave it another size). */
 static int note_blob(registry *r, const char *spec, const char *hex, uint64_t size, gg_err *e)
 {
-    int rc = 0, i = 0;
+    int rc = 0;
     pthread_mutex_lock(&r->mu);
-    for (; i < r->nblobs && strcmp(r->blobs[i].hex, hex); i++)
-        ;
-    if (i < r->nblobs && r->blobs[i].size != size) {
+    const struct blob *b = find_blob(r, hex);
+    if (b && b->size != size) {
         rc = gg_fail(e, GG_E_MALFORMED, "%s: the manifest gives blob sha256:%s %" PRIu64 " bytes, another one %"
-                     PRIu64, spec, hex, size, r->blobs[i].size);
-    } else if (i == r->nblobs) {
-        if (gg_grow((void **)&r->blobs, &r->capblobs, (size_t)r->nblobs, sizeof *r->blobs, 8))
+                     PRIu64, spec, hex, size, b->size);
+    } else if (!b) {
+        if (gg_grow((void **)&r->blobs, &r->capblobs, (size_t)r->nblobs, sizeof *r->blobs, 8)) {
             rc = gg_fail(e, GG_E_NOMEM, "out of memory");
-        else
-            r->blobs[r->nblobs++] = (struct blob){.size = size};
-        if (rc == 0)
-            memcpy(r->blobs[r->nblobs - 1].hex, hex, 65);
+        } else {
+            r->blobs[r->nblobs] = (struct blob){.size = size};
+            memcpy(r->blobs[r->nblobs++].hex, hex, 65);
+        }
     }
     pthread_mutex_unlock(&r->mu);
     return rc;
