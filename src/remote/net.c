@@ -37,10 +37,6 @@
  * times more, quickly: a server that is down does not come back within the
  * backoff of a read, and a reader must not wait for it. */
 #define REFUSED_RETRIES 1
-/* A try needs this long at least: one with less time left than that would
- * only be one more request cut at the deadline. */
-#define TRY_MIN_MS 100
-
 #define JOBS_MAX 256
 
 struct gg_net {
@@ -1141,7 +1137,7 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
         long wait = progressed ? 0 : out == OUTCOME_RETRY ? backoff_ms(attempt, x.refused ? -1 : x.retry_after) : 0;
         int again = out == OUTCOME_RETRY && !g->no_retry && (progressed || attempt < n->o.retries) &&
                     !(x.refused && refused++ >= REFUSED_RETRIES);
-        if (again && gg_scope_now_ms() + wait + TRY_MIN_MS >= deadline) {
+        if (again && gg_scope_now_ms() + wait + GG_NET_TRY_MIN_MS >= deadline) {
             /* No time left for the next try: fail now, not at the deadline. */
             gg_err_prefix(ep, "after %d %s (no time left in the -o timeout= of %d s)", attempt + 1,
                           attempt ? "tries" : "try", n->o.timeout_s);

@@ -194,8 +194,8 @@ void gg_listing_begin(gg_listing *l, gg_net *n, const char *spec, const char *wh
     }
 }
 
-/* (a request is not started with less than this left: net.c's TRY_MIN_MS, and some) */
-#define LIST_END_MS 200
+/* (a request is not started with less than this left: GG_NET_TRY_MIN_MS, and some) */
+#define LIST_END_MS (GG_NET_TRY_MIN_MS + 100)
 
 static int past_deadline(const gg_listing *l, gg_err *e)
 {
