@@ -355,7 +355,7 @@ gg_mstate *gg_mstate_new(gg_model *m, uint32_t id, uint32_t uid, gg_reader *r, c
     pthread_mutex_init(&st->mu, NULL);
     pthread_mutex_init(&st->edit_mu, NULL);
     if (path) {
-        if (!(st->path = strdup(path)) || gg_model_ident_of(m, &st->ident)) {
+        if (!(st->path = strdup(path))) {
             gg_fail(e, GG_E_NOMEM, "out of memory");
             gg_mstate_free(st);
             return NULL;

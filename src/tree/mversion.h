@@ -70,7 +70,7 @@ struct gg_mstate {
     uint32_t next_ix;       /* the next inode index never given */
     char *path;             /* the edits file; NULL: not edited */
     int writable;           /* metadata/ may be written (a mount; --cat only reads) */
-    gg_model_ident ident;
+    gg_model_ident ident;   /* worked out when first needed (editfile.h) */
     gg_edits ed;
     gg_newkey *newkeys;     /* made, not written yet */
     size_t nnew;

@@ -148,7 +148,7 @@ static int land(gg_tree *t, gg_mstate *st, gg_file *edited, int changed, const c
 static int save(gg_mstate *st, gg_edits *ed, gg_file *f, gg_err *e)
 {
     int rc = gg_mstate_apply(st, ed, f, e);
-    if (rc == 0 && (rc = gg_editfile_save(st->path, &st->ident, f, ed, e)))
+    if (rc == 0 && (rc = gg_editfile_save(st->path, st->m, &st->ident, f, ed, e)))
         gg_file_free(f);
     if (rc) {
         gg_edits_free(ed);
