@@ -72,12 +72,11 @@ int gg_edits_set(gg_edits *ed, const char *key, size_t key_len, uint32_t type, c
  * 0, or -1 out of memory. */
 int gg_edits_remove(gg_edits *ed, const gg_file *f, const char *key, size_t key_len);
 
-/* Rules of keys a model's reader depends on: general.alignment a u32
- * power of two. 0, or -1 with *e (GG_E_INVAL) naming the key and why. */
-int gg_edits_check(const gg_edits *ed, gg_err *e);
-
 /* The header of f with ed applied, parsed into *out (see above; path for
- * its messages). 0, or -1 with *e set. Free *out with gg_file_free(). */
+ * its messages). 0, or -1 with *e set: GG_E_INVAL naming the key and why
+ * for edits that break a rule of keys a model's reader depends on
+ * (general.alignment a u32 power of two), checked first. Free *out with
+ * gg_file_free(). */
 int gg_edits_apply(const gg_file *f, const gg_edits *ed, const char *path, gg_file *out, gg_err *e);
 
 /* A view of model m whose metadata is f (taken over): it shares m's files

@@ -242,7 +242,7 @@ static int open_edited(const char *path, const gg_tool_opts *o, edited *x)
     if (gg_editfile_load(o->edits, &x->m, &x->id, &x->ed, &e)) {
         fprintf(stderr, "gguffs: %s\n", e.msg);
         rc = gg_exit_for(e.code);
-    } else if (gg_edits_check(&x->ed, &e) || gg_edits_apply(x->m.f, &x->ed, x->m.path, &x->f, &e)) {
+    } else if (gg_edits_apply(x->m.f, &x->ed, x->m.path, &x->f, &e)) {
         fprintf(stderr, "gguffs: edits file %s: %s\n", o->edits, e.msg);
         rc = gg_exit_for(e.code);
     } else {
@@ -314,7 +314,7 @@ static int set_one(const gg_model *m, const char *op, gg_edits *ed, gg_file *f, 
         }
     }
     gg_file g;
-    if (gg_edits_check(ed, e) || gg_edits_apply(m->f, ed, m->path, &g, e))
+    if (gg_edits_apply(m->f, ed, m->path, &g, e))
         return -1;
     gg_file_free(f);
     *f = g;

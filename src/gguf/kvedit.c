@@ -190,7 +190,9 @@ int gg_edits_remove(gg_edits *ed, const gg_file *f, const char *key, size_t key_
     return 0;
 }
 
-int gg_edits_check(const gg_edits *ed, gg_err *e)
+/* Rules of keys a model's reader depends on: general.alignment a u32
+ * power of two. 0, or -1 with *e (GG_E_INVAL) naming the key and why. */
+static int check(const gg_edits *ed, gg_err *e)
 {
     const gg_edit *a = find(ed, "general.alignment", 17);
     if (a && !a->removed) {
@@ -213,6 +215,8 @@ static void put_key(gg_buf *b, const char *key, uint64_t len)
 
 int gg_edits_apply(const gg_file *f, const gg_edits *ed, const char *path, gg_file *out, gg_err *e)
 {
+    if (check(ed, e))
+        return -1;
     gg_buf b = {0};
     uint64_t nkv = 0, room = f->hdr_len + 64;
     for (size_t i = 0; i < ed->n; i++)

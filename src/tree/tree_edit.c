@@ -147,7 +147,7 @@ static int land(gg_tree *t, gg_mstate *st, gg_file *edited, int changed, const c
  * from now on; or -1 with *e, *ed freed and st's edits as they were. */
 static int save(gg_mstate *st, gg_edits *ed, gg_file *f, gg_err *e)
 {
-    int rc = gg_mstate_apply(st, ed, f, e);
+    int rc = gg_edits_apply(st->m->f, ed, st->m->path, f, e);
     if (rc == 0 && (rc = gg_editfile_save(st->path, st->m, &st->ident, f, ed, e)))
         gg_file_free(f);
     if (rc) {
