@@ -252,10 +252,7 @@ int gg_tree_open_write(gg_tree *t, gg_ino ino, int trunc, gg_open_file **of, gg_
     o->key[len] = 0;
     o->key_len = len;
     o->writer = 1;
-    if (gg_node_is_kv(&v->mt->nodes[node]))
-        gg_vdesc_of(v->mt->m->f, &v->mt->m->f->kv[v->mt->nodes[node].arg], &o->type);
-    else
-        o->type = v->mt->newkeys[v->mt->nodes[node].arg].type;
+    gg_mtree_key_type(v->mt, node, &o->type);
     o->dirty = trunc;
     gg_readahead_init(&o->ra);
     gg_readahead_init(&o->ra_ref);
