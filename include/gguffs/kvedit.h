@@ -40,8 +40,6 @@ int gg_vdesc_parse(const char *s, gg_vdesc *d);
 void gg_vdesc_name(const gg_vdesc *d, char *out, size_t cap);
 /* The type of a key of f; an array of arrays takes its first element's. */
 void gg_vdesc_of(const gg_file *f, const gg_kv *kv, gg_vdesc *d);
-/* The scalar type named s ("u32", "str", ...; not "arr"), or GG_VT_COUNT. */
-uint32_t gg_vtype_by_name(const char *s);
 
 typedef struct gg_edit {
     char *key;        /* its bytes (a key may hold any byte), NUL after them */
@@ -61,8 +59,6 @@ typedef struct gg_edits {
 void gg_edits_free(gg_edits *ed);
 /* A copy of src into *dst: 0, or -1 out of memory. */
 int gg_edits_copy(gg_edits *dst, const gg_edits *src);
-/* The edit of key, or NULL. */
-const gg_edit *gg_edits_find(const gg_edits *ed, const char *key, size_t key_len);
 
 /* Set key (of original f) to a value of `type` (its encoded bytes): the
  * entry of the key is replaced (a removed key comes back). 0, or -1 out of

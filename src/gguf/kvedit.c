@@ -11,7 +11,8 @@
 
 /* ---- value types ---- */
 
-uint32_t gg_vtype_by_name(const char *s)
+/* The scalar type named s ("u32", "str", ...; not "arr"), or GG_VT_COUNT. */
+static uint32_t vtype_by_name(const char *s)
 {
     for (uint32_t t = 0; t < GG_VT_COUNT; t++)
         if (t != GG_VT_ARR && !strcmp(s, gg_vtype_name(t)))
@@ -36,7 +37,7 @@ int gg_vdesc_parse(const char *s, gg_vdesc *d)
         return -1;
     memcpy(name, s, n);
     name[n] = 0;
-    d->t[depth] = gg_vtype_by_name(name);
+    d->t[depth] = vtype_by_name(name);
     return d->t[depth] == GG_VT_COUNT ? -1 : 0;
 }
 
@@ -145,8 +146,6 @@ static gg_edit *find(const gg_edits *ed, const char *key, size_t key_len)
             return &ed->e[i];
     return NULL;
 }
-
-const gg_edit *gg_edits_find(const gg_edits *ed, const char *key, size_t key_len) { return find(ed, key, key_len); }
 
 /* The entry of key (made at the end if there is none). */
 static int put(gg_edits *ed, const char *key, size_t key_len, int removed, uint32_t type, const void *val,
