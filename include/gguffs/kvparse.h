@@ -31,6 +31,13 @@
 #include "gguffs/jsonread.h"
 #include "gguffs/kvedit.h"
 
+/* Text s[0..n) as a message shows it: its first `max` bytes made printable
+ * (gg_tsv_field: 4 characters a byte at most, \xNN), in quotes, "..." when
+ * cut; into out (cap bytes; GG_SHOWN_CAP(max) hold it all), as many whole
+ * bytes' escapes as fit. Returns out. */
+#define GG_SHOWN_CAP(max) (4 * (max) + sizeof "\"...\"")
+const char *gg_text_shown(const char *s, size_t n, size_t max, char *out, size_t cap);
+
 int gg_kv_from_text(const gg_vdesc *d, const char *text, size_t n, gg_buf *out, gg_err *e);
 int gg_kv_from_json(const gg_vdesc *d, const gg_jval *v, gg_buf *out, gg_err *e);
 

@@ -155,22 +155,19 @@ static int set_one(const char *path, const gg_jval *doc, size_t i, gg_edits *ed,
     const gg_jval *ty = gg_json_get(v, "type"), *val = gg_json_get(v, "value"), *hex = gg_json_get(v, "value_hex");
     gg_vdesc d;
     gg_buf bytes = {0};
-    char shown[128];
-    gg_buf sb = {0};
-    gg_tsv_field(&sb, doc->keys[i], doc->key_lens[i] < 100 ? doc->key_lens[i] : 100);
-    snprintf(shown, sizeof shown, "%s", sb.p ? sb.p : "");
-    gg_buf_free(&sb);
+    char shown[130]; /* 127 characters of the key at most, and its quotes */
+    gg_text_shown(doc->keys[i], doc->key_lens[i], 100, shown, sizeof shown);
     int rc = -1;
     if (key_of(doc->keys[i], doc->key_lens[i], gg_json_get(v, "key_hex"), key))
-        gg_fail(e, GG_E_INVAL, "edits file %s: set \"%s\": a bad key_hex", path, shown);
+        gg_fail(e, GG_E_INVAL, "edits file %s: set %s: a bad key_hex", path, shown);
     else if (!ty || ty->type != GG_J_STR || gg_vdesc_parse(ty->s, &d))
-        gg_fail(e, GG_E_INVAL, "edits file %s: set \"%s\": no type, or not one (u8 ... f64, str, arr[T])", path, shown);
+        gg_fail(e, GG_E_INVAL, "edits file %s: set %s: no type, or not one (u8 ... f64, str, arr[T])", path, shown);
     else if (hex && (hex->type != GG_J_STR || unhex(hex->s, hex->len, &bytes)))
-        gg_fail(e, GG_E_INVAL, "edits file %s: set \"%s\": value_hex is not hex digits", path, shown);
+        gg_fail(e, GG_E_INVAL, "edits file %s: set %s: value_hex is not hex digits", path, shown);
     else if (!hex && !val)
-        gg_fail(e, GG_E_INVAL, "edits file %s: set \"%s\": no value", path, shown);
+        gg_fail(e, GG_E_INVAL, "edits file %s: set %s: no value", path, shown);
     else if (!hex && gg_kv_from_json(&d, val, &bytes, e))
-        gg_err_prefix(e, "edits file %s: set \"%s\"", path, shown);
+        gg_err_prefix(e, "edits file %s: set %s", path, shown);
     else if (gg_edits_set(ed, key->p, key->len, d.t[0], bytes.p, bytes.len))
         gg_fail(e, GG_E_NOMEM, "out of memory");
     else
