@@ -618,16 +618,7 @@ static void catch_signals(struct fuse_session *se, gg_net *net)
 {
     signal_session = se;
     signal_net = net;
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    int sigs[] = {SIGTERM, SIGINT, SIGHUP};
-    for (int i = 0; i < 3; i++) {
-        struct sigaction old;
-        /* A signal the caller ignores (SIGINT of a background job) stays ignored. */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
-    }
+    gg_catch_stop_signals(on_signal);
     /* SIGUSR1 and SIGUSR2 have no use here; by default they would kill the
      * daemon and leave a stale mount behind. (SIGUSR2 interrupts the main
      * thread's wait: no SA_RESTART.) */
