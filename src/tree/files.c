@@ -304,18 +304,8 @@ static _Thread_local struct {
 
 static int as_dir(const gg_model *m, uint64_t arg)
 {
-    uint64_t ok = 0;
-    gg_recipe_facts *f = gg_recipe_facts_new(m);
-    gg_tid *types = malloc((m->nt ? m->nt : 1) * sizeof *types);
-    for (size_t i = 0; f && types && i < gg_recipe_count(); i++) {
-        gg_err e;
-        if (gg_recipe_types(f, gg_recipe_at(i), types, &e) == 0)
-            ok |= 1ull << i;
-    }
-    gg_recipe_facts_free(f);
-    free(types);
+    gg_recipes_possible(m, &as_last.ok, NULL, NULL); /* (out of memory: none) */
     as_last.m = m;
-    as_last.ok = ok;
     return 1;
 }
 
