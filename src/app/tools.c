@@ -733,20 +733,9 @@ static void on_compare_signal(int sig)
     gg_scope_stop_all();
 }
 
-static void catch_compare_signals(void)
-{
-    struct sigaction sa = {0}, old;
-    sa.sa_handler = on_compare_signal;
-    sigemptyset(&sa.sa_mask);
-    int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    for (int i = 0; i < 3; i++)
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
-}
-
 int gg_tool_compare(const char *model, const char *ref, const gg_tool_opts *o)
 {
-    catch_compare_signals();
+    gg_catch_stop_signals(on_compare_signal);
     gg_model a, b;
     int rc = open_model(&a, model, o->open);
     if (rc != GG_EXIT_OK)
