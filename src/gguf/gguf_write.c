@@ -20,6 +20,12 @@ void gg_put_u64(gg_buf *b, uint64_t v)
     gg_put_u32(b, (uint32_t)(v >> 32));
 }
 
+void gg_put_u64_at(gg_buf *b, size_t at, uint64_t v)
+{
+    for (int k = 0; k < 8; k++)
+        b->p[at + k] = (char)(uint8_t)(v >> (8 * k));
+}
+
 static uint64_t le(const uint8_t *p, int n)
 {
     uint64_t v = 0;
@@ -112,9 +118,8 @@ static void put_as_is(gg_buf *out, size_t start, const gg_gguf_form *form, const
 }
 
 /* The keys of f (an edited model's are its edited header's): see
- * gguf_write.h, split.* left out unless keep_split; nkv counts them first. */
-static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, int keep_split, gg_buf *out, size_t start,
-                         int count)
+ * gguf_write.h, split.* left out unless keep_split; returns how many. */
+static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, int keep_split, gg_buf *out, size_t start)
 {
     int64_t ft = gg_find_key(f, "general.file_type");
     int64_t qv = form->quantized ? gg_find_key(f, "general.quantization_version") : -1;
@@ -125,8 +130,6 @@ static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, int keep_sp
         if ((!keep_split && is_split_key(f, kv)) || (int64_t)i == qv || ((int64_t)i == ft && form->quantized && set_ft))
             continue;
         n++;
-        if (count)
-            continue;
         if ((int64_t)i == ft && set_ft) {
             put_key(out, f, kv);
             gg_put_u32(out, GG_VT_U32);
@@ -140,14 +143,13 @@ static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, int keep_sp
         }
     }
     if (form->quantized) {
-        n += 1 + set_ft;
-        if (!count)
-            put_u32_kv(out, "general.quantization_version", GG_QNT_VERSION);
-    } else {
-        n += set_ft && ft < 0;
+        n++;
+        put_u32_kv(out, "general.quantization_version", GG_QNT_VERSION);
     }
-    if (!count && set_ft && (form->quantized || ft < 0))
+    if (set_ft && (form->quantized || ft < 0)) {
+        n++;
         put_u32_kv(out, "general.file_type", (uint32_t)form->file_type);
+    }
     return n;
 }
 
@@ -160,8 +162,10 @@ int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, const gg_gguf_fo
     gg_buf_put(out, "GGUF", 4);
     gg_put_u32(out, 3);
     gg_put_u64(out, m->nt);
-    gg_put_u64(out, put_keys(f, form, 0, out, start, 1));
-    put_keys(f, form, 0, out, start, 0);
+    gg_put_u64(out, 0); /* (the key count, once put_keys has counted them) */
+    uint64_t nkv = put_keys(f, form, 0, out, start);
+    if (!out->oom)
+        gg_put_u64_at(out, start + 16, nkv);
     uint64_t at = 0;
     for (uint64_t j = 0; j < m->nt; j++) {
         uint64_t i = form->order ? form->order[j] : j;
@@ -194,8 +198,10 @@ int gg_gguf_header_in_place(const gg_model *m, gg_buf *out, uint64_t *data_start
     gg_buf_put(out, "GGUF", 4);
     gg_put_u32(out, 3);
     gg_put_u64(out, sf->n_tensors);
-    gg_put_u64(out, f->n_kv);
-    put_keys(f, &(gg_gguf_form){.file_type = GG_FILE_TYPE_KEEP}, 1, out, start, 0);
+    gg_put_u64(out, 0);
+    uint64_t nkv = put_keys(f, &(gg_gguf_form){.file_type = GG_FILE_TYPE_KEEP}, 1, out, start);
+    if (!out->oom)
+        gg_put_u64_at(out, start + 16, nkv);
     for (uint64_t i = 0; i < sf->n_tensors; i++) {
         const gg_tinfo *ti = &sf->tensors[i];
         gg_put_u64(out, ti->name.len);
