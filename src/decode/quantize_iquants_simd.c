@@ -42,7 +42,7 @@ static vf block_scale_v(const vf *restrict x)
 {
     const float v0 = (float)gg_kvalues_iq4nl[0];
     vf amax, max = signed_max_v(32, x, &amax), q;
-    const vi zero = amax < 1e-15f;
+    const vi zero = amax < GG_Q_GROUP_EPS;
     vf id = 1.0f / (-max / v0), sumqx = (vf){0}, sumq2 = (vf){0};
     for (int j = 0; j < 32; j++) {
         nearest_level_v(id * x[j], &q);

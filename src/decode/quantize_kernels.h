@@ -74,6 +74,23 @@ void gg_quantize_tq2_0(const float *restrict x, uint8_t *restrict y, int64_t nbl
 /* quantize_fp4.c: 32 values a block */
 void gg_quantize_mxfp4(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
 
+/* ggml's GROUP_MAX_EPS: a group with every |x| below it is all zero. */
+#define GG_Q_GROUP_EPS 1e-15f
+
+static inline int gg_q_clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* The value of largest magnitude among n at x (the first of equals; never
+ * a NaN), that magnitude in *amax. */
+static inline float gg_q_signed_max(const float *restrict x, int n, float *restrict amax)
+{
+    float max = 0.0f;
+    *amax = 0.0f;
+    for (int i = 0; i < n; i++)
+        if (fabsf(x[i]) > *amax)
+            *amax = fabsf(x[i]), max = x[i];
+    return max;
+}
+
 /* A float stored into an integer, as ggml's C does it on x86 (the
  * conversion is undefined in C outside the integer's range; x86's cvttss2si
  * truncates toward zero and gives INT32_MIN for NaN and for anything

@@ -94,7 +94,7 @@ static vf symmetric_fit_v(int n, int nmax, const vf *restrict x, vf iscale, vi *
 static vf symmetric_scale_v(int n, int nmax, const vf *restrict x, vi *restrict L)
 {
     vf amax, max = signed_max_v(n, x, &amax), suml2;
-    const vi zero = amax < 1e-15f;
+    const vi zero = amax < GG_Q_GROUP_EPS;
     vf sumlx = symmetric_fit_v(n, nmax, x, (float)-nmax / max, L, &suml2);
     vf scale = sel(suml2 != 0.0f, sumlx / suml2, (vf){0}), best = scale * sumlx;
     vi Laux[32];
@@ -122,7 +122,7 @@ static vf symmetric_scale_v(int n, int nmax, const vf *restrict x, vi *restrict 
 static vf q3_scale_v(int n, int nmax, const vf *restrict x, vi *restrict L)
 {
     vf amax, max = signed_max_v(n, x, &amax);
-    const vi zero = amax < 1e-15f;
+    const vi zero = amax < GG_Q_GROUP_EPS;
     const vf iscale = (float)-nmax / max;
     vf sumlx = (vf){0}, suml2 = (vf){0};
     for (int i = 0; i < n; i++) {
