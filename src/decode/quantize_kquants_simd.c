@@ -228,11 +228,11 @@ static void q6_k_lanes(const float *restrict x, float *restrict sc, float *restr
 }
 
 /* nblocks super-blocks of sub-blocks of n: searched LANES sub-blocks at a
- * time over groups of whole super-blocks (a last part that does not fill
- * the lanes by the scalar search), each finished with its own search. */
+ * time over groups of whole super-blocks, each finished with its own
+ * search; a last part that does not fill the lanes by the scalar kernel. */
 static void run(const float *restrict x, uint8_t *restrict y, int64_t nblocks, int n, lanes_search *search,
-                void (*scalar)(const float *restrict, gg_kq_search *restrict),
-                void (*finish)(const float *restrict, gg_kq_search *restrict, uint8_t *restrict), size_t bytes)
+                void (*finish)(const float *restrict, gg_kq_search *restrict, uint8_t *restrict), size_t bytes,
+                gg_quantizer scalar)
 {
     const int per = 256 / n, group = LANES > per ? LANES / per : 1; /* super-blocks a group */
     float sc[32], mn[32];
@@ -250,16 +250,14 @@ static void run(const float *restrict x, uint8_t *restrict y, int64_t nblocks, i
         }
     }
     lanes_done();
-    for (; i < nblocks; i++) {
-        scalar(x + 256 * i, &s);
-        finish(x + 256 * i, &s, y + (size_t)i * bytes);
-    }
+    if (i < nblocks)
+        scalar(x + 256 * i, y + (size_t)i * bytes, nblocks - i);
 }
 
-#define K_QUANTIZER(name, n)                                                                        \
-    static void name##_v(const float *restrict x, uint8_t *restrict y, int64_t nblocks)             \
-    {                                                                                               \
-        run(x, y, nblocks, n, name##_lanes, gg_kq_search_##name, gg_kq_finish_##name, GG_KQ_BYTES_##name); \
+#define K_QUANTIZER(name, n)                                                                              \
+    static void name##_v(const float *restrict x, uint8_t *restrict y, int64_t nblocks)                   \
+    {                                                                                                     \
+        run(x, y, nblocks, n, name##_lanes, gg_kq_finish_##name, GG_KQ_BYTES_##name, gg_quantize_##name); \
     }
 K_QUANTIZER(q2_k, 16)
 K_QUANTIZER(q3_k, 16)
