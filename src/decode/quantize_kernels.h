@@ -47,9 +47,8 @@ typedef struct gg_kq_search {
     float scale[16], min[16];
     uint8_t L[256];
 } gg_kq_search;
-#define GG_KQ_TYPES(X) X(q2_k, 84) X(q3_k, 110) X(q4_k, 144) X(q5_k, 176) X(q6_k, 210)
-#define GG_KQ_DECLARE(name, bytes)                                                           \
-    enum { GG_KQ_BYTES_##name = bytes };                                                     \
+#define GG_KQ_TYPES(X) X(q2_k) X(q3_k) X(q4_k) X(q5_k) X(q6_k)
+#define GG_KQ_DECLARE(name)                                                                  \
     void gg_quantize_##name(const float *restrict x, uint8_t *restrict y, int64_t nblocks);  \
     void gg_kq_search_##name(const float *restrict x, gg_kq_search *restrict s);             \
     void gg_kq_finish_##name(const float *restrict x, gg_kq_search *restrict s, uint8_t *restrict y);

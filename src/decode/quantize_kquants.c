@@ -460,7 +460,7 @@ void gg_kq_finish_q6_k(const float *restrict x, gg_kq_search *restrict s, uint8_
         gg_kq_search s;                                                                    \
         for (int64_t i = 0; i < nblocks; i++, x += 256) {                                  \
             gg_kq_search_##name(x, &s);                                                    \
-            gg_kq_finish_##name(x, &s, y + (size_t)i * GG_KQ_BYTES_##name);                \
+            gg_kq_finish_##name(x, &s, y + (size_t)i * sizeof(blk_##name));                \
         }                                                                                  \
     }
 K_QUANTIZER(q2_k)

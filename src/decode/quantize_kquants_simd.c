@@ -14,6 +14,7 @@
 #if GV_BUILT
 #include <math.h>
 
+#include "blocks.h"
 #include "quantize_simd.h"
 
 /* scale_min (ggml's make_qkx2_quants) in every lane: L[i] gets the codes,
@@ -257,7 +258,7 @@ static void run(const float *restrict x, uint8_t *restrict y, int64_t nblocks, i
 #define K_QUANTIZER(name, n)                                                                              \
     static void name##_v(const float *restrict x, uint8_t *restrict y, int64_t nblocks)                   \
     {                                                                                                     \
-        run(x, y, nblocks, n, name##_lanes, gg_kq_finish_##name, GG_KQ_BYTES_##name, gg_quantize_##name); \
+        run(x, y, nblocks, n, name##_lanes, gg_kq_finish_##name, sizeof(blk_##name), gg_quantize_##name); \
     }
 K_QUANTIZER(q2_k, 16)
 K_QUANTIZER(q3_k, 16)
