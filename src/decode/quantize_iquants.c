@@ -36,30 +36,34 @@ static int nearest_level(const int8_t *restrict v, float x)
     return x - v[hi - 1] < v[hi] - x ? hi - 1 : hi;
 }
 
-/* The best scale of one block of 32 (0 for a block of zeros): the x^2
- * weighted fit of the levels x * id picks, for id = -127 / max and
- * (t - 127) / max, t = -7..7, the one that fits best kept. */
+/* The x^2 weighted fit of the levels q that x * id picks in a block of 32:
+ * sum(w q x) (returned) and sum(w q^2). */
+static float iq4_fit(const float *restrict x, float id, float *restrict sumq2)
+{
+    const int8_t *v = gg_kvalues_iq4nl;
+    float sumqx = 0.0f, sq2 = 0.0f;
+    for (int j = 0; j < 32; j++) {
+        float q = (float)v[nearest_level(v, id * x[j])], w = x[j] * x[j];
+        sumqx += w * q * x[j];
+        sq2 += w * q * q;
+    }
+    *sumq2 = sq2;
+    return sumqx;
+}
+
+/* The best scale of one block of 32 (0 for a block of zeros): the fit
+ * for id = -127 / max and (t - 127) / max, t = -7..7, the one that fits
+ * best kept. */
 float gg_iq4_block_scale(const float *restrict x)
 {
     const int8_t *v = gg_kvalues_iq4nl;
     float amax, max = gg_q_signed_max(x, 32, &amax);
     if (amax < GG_Q_GROUP_EPS)
         return 0.0f;
-    float id = 1.0f / (-max / (float)v[0]), sumqx = 0.0f, sumq2 = 0.0f;
-    for (int j = 0; j < 32; j++) {
-        float q = (float)v[nearest_level(v, id * x[j])], w = x[j] * x[j];
-        sumqx += w * q * x[j];
-        sumq2 += w * q * q;
-    }
+    float sumq2, sumqx = iq4_fit(x, 1.0f / (-max / (float)v[0]), &sumq2);
     float d = sumq2 > 0.0f ? sumqx / sumq2 : 0.0f, best = d * sumqx;
     for (int t = -NTRY; t <= NTRY; t++) {
-        id = (float)(t + v[0]) / max;
-        sumqx = sumq2 = 0.0f;
-        for (int j = 0; j < 32; j++) {
-            float q = (float)v[nearest_level(v, id * x[j])], w = x[j] * x[j];
-            sumqx += w * q * x[j];
-            sumq2 += w * q * q;
-        }
+        sumqx = iq4_fit(x, (float)(t + v[0]) / max, &sumq2);
         if (sumq2 > 0.0f && sumqx * sumqx > best * sumq2)
             d = sumqx / sumq2, best = d * sumqx;
     }
