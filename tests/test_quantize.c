@@ -47,7 +47,7 @@ static void hand(const char *what, const float *x, uint16_t d, const int8_t *q)
         if (!gg_isa_supported((gg_isa)isa))
             continue;
         uint8_t y[GG_Q8_0_BYTES];
-        gg_quantize_q8_0_isa(x, y, 1, (gg_isa)isa);
+        gg_quantize_rows_isa(GG_T_Q8_0, x, y, 1, 32, (gg_isa)isa);
         CHECK(scale_of(y) == d, "%s (%s): d 0x%04x, expected 0x%04x", what, gg_isa_name((gg_isa)isa), scale_of(y), d);
         for (int j = 0; q && j < 32; j++)
             CHECK((int8_t)y[2 + j] == q[j], "%s (%s): q[%d] %d, expected %d", what, gg_isa_name((gg_isa)isa), j,
@@ -144,9 +144,9 @@ static void simd_equals_scalar(void)
                 continue;
             for (int align = 0; align < 8; align++) {
                 size_t nb = NB - (size_t)(rng_next() % 16);
-                gg_quantize_q8_0_isa(xs + align, want, nb, GG_ISA_SCALAR);
+                gg_quantize_rows_isa(GG_T_Q8_0, xs + align, want, 1, (int64_t)nb * 32, GG_ISA_SCALAR);
                 memset(got, 0xa5, sizeof got);
-                gg_quantize_q8_0_isa(xs + align, got + GUARD, nb, (gg_isa)isa);
+                gg_quantize_rows_isa(GG_T_Q8_0, xs + align, got + GUARD, 1, (int64_t)nb * 32, (gg_isa)isa);
                 size_t bad = 0;
                 for (size_t b = 0; b < nb; b++) {
                     if (memcmp(want + b * 34, got + GUARD + b * 34, 34) && bad++ < 3)
@@ -167,11 +167,10 @@ static void simd_equals_scalar(void)
 /* n blocks of 32 floats into Q8_0 (34 bytes each) */
 static size_t q8_0_blocks(const void *in, size_t n, void *out, void *isa)
 {
-    gg_quantize_q8_0_isa(in, out, n, *(gg_isa *)isa);
-    return n * 34;
+    return gg_quantize_rows_isa(GG_T_Q8_0, in, out, 1, (int64_t)n * 32, *(gg_isa *)isa);
 }
 
-/* gg_quantize_rows: Q8_0 is gg_quantize_q8_0 on the rows laid end to end;
+/* gg_quantize_rows: Q8_0 rows are the blocks of the rows laid end to end;
  * a type it cannot make, or a row that is not whole blocks, gives 0 bytes. */
 static void rows_api(void)
 {
@@ -180,11 +179,11 @@ static void rows_api(void)
     uint8_t want[ROWS * N / 32 * 34], got[sizeof want + 1];
     for (int i = 0; i < ROWS * N; i++)
         x[i] = (float)(i % 37) - 18.25f;
-    gg_quantize_q8_0(x, want, ROWS * N / 32);
+    gg_quantize_rows(GG_T_Q8_0, x, want, 1, ROWS * N);
     got[sizeof want] = 0xa5;
     CHECK(gg_quantize_has(GG_T_Q8_0), "Q8_0 is made");
     CHECK(gg_quantize_rows(GG_T_Q8_0, x, got, ROWS, N) == sizeof want, "Q8_0: bytes written");
-    CHECK(!memcmp(got, want, sizeof want) && got[sizeof want] == 0xa5, "Q8_0 rows equal gg_quantize_q8_0");
+    CHECK(!memcmp(got, want, sizeof want) && got[sizeof want] == 0xa5, "Q8_0 rows equal one row of them all");
     CHECK(gg_quantize_rows(GG_T_Q8_0, x, got, 2, 48) == 0, "a row of 48 is no whole Q8_0 blocks");
     CHECK(!gg_quantize_has(GG_T_IQ2_XXS) && gg_quantize_rows(GG_T_IQ2_XXS, x, got, 1, 256) == 0,
           "IQ2_XXS (it needs an importance matrix) is not made");

@@ -58,9 +58,4 @@ gg_isa gg_quantize_path(gg_tid t, gg_isa isa);
 #define GG_Q8_0_ELEMS 32
 #define GG_Q8_0_BYTES 34
 
-/* nblocks blocks of 32 floats at x (any alignment) into nblocks * 34 bytes at y. */
-void gg_quantize_q8_0(const float *x, uint8_t *y, size_t nblocks);
-/* The same on a given path, for tests and benchmarks (the CPU must have it). */
-void gg_quantize_q8_0_isa(const float *x, uint8_t *y, size_t nblocks, gg_isa isa);
-
 #endif

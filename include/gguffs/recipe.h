@@ -31,8 +31,6 @@ enum {
     GG_RECIPE_SOURCE = 1u << 0,
     /* MXFP4_MOE: experts (3-D) MXFP4, everything else Q8_0 */
     GG_RECIPE_MXFP4_MOE = 1u << 1,
-    /* another name llama-quantize takes for a recipe (q4_k is q4_k_m) */
-    GG_RECIPE_ALIAS = 1u << 2,
 };
 
 typedef struct gg_recipe_rule gg_recipe_rule;

@@ -33,9 +33,9 @@ static void block_scalar(const float *x, uint8_t *y)
         y[2 + j] = to_q(roundf(x[j] * id));
 }
 
-static void q8_0_scalar(const float *x, uint8_t *y, size_t nblocks)
+static void q8_0_scalar(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
 {
-    for (size_t i = 0; i < nblocks; i++)
+    for (int64_t i = 0; i < nblocks; i++)
         block_scalar(x + i * GG_Q8_0_ELEMS, y + i * GG_Q8_0_BYTES);
 }
 
@@ -97,9 +97,10 @@ __attribute__((target("avx2"))) static void block_avx2(const float *x, uint8_t *
 /* Eight blocks at once: their maxima gathered in one vector, so that the
  * divisions and the float16 scales take one instruction for all eight
  * (F16C rounds to nearest even, as the scalar path; no NaN gets there). */
-__attribute__((target("avx2,f16c"))) static void q8_0_avx2(const float *x, uint8_t *y, size_t nblocks)
+__attribute__((target("avx2,f16c"))) static void q8_0_avx2(const float *restrict x, uint8_t *restrict y,
+                                                            int64_t nblocks)
 {
-    size_t i = 0;
+    int64_t i = 0;
     for (; i + 8 <= nblocks; i += 8, x += 8 * GG_Q8_0_ELEMS, y += 8 * GG_Q8_0_BYTES) {
         __m256 v[4], nan = _mm256_setzero_ps(), m[8];
         for (int b = 0; b < 8; b++)
@@ -139,36 +140,7 @@ __attribute__((target("avx2,f16c"))) static void q8_0_avx2(const float *x, uint8
     for (; i < nblocks; i++, x += GG_Q8_0_ELEMS, y += GG_Q8_0_BYTES)
         block_avx2(x, y);
 }
-#endif
-
-void gg_quantize_q8_0_isa(const float *x, uint8_t *y, size_t nblocks, gg_isa isa)
-{
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (isa == GG_ISA_AVX2 || isa == GG_ISA_AVX512) {
-        q8_0_avx2(x, y, nblocks);
-        return;
-    }
-#endif
-    (void)isa;
-    q8_0_scalar(x, y, nblocks);
-}
-
-void gg_quantize_q8_0(const float *x, uint8_t *y, size_t nblocks)
-{
-    gg_quantize_q8_0_isa(x, y, nblocks, gg_isa_active());
-}
-
-static void q8_0_rows(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
-{
-    q8_0_scalar(x, y, (size_t)nblocks);
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-static void q8_0_rows_avx2(const float *restrict x, uint8_t *restrict y, int64_t nblocks)
-{
-    q8_0_avx2(x, y, (size_t)nblocks);
-}
-static const gg_quantizer_entry q8_0_x86[] = {{GG_T_Q8_0, q8_0_rows_avx2}, {0}};
+static const gg_quantizer_entry q8_0_x86[] = {{GG_T_Q8_0, q8_0_avx2}, {0}};
 #else
 static const gg_quantizer_entry q8_0_x86[] = {{0}};
 #endif
@@ -213,7 +185,7 @@ static const struct quantizer {
     {.type = GG_T_Q4_1, .elems = 32, .bytes = sizeof(blk_q4_1), .fn = gg_quantize_q4_1},
     {.type = GG_T_Q5_0, .elems = 32, .bytes = sizeof(blk_q5_0), .fn = gg_quantize_q5_0},
     {.type = GG_T_Q5_1, .elems = 32, .bytes = sizeof(blk_q5_1), .fn = gg_quantize_q5_1},
-    {.type = GG_T_Q8_0, .elems = GG_Q8_0_ELEMS, .bytes = GG_Q8_0_BYTES, .fn = q8_0_rows},
+    {.type = GG_T_Q8_0, .elems = GG_Q8_0_ELEMS, .bytes = GG_Q8_0_BYTES, .fn = q8_0_scalar},
     {.type = GG_T_Q1_0, .elems = 128, .bytes = sizeof(blk_q1_0), .fn = gg_quantize_q1_0},
     {.type = GG_T_Q2_0, .elems = 64, .bytes = sizeof(blk_q2_0), .fn = gg_quantize_q2_0},
     {.type = GG_T_Q2_K, .elems = 256, .bytes = sizeof(blk_q2_k), .fn = gg_quantize_q2_k},

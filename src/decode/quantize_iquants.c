@@ -15,7 +15,6 @@
 #include "quantize_kernels.h"
 #include "tables.h"
 
-#define GROUP_EPS 1e-15f /* ggml's GROUP_MAX_EPS */
 #define NTRY 7
 
 /* The level of the 16 nearest to x (ggml's best_index_int8: the lower one
@@ -37,33 +36,34 @@ static int nearest_level(const int8_t *restrict v, float x)
     return x - v[hi - 1] < v[hi] - x ? hi - 1 : hi;
 }
 
-/* The best scale of one block of 32 (0 for a block of zeros): the x^2
- * weighted fit of the levels x * id picks, for id = -127 / max and
- * (t - 127) / max, t = -7..7, the one that fits best kept. */
-float gg_iq4_block_scale(const float *restrict x)
+/* The x^2 weighted fit of the levels q that x * id picks in a block of 32:
+ * sum(w q x) (returned) and sum(w q^2). */
+static float iq4_fit(const float *restrict x, float id, float *restrict sumq2)
 {
     const int8_t *v = gg_kvalues_iq4nl;
-    float amax = 0.0f, max = 0.0f;
-    for (int j = 0; j < 32; j++)
-        if (fabsf(x[j]) > amax)
-            amax = fabsf(x[j]), max = x[j];
-    if (amax < GROUP_EPS)
-        return 0.0f;
-    float id = 1.0f / (-max / (float)v[0]), sumqx = 0.0f, sumq2 = 0.0f;
+    float sumqx = 0.0f, sq2 = 0.0f;
     for (int j = 0; j < 32; j++) {
         float q = (float)v[nearest_level(v, id * x[j])], w = x[j] * x[j];
         sumqx += w * q * x[j];
-        sumq2 += w * q * q;
+        sq2 += w * q * q;
     }
+    *sumq2 = sq2;
+    return sumqx;
+}
+
+/* The best scale of one block of 32 (0 for a block of zeros): the fit
+ * for id = -127 / max and (t - 127) / max, t = -7..7, the one that fits
+ * best kept. */
+float gg_iq4_block_scale(const float *restrict x)
+{
+    const int8_t *v = gg_kvalues_iq4nl;
+    float amax, max = gg_q_signed_max(x, 32, &amax);
+    if (amax < GG_Q_GROUP_EPS)
+        return 0.0f;
+    float sumq2, sumqx = iq4_fit(x, 1.0f / (-max / (float)v[0]), &sumq2);
     float d = sumq2 > 0.0f ? sumqx / sumq2 : 0.0f, best = d * sumqx;
     for (int t = -NTRY; t <= NTRY; t++) {
-        id = (float)(t + v[0]) / max;
-        sumqx = sumq2 = 0.0f;
-        for (int j = 0; j < 32; j++) {
-            float q = (float)v[nearest_level(v, id * x[j])], w = x[j] * x[j];
-            sumqx += w * q * x[j];
-            sumq2 += w * q * q;
-        }
+        sumqx = iq4_fit(x, (float)(t + v[0]) / max, &sumq2);
         if (sumq2 > 0.0f && sumqx * sumqx > best * sumq2)
             d = sumqx / sumq2, best = d * sumqx;
     }
@@ -108,10 +108,7 @@ void gg_quantize_iq4_nl(const float *restrict x, uint8_t *restrict y, int64_t nb
 void gg_iq4_xs_scales(const float *restrict scales, uint8_t *restrict y, float *restrict idl)
 {
     blk_iq4_xs *b = (blk_iq4_xs *)(void *)y;
-    float amax = 0.0f, max_scale = 0.0f;
-    for (int k = 0; k < 8; k++)
-        if (fabsf(scales[k]) > amax)
-            amax = fabsf(scales[k]), max_scale = scales[k];
+    float amax, max_scale = gg_q_signed_max(scales, 8, &amax);
     const float d = -max_scale / 32;
     gg_q_put_f16(b->d, d);
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
@@ -119,7 +116,7 @@ void gg_iq4_xs_scales(const float *restrict scales, uint8_t *restrict y, float *
     memset(b->scales_l, 0, sizeof b->scales_l);
     for (int k = 0; k < 8; k++) {
         int l = gg_q_nearest(id * scales[k]);
-        l = l < -32 ? -32 : l > 31 ? 31 : l;
+        l = gg_q_clamp(l, -32, 31);
         const float dl = d * (float)l;
         idl[k] = dl != 0.0f ? 1.0f / dl : 0.0f;
         l += 32;
@@ -249,7 +246,7 @@ static int iq3s_point(const float *restrict xv, const float *restrict w, float i
     int u = 0;
     for (int k = 0; k < 4; k++) {
         int l = gg_q_nearest(0.5f * (id * xv[k] - 1.0f));
-        L[k] = (int8_t)(l < 0 ? 0 : l > 7 ? 7 : l);
+        L[k] = (int8_t)gg_q_clamp(l, 0, 7);
         u |= L[k] << 3 * k;
     }
     if (iq3s.on_grid[u] >= 0)
@@ -364,8 +361,8 @@ static void iq3_s_block(const float *restrict x, blk_iq3_s *restrict b)
     gg_q_put_f16(b->d, d * 1.033f);
     for (int sb = 0; sb < 8; sb += 2) {
         int l1 = gg_q_nearest(0.5f * (id * scales[sb] - 1.0f)), l2 = gg_q_nearest(0.5f * (id * scales[sb + 1] - 1.0f));
-        l1 = l1 < 0 ? 0 : l1 > 15 ? 15 : l1;
-        l2 = l2 < 0 ? 0 : l2 > 15 ? 15 : l2;
+        l1 = gg_q_clamp(l1, 0, 15);
+        l2 = gg_q_clamp(l2, 0, 15);
         b->scales[sb / 2] = (uint8_t)(l1 | l2 << 4);
     }
 }

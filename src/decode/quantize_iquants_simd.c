@@ -37,29 +37,30 @@ static inline vi nearest_level_v(vf x, vf *restrict q)
     return seli(bottom, (vi){0}, seli(top, (vi){0} + 15, seli(low, idx, idx + 1)));
 }
 
-/* gg_iq4_block_scale in every lane. */
-static vf block_scale_v(const vf *restrict x)
+/* iq4_fit (quantize_iquants.c) in every lane. */
+static inline vf iq4_fit_v(const vf *restrict x, vf id, vf *restrict sumq2)
 {
-    const float v0 = (float)gg_kvalues_iq4nl[0];
-    vf amax, max = signed_max_v(32, x, &amax), q;
-    const vi zero = amax < 1e-15f;
-    vf id = 1.0f / (-max / v0), sumqx = (vf){0}, sumq2 = (vf){0};
+    vf sumqx = (vf){0}, sq2 = (vf){0}, q;
     for (int j = 0; j < 32; j++) {
         nearest_level_v(id * x[j], &q);
         vf w = x[j] * x[j];
         sumqx += w * q * x[j];
-        sumq2 += w * q * q;
+        sq2 += w * q * q;
     }
+    *sumq2 = sq2;
+    return sumqx;
+}
+
+/* gg_iq4_block_scale in every lane. */
+static vf block_scale_v(const vf *restrict x)
+{
+    const float v0 = (float)gg_kvalues_iq4nl[0];
+    vf amax, max = signed_max_v(32, x, &amax);
+    const vi zero = amax < GG_Q_GROUP_EPS;
+    vf sumq2, sumqx = iq4_fit_v(x, 1.0f / (-max / v0), &sumq2);
     vf d = sel(sumq2 > 0.0f, sumqx / sumq2, (vf){0}), best = d * sumqx;
     for (int t = -7; t <= 7; t++) {
-        id = (float)(t + gg_kvalues_iq4nl[0]) / max;
-        sumqx = sumq2 = (vf){0};
-        for (int j = 0; j < 32; j++) {
-            nearest_level_v(id * x[j], &q);
-            vf w = x[j] * x[j];
-            sumqx += w * q * x[j];
-            sumq2 += w * q * q;
-        }
+        sumqx = iq4_fit_v(x, (float)(t + gg_kvalues_iq4nl[0]) / max, &sumq2);
         vi better = (sumq2 > 0.0f) & (sumqx * sumqx > best * sumq2);
         d = sel(better, sumqx / sumq2, d);
         best = sel(better, d * sumqx, best);

@@ -47,9 +47,8 @@ typedef struct gg_kq_search {
     float scale[16], min[16];
     uint8_t L[256];
 } gg_kq_search;
-#define GG_KQ_TYPES(X) X(q2_k, 84) X(q3_k, 110) X(q4_k, 144) X(q5_k, 176) X(q6_k, 210)
-#define GG_KQ_DECLARE(name, bytes)                                                           \
-    enum { GG_KQ_BYTES_##name = bytes };                                                     \
+#define GG_KQ_TYPES(X) X(q2_k) X(q3_k) X(q4_k) X(q5_k) X(q6_k)
+#define GG_KQ_DECLARE(name)                                                                  \
     void gg_quantize_##name(const float *restrict x, uint8_t *restrict y, int64_t nblocks);  \
     void gg_kq_search_##name(const float *restrict x, gg_kq_search *restrict s);             \
     void gg_kq_finish_##name(const float *restrict x, gg_kq_search *restrict s, uint8_t *restrict y);
@@ -73,6 +72,23 @@ void gg_quantize_tq2_0(const float *restrict x, uint8_t *restrict y, int64_t nbl
 
 /* quantize_fp4.c: 32 values a block */
 void gg_quantize_mxfp4(const float *restrict x, uint8_t *restrict y, int64_t nblocks);
+
+/* ggml's GROUP_MAX_EPS: a group with every |x| below it is all zero. */
+#define GG_Q_GROUP_EPS 1e-15f
+
+static inline int gg_q_clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* The value of largest magnitude among n at x (the first of equals; never
+ * a NaN), that magnitude in *amax. */
+static inline float gg_q_signed_max(const float *restrict x, int n, float *restrict amax)
+{
+    float max = 0.0f;
+    *amax = 0.0f;
+    for (int i = 0; i < n; i++)
+        if (fabsf(x[i]) > *amax)
+            *amax = fabsf(x[i]), max = x[i];
+    return max;
+}
 
 /* A float stored into an integer, as ggml's C does it on x86 (the
  * conversion is undefined in C outside the integer's range; x86's cvttss2si

@@ -16,22 +16,6 @@
 #include "blocks.h"
 #include "quantize_kernels.h"
 
-/* ggml's GROUP_MAX_EPS: a sub-block with every |x| below it is all zero. */
-#define GROUP_EPS 1e-15f
-
-static inline int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
-
-/* The value of largest magnitude (the first of equals; never a NaN). */
-static float signed_max(const float *restrict x, int n, float *restrict amax)
-{
-    float max = 0.0f;
-    *amax = 0.0f;
-    for (int i = 0; i < n; i++)
-        if (fabsf(x[i]) > *amax)
-            *amax = fabsf(x[i]), max = x[i];
-    return max;
-}
-
 /* Symmetric codes l in -nmax..nmax-1 for x, weighted by x^2, the scale
  * found by trying 19 slightly different inverse scales around -nmax / max
  * and keeping the one whose least-squares fit is best (ggml's
@@ -44,7 +28,7 @@ static float symmetric_fit(int n, int nmax, const float *restrict x, float iscal
     float sumlx = 0.0f;
     *suml2 = 0.0f;
     for (int i = 0; i < n; i++) {
-        int l = clampi(gg_q_nearest(iscale * x[i]), -nmax, nmax - 1);
+        int l = gg_q_clamp(gg_q_nearest(iscale * x[i]), -nmax, nmax - 1);
         L[i] = (int8_t)(l + nmax);
         float w = x[i] * x[i];
         sumlx += w * x[i] * (float)l;
@@ -55,8 +39,8 @@ static float symmetric_fit(int n, int nmax, const float *restrict x, float iscal
 
 static float symmetric_scale(int n, int nmax, const float *restrict x, int8_t *restrict L)
 {
-    float amax, max = signed_max(x, n, &amax), suml2;
-    if (amax < GROUP_EPS) {
+    float amax, max = gg_q_signed_max(x, n, &amax), suml2;
+    if (amax < GG_Q_GROUP_EPS) {
         memset(L, 0, (size_t)n);
         return 0.0f;
     }
@@ -82,15 +66,15 @@ static float symmetric_scale(int n, int nmax, const float *restrict x, int8_t *r
  * l + nmax. */
 static float q3_scale(int n, int nmax, const float *restrict x, int8_t *restrict L)
 {
-    float amax, max = signed_max(x, n, &amax);
-    if (amax < GROUP_EPS) {
+    float amax, max = gg_q_signed_max(x, n, &amax);
+    if (amax < GG_Q_GROUP_EPS) {
         memset(L, 0, (size_t)n);
         return 0.0f;
     }
     const float iscale = (float)-nmax / max;
     float sumlx = 0.0f, suml2 = 0.0f;
     for (int i = 0; i < n; i++) {
-        int l = clampi(gg_q_nearest(iscale * x[i]), -nmax, nmax - 1);
+        int l = gg_q_clamp(gg_q_nearest(iscale * x[i]), -nmax, nmax - 1);
         L[i] = (int8_t)l;
         float w = x[i] * x[i];
         sumlx += w * x[i] * (float)l;
@@ -104,7 +88,7 @@ static float q3_scale(int n, int nmax, const float *restrict x, int8_t *restrict
             if (!(slx > 0.0f))
                 continue;
             float sl2 = suml2 - w * (float)L[i] * (float)L[i];
-            int l = clampi(gg_q_nearest(x[i] * sl2 / slx), -nmax, nmax - 1);
+            int l = gg_q_clamp(gg_q_nearest(x[i] * sl2 / slx), -nmax, nmax - 1);
             if (l == L[i])
                 continue;
             slx += w * x[i] * (float)l;
@@ -148,7 +132,7 @@ static float scale_min(int n, int nmax, const float *restrict x, const float *re
     }
     float iscale = (float)nmax / (max - min), scale = 1.0f / iscale, best = 0.0f;
     for (int i = 0; i < n; i++) {
-        L[i] = (uint8_t)clampi(gg_q_nearest(iscale * (x[i] - min)), 0, nmax);
+        L[i] = (uint8_t)gg_q_clamp(gg_q_nearest(iscale * (x[i] - min)), 0, nmax);
         float diff = scale * (float)L[i] + min - x[i];
         best += w[i] * (mad ? fabsf(diff) : diff * diff);
     }
@@ -156,7 +140,7 @@ static float scale_min(int n, int nmax, const float *restrict x, const float *re
         iscale = (rmin + rdelta * (float)is + (float)nmax) / (max - min);
         float sum_l = 0.0f, sum_l2 = 0.0f, sum_xl = 0.0f;
         for (int i = 0; i < n; i++) {
-            int l = clampi(gg_q_nearest(iscale * (x[i] - min)), 0, nmax);
+            int l = gg_q_clamp(gg_q_nearest(iscale * (x[i] - min)), 0, nmax);
             Laux[i] = (uint8_t)l;
             sum_l += w[i] * (float)l;
             sum_l2 += w[i] * (float)l * (float)l;
@@ -243,7 +227,7 @@ void gg_kq_finish_q2_k(const float *restrict x, gg_kq_search *restrict s, uint8_
             continue;
         const float ml = dmin * (float)(b->scales[j] >> 4);
         for (int l = 0; l < 16; l++)
-            L[16 * j + l] = (uint8_t)clampi(gg_q_nearest((x[16 * j + l] + ml) / dl), 0, 3);
+            L[16 * j + l] = (uint8_t)gg_q_clamp(gg_q_nearest((x[16 * j + l] + ml) / dl), 0, 3);
     }
     pack_2bit(L, b->qs);
 }
@@ -267,7 +251,7 @@ void gg_kq_finish_q3_k(const float *restrict x, gg_kq_search *restrict s, uint8_
     blk_q3_k *b = (blk_q3_k *)(void *)y;
     const float *scales = s->scale;
     uint8_t *L = s->L; /* (0..7) */
-    float amax, max_scale = signed_max(scales, 16, &amax);
+    float amax, max_scale = gg_q_signed_max(scales, 16, &amax);
     uint8_t *sc = b->scales;
     memset(sc, 0, 12);
     float d = 0.0f;
@@ -275,7 +259,7 @@ void gg_kq_finish_q3_k(const float *restrict x, gg_kq_search *restrict s, uint8_
         const float iscale = -32.0f / max_scale;
         for (int j = 0; j < 16; j++) {
             int8_t l = (int8_t)gg_q_nearest(iscale * scales[j]);
-            l = (int8_t)(clampi(l, -32, 31) + 32);
+            l = (int8_t)(gg_q_clamp(l, -32, 31) + 32);
             sc[j % 8] |= (uint8_t)((l & 15) << (j < 8 ? 0 : 4));
             sc[8 + j % 4] |= (uint8_t)((l >> 4) << 2 * (j / 4));
         }
@@ -288,7 +272,7 @@ void gg_kq_finish_q3_k(const float *restrict x, gg_kq_search *restrict s, uint8_
         if (dl == 0.0f)
             continue;
         for (int l = 0; l < 16; l++)
-            L[16 * j + l] = (uint8_t)(clampi(gg_q_nearest(x[16 * j + l] / dl), -4, 3) + 4);
+            L[16 * j + l] = (uint8_t)(gg_q_clamp(gg_q_nearest(x[16 * j + l] / dl), -4, 3) + 4);
     }
     memset(b->hmask, 0, sizeof b->hmask);
     for (int j = 0; j < 256; j++)
@@ -376,7 +360,7 @@ static void k4_finish(const float *restrict x, int nmax, gg_kq_search *restrict 
             continue;
         const float ml = dmin * (float)m;
         for (int l = 0; l < 32; l++)
-            L[32 * j + l] = (uint8_t)clampi(gg_q_nearest((x[32 * j + l] + ml) / dl), 0, nmax);
+            L[32 * j + l] = (uint8_t)gg_q_clamp(gg_q_nearest((x[32 * j + l] + ml) / dl), 0, nmax);
     }
 }
 
@@ -440,8 +424,8 @@ void gg_kq_finish_q6_k(const float *restrict x, gg_kq_search *restrict s, uint8_
     blk_q6_k *b = (blk_q6_k *)(void *)y;
     const float *scales = s->scale;
     uint8_t *L = s->L; /* (0..63) */
-    float amax, max_scale = signed_max(scales, 16, &amax);
-    if (amax < GROUP_EPS) {
+    float amax, max_scale = gg_q_signed_max(scales, 16, &amax);
+    if (amax < GG_Q_GROUP_EPS) {
         memset(b, 0, sizeof *b);
         return;
     }
@@ -456,7 +440,7 @@ void gg_kq_finish_q6_k(const float *restrict x, gg_kq_search *restrict s, uint8_
         if (dl == 0.0f)
             continue;
         for (int l = 0; l < 16; l++)
-            L[16 * j + l] = (uint8_t)(clampi(gg_q_nearest(x[16 * j + l] / dl), -32, 31) + 32);
+            L[16 * j + l] = (uint8_t)(gg_q_clamp(gg_q_nearest(x[16 * j + l] / dl), -32, 31) + 32);
     }
     for (int h = 0; h < 2; h++) {
         const uint8_t *Lh = L + 128 * h;
@@ -476,7 +460,7 @@ void gg_kq_finish_q6_k(const float *restrict x, gg_kq_search *restrict s, uint8_
         gg_kq_search s;                                                                    \
         for (int64_t i = 0; i < nblocks; i++, x += 256) {                                  \
             gg_kq_search_##name(x, &s);                                                    \
-            gg_kq_finish_##name(x, &s, y + (size_t)i * GG_KQ_BYTES_##name);                \
+            gg_kq_finish_##name(x, &s, y + (size_t)i * sizeof(blk_##name));                \
         }                                                                                  \
     }
 K_QUANTIZER(q2_k)

@@ -14,6 +14,7 @@
 #if GV_BUILT
 #include <math.h>
 
+#include "blocks.h"
 #include "quantize_simd.h"
 
 /* scale_min (ggml's make_qkx2_quants) in every lane: L[i] gets the codes,
@@ -94,7 +95,7 @@ static vf symmetric_fit_v(int n, int nmax, const vf *restrict x, vf iscale, vi *
 static vf symmetric_scale_v(int n, int nmax, const vf *restrict x, vi *restrict L)
 {
     vf amax, max = signed_max_v(n, x, &amax), suml2;
-    const vi zero = amax < 1e-15f;
+    const vi zero = amax < GG_Q_GROUP_EPS;
     vf sumlx = symmetric_fit_v(n, nmax, x, (float)-nmax / max, L, &suml2);
     vf scale = sel(suml2 != 0.0f, sumlx / suml2, (vf){0}), best = scale * sumlx;
     vi Laux[32];
@@ -122,7 +123,7 @@ static vf symmetric_scale_v(int n, int nmax, const vf *restrict x, vi *restrict 
 static vf q3_scale_v(int n, int nmax, const vf *restrict x, vi *restrict L)
 {
     vf amax, max = signed_max_v(n, x, &amax);
-    const vi zero = amax < 1e-15f;
+    const vi zero = amax < GG_Q_GROUP_EPS;
     const vf iscale = (float)-nmax / max;
     vf sumlx = (vf){0}, suml2 = (vf){0};
     for (int i = 0; i < n; i++) {
@@ -228,11 +229,11 @@ static void q6_k_lanes(const float *restrict x, float *restrict sc, float *restr
 }
 
 /* nblocks super-blocks of sub-blocks of n: searched LANES sub-blocks at a
- * time over groups of whole super-blocks (a last part that does not fill
- * the lanes by the scalar search), each finished with its own search. */
+ * time over groups of whole super-blocks, each finished with its own
+ * search; a last part that does not fill the lanes by the scalar kernel. */
 static void run(const float *restrict x, uint8_t *restrict y, int64_t nblocks, int n, lanes_search *search,
-                void (*scalar)(const float *restrict, gg_kq_search *restrict),
-                void (*finish)(const float *restrict, gg_kq_search *restrict, uint8_t *restrict), size_t bytes)
+                void (*finish)(const float *restrict, gg_kq_search *restrict, uint8_t *restrict), size_t bytes,
+                gg_quantizer scalar)
 {
     const int per = 256 / n, group = LANES > per ? LANES / per : 1; /* super-blocks a group */
     float sc[32], mn[32];
@@ -250,16 +251,14 @@ static void run(const float *restrict x, uint8_t *restrict y, int64_t nblocks, i
         }
     }
     lanes_done();
-    for (; i < nblocks; i++) {
-        scalar(x + 256 * i, &s);
-        finish(x + 256 * i, &s, y + (size_t)i * bytes);
-    }
+    if (i < nblocks)
+        scalar(x + 256 * i, y + (size_t)i * bytes, nblocks - i);
 }
 
-#define K_QUANTIZER(name, n)                                                                        \
-    static void name##_v(const float *restrict x, uint8_t *restrict y, int64_t nblocks)             \
-    {                                                                                               \
-        run(x, y, nblocks, n, name##_lanes, gg_kq_search_##name, gg_kq_finish_##name, GG_KQ_BYTES_##name); \
+#define K_QUANTIZER(name, n)                                                                              \
+    static void name##_v(const float *restrict x, uint8_t *restrict y, int64_t nblocks)                   \
+    {                                                                                                     \
+        run(x, y, nblocks, n, name##_lanes, gg_kq_finish_##name, sizeof(blk_##name), gg_quantize_##name); \
     }
 K_QUANTIZER(q2_k, 16)
 K_QUANTIZER(q3_k, 16)

@@ -13,16 +13,6 @@
 #include "blocks.h"
 #include "quantize_kernels.h"
 
-/* The value of largest magnitude, the first one if several tie; NaN never. */
-static float signed_max(const float *x, int n)
-{
-    float amax = 0.0f, max = 0.0f;
-    for (int j = 0; j < n; j++)
-        if (amax < fabsf(x[j]))
-            amax = fabsf(x[j]), max = x[j];
-    return max;
-}
-
 /* A code of 0..top from v + offset, as ggml's MIN(top, (int8_t)(v + offset)):
  * the int8 is negative (and then stored as is) only after a wrap. */
 static inline uint8_t code_min(float v, float offset, int top)
@@ -66,7 +56,8 @@ void gg_quantize_q4_0(const float *restrict x, uint8_t *restrict y, int64_t nblo
 {
     for (int64_t i = 0; i < nblocks; i++, x += 32) {
         blk_q4_0 *b = (blk_q4_0 *)(void *)(y + i * sizeof(blk_q4_0));
-        const float d = signed_max(x, 32) / -8;
+        float amax, max = gg_q_signed_max(x, 32, &amax);
+        const float d = max / -8;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         gg_q_put_f16(b->d, d);
         for (int j = 0; j < 16; j++)
@@ -107,7 +98,8 @@ void gg_quantize_q5_0(const float *restrict x, uint8_t *restrict y, int64_t nblo
 {
     for (int64_t i = 0; i < nblocks; i++, x += 32) {
         blk_q5_0 *b = (blk_q5_0 *)(void *)(y + i * sizeof(blk_q5_0));
-        const float d = signed_max(x, 32) / -16;
+        float amax, max = gg_q_signed_max(x, 32, &amax);
+        const float d = max / -16;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         gg_q_put_f16(b->d, d);
         uint32_t qh = 0;

@@ -20,6 +20,12 @@ void gg_put_u64(gg_buf *b, uint64_t v)
     gg_put_u32(b, (uint32_t)(v >> 32));
 }
 
+void gg_put_u64_at(gg_buf *b, size_t at, uint64_t v)
+{
+    for (int k = 0; k < 8; k++)
+        b->p[at + k] = (char)(uint8_t)(v >> (8 * k));
+}
+
 static uint64_t le(const uint8_t *p, int n)
 {
     uint64_t v = 0;
@@ -112,9 +118,8 @@ static void put_as_is(gg_buf *out, size_t start, const gg_gguf_form *form, const
 }
 
 /* The keys of f (an edited model's are its edited header's): see
- * gguf_write.h, split.* left out unless keep_split; nkv counts them first. */
-static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, int keep_split, gg_buf *out, size_t start,
-                         int count)
+ * gguf_write.h, split.* left out unless keep_split; returns how many. */
+static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, int keep_split, gg_buf *out, size_t start)
 {
     int64_t ft = gg_find_key(f, "general.file_type");
     int64_t qv = form->quantized ? gg_find_key(f, "general.quantization_version") : -1;
@@ -125,8 +130,6 @@ static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, int keep_sp
         if ((!keep_split && is_split_key(f, kv)) || (int64_t)i == qv || ((int64_t)i == ft && form->quantized && set_ft))
             continue;
         n++;
-        if (count)
-            continue;
         if ((int64_t)i == ft && set_ft) {
             put_key(out, f, kv);
             gg_put_u32(out, GG_VT_U32);
@@ -140,73 +143,85 @@ static uint64_t put_keys(const gg_file *f, const gg_gguf_form *form, int keep_sp
         }
     }
     if (form->quantized) {
-        n += 1 + set_ft;
-        if (!count)
-            put_u32_kv(out, "general.quantization_version", GG_QNT_VERSION);
-    } else {
-        n += set_ft && ft < 0;
+        n++;
+        put_u32_kv(out, "general.quantization_version", GG_QNT_VERSION);
     }
-    if (!count && set_ft && (form->quantized || ft < 0))
+    if (set_ft && (form->quantized || ft < 0)) {
+        n++;
         put_u32_kv(out, "general.file_type", (uint32_t)form->file_type);
+    }
     return n;
+}
+
+/* The header's start: magic, version, n_tensors and the keys of f after
+ * put_keys (the key count written once they are counted); returns where
+ * in out it starts. */
+static size_t header_start(gg_buf *out, uint64_t n_tensors, const gg_file *f, const gg_gguf_form *form, int keep_split)
+{
+    size_t start = out->len;
+    gg_buf_put(out, "GGUF", 4);
+    gg_put_u32(out, 3);
+    gg_put_u64(out, n_tensors);
+    gg_put_u64(out, 0); /* (the key count, once put_keys has counted them) */
+    uint64_t nkv = put_keys(f, form, keep_split, out, start);
+    if (!out->oom)
+        gg_put_u64_at(out, start + 16, nkv);
+    return start;
+}
+
+/* One tensor info: its name, its first n_dims dimensions, type and offset. */
+static void put_tensor_info(gg_buf *out, const char *name, uint64_t name_len, uint32_t n_dims, const uint64_t *ne,
+                            uint32_t type_id, uint64_t offset)
+{
+    gg_put_u64(out, name_len);
+    gg_buf_put(out, name, name_len);
+    gg_put_u32(out, n_dims);
+    for (uint32_t d = 0; d < n_dims; d++)
+        gg_put_u64(out, ne[d]);
+    gg_put_u32(out, type_id);
+    gg_put_u64(out, offset);
+}
+
+/* The header's end: *data_start, the header's length (with the bytes
+ * shared as they are) padded to the alignment. */
+static int header_end(const gg_model *m, const gg_buf *out, size_t start, const gg_gguf_runs *share,
+                      uint64_t n_tensors, uint64_t *data_start, gg_err *e)
+{
+    uint64_t len = out->len - start + (share ? share->bytes : 0), align = m->f->alignment;
+    *data_start = n_tensors ? len + (align - len % align) % align : len; /* (no data: no padding before it) */
+    return out->oom ? gg_fail(e, GG_E_NOMEM, "%s: out of memory for a GGUF header", m->path) : 0;
 }
 
 int gg_gguf_header(const gg_model *m, const gg_gguf_tensor *ts, const gg_gguf_form *form, gg_buf *out,
                    uint64_t *offset, uint64_t *data_start, uint64_t *data_bytes, gg_err *e)
 {
-    const gg_file *f = m->f;
-    const uint64_t align = f->alignment;
-    size_t start = out->len;
-    gg_buf_put(out, "GGUF", 4);
-    gg_put_u32(out, 3);
-    gg_put_u64(out, m->nt);
-    gg_put_u64(out, put_keys(f, form, 0, out, start, 1));
-    put_keys(f, form, 0, out, start, 0);
+    const uint64_t align = m->f->alignment;
+    size_t start = header_start(out, m->nt, m->f, form, 0);
     uint64_t at = 0;
     for (uint64_t j = 0; j < m->nt; j++) {
         uint64_t i = form->order ? form->order[j] : j;
         const gg_tensor *t = &m->t[i];
         const gg_tinfo *ti = t->info;
-        uint32_t n_dims = form->quantized ? gg_tinfo_ndims(ti) : ti->n_dims;
-        gg_put_u64(out, t->name_len);
-        gg_buf_put(out, t->name, t->name_len);
-        gg_put_u32(out, n_dims);
-        for (uint32_t d = 0; d < n_dims; d++)
-            gg_put_u64(out, ti->ne[d]);
-        gg_put_u32(out, ts[i].type_id);
-        gg_put_u64(out, at);
+        put_tensor_info(out, t->name, t->name_len, form->quantized ? gg_tinfo_ndims(ti) : ti->n_dims, ti->ne,
+                        ts[i].type_id, at);
         offset[i] = at;
         uint64_t padded = ts[i].nbytes + (align - ts[i].nbytes % align) % align;
         if (padded < ts[i].nbytes || at > (uint64_t)INT64_MAX - padded)
             return gg_fail(e, GG_E_TOOBIG, "%s: the tensors would be more than 2^63 bytes", m->path);
         at += padded;
     }
-    uint64_t len = out->len - start + (form->share ? form->share->bytes : 0);
-    *data_start = m->nt ? len + (align - len % align) % align : len; /* (no data: no padding before it) */
     *data_bytes = at;
-    return out->oom ? gg_fail(e, GG_E_NOMEM, "%s: out of memory for a GGUF header", m->path) : 0;
+    return header_end(m, out, start, form->share, m->nt, data_start, e);
 }
 
 int gg_gguf_header_in_place(const gg_model *m, gg_buf *out, uint64_t *data_start, gg_err *e)
 {
-    const gg_file *f = m->f, *sf = &m->shards[0].f;
-    size_t start = out->len;
-    gg_buf_put(out, "GGUF", 4);
-    gg_put_u32(out, 3);
-    gg_put_u64(out, sf->n_tensors);
-    gg_put_u64(out, f->n_kv);
-    put_keys(f, &(gg_gguf_form){.file_type = GG_FILE_TYPE_KEEP}, 1, out, start, 0);
+    const gg_file *sf = &m->shards[0].f;
+    size_t start = header_start(out, sf->n_tensors, m->f, &(gg_gguf_form){.file_type = GG_FILE_TYPE_KEEP}, 1);
     for (uint64_t i = 0; i < sf->n_tensors; i++) {
         const gg_tinfo *ti = &sf->tensors[i];
-        gg_put_u64(out, ti->name.len);
-        gg_buf_put(out, gg_str_ptr(sf, ti->name), ti->name.len);
-        gg_put_u32(out, ti->n_dims);
-        for (uint32_t d = 0; d < ti->n_dims; d++)
-            gg_put_u64(out, ti->ne[d]);
-        gg_put_u32(out, ti->type_id);
-        gg_put_u64(out, ti->offset);
+        put_tensor_info(out, gg_str_ptr(sf, ti->name), ti->name.len, ti->n_dims, ti->ne, ti->type_id,
+                        ti->offset);
     }
-    uint64_t len = out->len - start, align = f->alignment;
-    *data_start = sf->n_tensors ? len + (align - len % align) % align : len;
-    return out->oom ? gg_fail(e, GG_E_NOMEM, "%s: out of memory for a GGUF header", m->path) : 0;
+    return header_end(m, out, start, NULL, sf->n_tensors, data_start, e);
 }

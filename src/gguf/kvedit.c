@@ -256,8 +256,7 @@ int gg_edits_apply(const gg_file *f, const gg_edits *ed, const char *path, gg_fi
         gg_buf_free(&b);
         return gg_fail(e, GG_E_NOMEM, "%s: out of memory for its edited header", path);
     }
-    for (int k = 0; k < 8; k++)
-        b.p[16 + k] = (char)(uint8_t)(nkv >> (8 * k));
+    gg_put_u64_at(&b, 16, nkv);
     int rc = gg_parse(path, (const uint8_t *)b.p, b.len, b.len, out, NULL, e);
     gg_buf_free(&b);
     if (rc)

@@ -229,9 +229,9 @@ static const gg_recipe recipes[] = {
     R("q1_0", 40, Q1_0),
     R("q2_0", 41, Q2_0, .embd = GG_T_Q4_K),
     /* llama-quantize's other names */
-    R("q3_k", 12, Q3_K, .rules = q3_k_m, .flags = GG_RECIPE_ALIAS),
-    R("q4_k", 15, Q4_K, .rules = q4_k_m, .flags = GG_RECIPE_ALIAS),
-    R("q5_k", 17, Q5_K, .rules = q5_k_m, .flags = GG_RECIPE_ALIAS),
+    R("q3_k", 12, Q3_K, .rules = q3_k_m),
+    R("q4_k", 15, Q4_K, .rules = q4_k_m),
+    R("q5_k", 17, Q5_K, .rules = q5_k_m),
 };
 #define N_RECIPES (sizeof recipes / sizeof recipes[0])
 
@@ -572,7 +572,7 @@ int gg_recipe_types(const gg_recipe_facts *f, const gg_recipe *r, gg_tid *types,
     for (uint64_t j = 0; j < f->m->nt; j++) {
         uint64_t ti = f->order[j];
         gg_tid *t = &types[ti];
-        if ((r->flags & GG_RECIPE_SOURCE) || !f->quantizable[ti]) {
+        if (!f->quantizable[ti]) {
             *t = GG_T_F32;
             continue;
         }

@@ -355,7 +355,6 @@ static gg_composite *gguf_file(const gg_model *m, const gg_view_kind *views, gg_
             }
         }
         c->size = at;
-        c->header_len = hlen;
     }
     free(runs.run);
     free(ts);
