@@ -97,7 +97,7 @@ if start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
     R=$!
     check "a second reader goes on (64 Mi elements more folded)" at_least $((el + 64 * MiB)) compare_elements
     check "... from the pairs kept: none computed again ($n, then $(stat_of "$M" compare_tensors))" \
-        [ "$(stat_of "$M" compare_tensors)" = "$n" ] && [ "$n" -ge 4 ]
+        [ "$(stat_of "$M" compare_tensors)" = "$n" -a "$n" -ge 4 ]
     kill -KILL "$R"
     wait "$R" 2>/dev/null
     check "... killed too: the CPU stops" quiet "$DPID"
@@ -120,7 +120,7 @@ if start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
     wait "$R"
     rc=$?
     check "... with an error and no bytes (exit $rc, $(wc -c < "$TMP/sigterm.out") bytes)" \
-        [ $rc != 0 ] && [ ! -s "$TMP/sigterm.out" ]
+        [ $rc != 0 -a ! -s "$TMP/sigterm.out" ]
     check "... nothing left mounted" sh -c "! grep -qs ' $M fuse' /proc/mounts"
 else
     fail "a foreground mount of the long models"
@@ -140,7 +140,7 @@ if start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
     check "... the reader is released with an error" net_gone "$R"
     wait "$R"
     rc=$?
-    check "... (exit $rc, $(wc -c < "$TMP/lazy.out") bytes)" [ $rc != 0 ] && [ ! -s "$TMP/lazy.out" ]
+    check "... (exit $rc, $(wc -c < "$TMP/lazy.out") bytes)" [ $rc != 0 -a ! -s "$TMP/lazy.out" ]
     check "... the daemon said why" grep -q "left the mount table" "$TMP/fg.log"
 else
     fail "a foreground mount for fusermount3 -u -z"
