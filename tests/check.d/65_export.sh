@@ -18,7 +18,6 @@ ce() {
     "$PY" "$CE" "$@" || fail "check_export.py $1 ${2:-}"
     echo "  ($1: $(( ($(date +%s%N) - t0) / 1000000 )) ms)"
 }
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 size() { stat -c %s "$1"; }
 
 check "torch importable (tests/pyenv.sh)" "$PY" -c "import torch"

@@ -34,7 +34,6 @@ M=$TMP/m
 TEXT="The quick brown fox jumps over the lazy dog, and then it naps."
 # cv MODE ARGS...: a check_views.py mode (its own counts; a failure also fails here, once)
 cv() { "$PY" "$CV" "$@" > "$TMP/cv.out" || { cat "$TMP/cv.out"; fail "check_views.py $*"; return; }; grep -v "^check_views" "$TMP/cv.out"; }
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 # embed JOB...: llama.cpp (one thread) on each MODE:MODEL:OUT
 embed() { node "$EMB" batch "$TEXT" "$@" 2> "$TMP/embed.err" || { cat "$TMP/embed.err"; fail "llama.cpp: $*"; }; }
 

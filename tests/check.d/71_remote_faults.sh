@@ -26,7 +26,6 @@ net_start start "$W" "$TMP/web" || { fail "servers.sh start"; finish; exit 1; }
 net_proxy P "$HTTP_PORT"
 LOG=$TMP/daemon.log
 
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 pj() { net_plog "$P" | "$PY" -c 'import json,sys; L=json.load(sys.stdin); print('"$1"')'; }
 alive() { ls "$M/tensors" >/dev/null && [ -n "$(stat_of "$M" http_requests)" ]; }
 # rd OFFSET: read 4096 bytes at OFFSET of the model through the mount (one

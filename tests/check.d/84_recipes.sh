@@ -21,7 +21,6 @@ CR="$PY $TOP/tests/check_recipes.py"
 D=$TMP/models
 OUT=$TMP/out
 mkdir -p "$D" "$OUT"
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 # cr MODE ARGS...: a check_recipes.py mode; its lines shown, a failure failing here once
 cr() { $CR "$@" > "$TMP/cr.out" 2>&1 || fail "check_recipes.py $1 $4"; grep -v "^check_recipes" "$TMP/cr.out"; }
 

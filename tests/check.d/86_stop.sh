@@ -19,7 +19,6 @@ MiB=1048576
 PIDS=""
 trap 'for p in $PIDS; do net_kill "$p"; done; net_cleanup; cleanup' EXIT
 
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 # ticks PID: the CPU time PID has used (user + system, clock ticks)
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # quiet PID: within 10 s, a second in which PID used at most 2 ticks of CPU
