@@ -267,8 +267,7 @@ def main(argv):
     else:
         print(__doc__, file=sys.stderr)
         return 2
-    print("check_recipes: %d passed, %d failed" % (checks.passed, checks.failed))
-    return 1 if checks.failed else 0
+    return checks.finish("check_recipes")
 
 
 if __name__ == "__main__":
