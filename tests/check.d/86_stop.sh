@@ -14,10 +14,7 @@
 #  - gguffs --compare stops on Ctrl-C (SIGINT), saying so.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/net/netlib.sh"
-M=$TMP/m
-MiB=1048576
-PIDS=""
-trap 'for p in $PIDS; do net_kill "$p"; done; net_cleanup; cleanup' EXIT
+net_suite
 
 # ticks PID: the CPU time PID has used (user + system, clock ticks)
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -162,16 +159,14 @@ check "... printing nothing" [ ! -s "$TMP/cmp.out" ]
 
 # --- 6. a reader waiting on a hung server, -o timeout=40: fusermount3 -u -z
 W=$TMP/www
-mkdir -p "$W" "$TMP/home"
-export HOME=$TMP/home
-unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HF_TOKEN HF_TOKEN_PATH HF_ENDPOINT
+mkdir -p "$W"
 "$PY" "$TOP/tests/net/mkmodels.py" data "$W/data.gguf" 8 > /dev/null || fail "making the remote model"
 net_start start "$W" "$TMP/web" > /dev/null || fail "servers.sh start"
 . "$TMP/web/env"
 net_proxy P "$HTTP_PORT"
 if start_fg "http://127.0.0.1:$P/data.gguf" -- direct_io,timeout=40; then
     net_rules "$P" '{"rules": [{"action": "hang", "times": -1}]}'
-    timeout 120 "$PY" "$TOP/tests/net/readcmp.py" "$M" "$W/data.gguf" --at $((5 * MiB)) --len 4096 > "$TMP/hung.out" 2>&1 &
+    timeout 120 "$PY" "$RC" "$M" "$W/data.gguf" --at $((5 * MiB)) --len 4096 > "$TMP/hung.out" 2>&1 &
     R=$!
     PIDS="$PIDS $R"
     check "hung server: a read waits on it" net_hanging "$P"
