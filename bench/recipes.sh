@@ -38,7 +38,6 @@ command -v node > /dev/null && [ -f tests/peer/node_modules/node-llama-cpp/packa
 bench_need_fuse recipes.sh
 bench_setup recipes
 MED_FORMAT=%6.0f
-mnt() { "$GGUFFS" "$@" "$M" || { echo "recipes.sh: mount failed" >&2; exit 1; }; ls "$M" > /dev/null; }
 # values MODEL.gguf: its element count
 values() { "$PY" -c "
 import sys; sys.path.insert(0, 'tests'); import gguf_tool as g, math
