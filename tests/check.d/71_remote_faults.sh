@@ -232,19 +232,7 @@ fi
 
 # --- unmounting while the server hangs (timeout 30 s, 5 retries: minutes)
 # start_fg: a daemon in the foreground here (its PID known), mounted.
-start_fg() {
-    mkdir -p "$M"
-    MOUNTS="$MOUNTS $M"
-    "$GGUFFS" -f "http://127.0.0.1:$P/data.gguf" "$M" -o direct_io,timeout=30,retries=5 >"$TMP/fg.log" 2>&1 &
-    DPID=$!
-    PIDS="$PIDS $DPID"
-    for _ in $(seq 1 200); do
-        grep -qs " $M fuse" /proc/mounts && return 0
-        kill -0 "$DPID" 2>/dev/null || return 1
-        sleep 0.05
-    done
-    return 1
-}
+start_fg() { net_start_fg "http://127.0.0.1:$P/data.gguf" -- direct_io,timeout=30,retries=5; }
 # hanging: wait (bounded) until the proxy holds a request unanswered
 hanging() { net_hanging "$P"; }
 # gone PID: wait (bounded) until PID has exited

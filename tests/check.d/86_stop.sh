@@ -34,23 +34,6 @@ busy() {
     local a b
     a=$(ticks "$1") && sleep 1 && b=$(ticks "$1") && [ $((b - a)) -gt 20 ]
 }
-# start_fg MODEL... [-- OPTIONS]: a daemon in the foreground (its PID in DPID), mounted on $M
-start_fg() {
-    mkdir -p "$M"
-    MOUNTS="$MOUNTS $M"
-    local a=() o=()
-    while [ $# -gt 0 ] && [ "$1" != -- ]; do a+=("$1"); shift; done
-    [ "${1:-}" = -- ] && shift && o=(-o "$@")
-    "$GGUFFS" -f "${a[@]}" "$M" "${o[@]}" > "$TMP/fg.log" 2>&1 &
-    DPID=$!
-    PIDS="$PIDS $DPID"
-    for _ in $(seq 1 200); do
-        grep -qs " $M fuse" /proc/mounts && return 0
-        net_alive "$DPID" || return 1
-        sleep 0.05
-    done
-    return 1
-}
 # at_least N KEY: wait (30 s at most) until .stats' KEY is N or more
 at_least() {
     for _ in $(seq 1 600); do
@@ -80,7 +63,7 @@ PY
 cp --sparse=always "$TMP/long.gguf" "$TMP/long2.gguf"
 
 # --- 1. a reader of tensors.tsv killed: the comparison stops, what was computed is kept
-if start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
+if net_start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
     cat "$M/long/vs/long2/tensors.tsv" > /dev/null 2>&1 &
     R=$!
     check "a comparison is computed for its reader (the 4 small pairs done)" at_least 4 compare_tensors
@@ -123,7 +106,7 @@ else
 fi
 
 # --- 4. fusermount3 -u while a file is open is refused; -u -z ends it all
-if start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
+if net_start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
     cat "$M/long/vs/long2/summary.json" > "$TMP/lazy.out" 2>/dev/null &
     R=$!
     check "unmount: a comparison is computed for its reader" busy "$DPID"
@@ -164,7 +147,7 @@ mkdir -p "$W"
 net_start start "$W" "$TMP/web" > /dev/null || fail "servers.sh start"
 . "$TMP/web/env"
 net_proxy P "$HTTP_PORT"
-if start_fg "http://127.0.0.1:$P/data.gguf" -- direct_io,timeout=40; then
+if net_start_fg "http://127.0.0.1:$P/data.gguf" -- direct_io,timeout=40; then
     net_rules "$P" '{"rules": [{"action": "hang", "times": -1}]}'
     timeout 120 "$PY" "$RC" "$M" "$W/data.gguf" --at $((5 * MiB)) --len 4096 > "$TMP/hung.out" 2>&1 &
     R=$!
