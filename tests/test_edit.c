@@ -390,9 +390,12 @@ static void apply(int version)
     }
     /* general.alignment must stay a power of two, a u32 */
     gg_edits_set(&ed, "general.alignment", 17, GG_VT_U32, (uint8_t[]){3, 0, 0, 0}, 4);
-    CHECK(gg_edits_check(&ed, &e) != 0 && strstr(e.msg, "not a power of two"), "alignment 3 refused");
+    CHECK(gg_edits_apply(&f, &ed, "t.gguf", &g, &e) != 0 && strstr(e.msg, "not a power of two"), "alignment 3 refused");
     gg_edits_set(&ed, "general.alignment", 17, GG_VT_U32, (uint8_t[]){64, 0, 0, 0}, 4);
-    CHECK(gg_edits_check(&ed, &e) == 0, "alignment 64: %s", e.msg);
+    rc = gg_edits_apply(&f, &ed, "t.gguf", &g, &e);
+    CHECK(rc == 0, "alignment 64: %s", e.msg);
+    if (rc == 0)
+        gg_file_free(&g);
     gg_edits ed2;
     CHECK(gg_edits_copy(&ed2, &ed) == 0 && ed2.n == ed.n, "a copy of the edits");
     gg_edits_free(&ed2);

@@ -1,9 +1,8 @@
 /* jsonread.h - a strict JSON reader (RFC 8259) that keeps what cJSON
  * loses: a number's exact text (a u64 or an f64 is parsed by whoever knows
- * its type), a string's bytes with any NUL in them, and where each value
- * starts, for messages. Used for the edits file and the arrays of arrays
- * in metadata text (kvparse.h). Input is bounded by the caller; nesting by
- * JSONR_MAX_DEPTH. */
+ * its type) and a string's bytes with any NUL in them. Used for the edits
+ * file and the arrays of arrays in metadata text (kvparse.h). Input is
+ * bounded by the caller; nesting by JSONR_MAX_DEPTH. */
 #ifndef GGUFFS_JSONREAD_H
 #define GGUFFS_JSONREAD_H
 
@@ -22,7 +21,6 @@ struct gg_jval {
     char **keys;    /* OBJ: the members' names (decoded, NUL-terminated) */
     size_t *key_lens;
     size_t n;
-    size_t at;      /* byte offset of the value in the text */
 };
 
 /* Parse n bytes of text (one value, surrounded by whitespace only) into

@@ -40,8 +40,6 @@ int gg_vdesc_parse(const char *s, gg_vdesc *d);
 void gg_vdesc_name(const gg_vdesc *d, char *out, size_t cap);
 /* The type of a key of f; an array of arrays takes its first element's. */
 void gg_vdesc_of(const gg_file *f, const gg_kv *kv, gg_vdesc *d);
-/* The scalar type named s ("u32", "str", ...; not "arr"), or GG_VT_COUNT. */
-uint32_t gg_vtype_by_name(const char *s);
 
 typedef struct gg_edit {
     char *key;        /* its bytes (a key may hold any byte), NUL after them */
@@ -61,8 +59,6 @@ typedef struct gg_edits {
 void gg_edits_free(gg_edits *ed);
 /* A copy of src into *dst: 0, or -1 out of memory. */
 int gg_edits_copy(gg_edits *dst, const gg_edits *src);
-/* The edit of key, or NULL. */
-const gg_edit *gg_edits_find(const gg_edits *ed, const char *key, size_t key_len);
 
 /* Set key (of original f) to a value of `type` (its encoded bytes): the
  * entry of the key is replaced (a removed key comes back). 0, or -1 out of
@@ -72,12 +68,11 @@ int gg_edits_set(gg_edits *ed, const char *key, size_t key_len, uint32_t type, c
  * 0, or -1 out of memory. */
 int gg_edits_remove(gg_edits *ed, const gg_file *f, const char *key, size_t key_len);
 
-/* Rules of keys a model's reader depends on: general.alignment a u32
- * power of two. 0, or -1 with *e (GG_E_INVAL) naming the key and why. */
-int gg_edits_check(const gg_edits *ed, gg_err *e);
-
 /* The header of f with ed applied, parsed into *out (see above; path for
- * its messages). 0, or -1 with *e set. Free *out with gg_file_free(). */
+ * its messages). 0, or -1 with *e set: GG_E_INVAL naming the key and why
+ * for edits that break a rule of keys a model's reader depends on
+ * (general.alignment a u32 power of two), checked first. Free *out with
+ * gg_file_free(). */
 int gg_edits_apply(const gg_file *f, const gg_edits *ed, const char *path, gg_file *out, gg_err *e);
 
 /* A view of model m whose metadata is f (taken over): it shares m's files

@@ -31,6 +31,13 @@
 #include "gguffs/jsonread.h"
 #include "gguffs/kvedit.h"
 
+/* Text s[0..n) as a message shows it: its first `max` bytes made printable
+ * (gg_tsv_field: 4 characters a byte at most, \xNN), in quotes, "..." when
+ * cut; into out (cap bytes; GG_SHOWN_CAP(max) hold it all), as many whole
+ * bytes' escapes as fit. Returns out. */
+#define GG_SHOWN_CAP(max) (4 * (max) + sizeof "\"...\"")
+const char *gg_text_shown(const char *s, size_t n, size_t max, char *out, size_t cap);
+
 int gg_kv_from_text(const gg_vdesc *d, const char *text, size_t n, gg_buf *out, gg_err *e);
 int gg_kv_from_json(const gg_vdesc *d, const gg_jval *v, gg_buf *out, gg_err *e);
 
@@ -43,11 +50,14 @@ int gg_kv_from_json(const gg_vdesc *d, const gg_jval *v, gg_buf *out, gg_err *e)
  * ed changed. 0, or -1 with *e (GG_E_INVAL: what was wrong; ed as it was). */
 int gg_edits_set_text(gg_edits *ed, const gg_file *edited, const char *key, size_t key_len, const gg_vdesc *fresh,
                       const char *text, size_t n, int *changed, gg_err *e);
-/* Key `from` of the edited file becomes `to` (f: the original file). Onto
- * a key that is there, the value is taken as text in that key's type (an
- * editor's temporary file saved over the key keeps the key's type);
- * else `to` takes from's value and type. 0, or -1 with *e (GG_E_NOENT: no
- * `from`; GG_E_INVAL: its text is no value of `to`'s type). */
+/* Key `from` of the edited file becomes `to` (f: the original file):
+ * `to` takes from's value and type, bytes as they are; onto a key there of
+ * another type, from's text is read in that key's type instead (an
+ * editor's temporary file saved over the key keeps the key's type). `to`
+ * the same as `from` changes nothing. 0, or -1 with *e (GG_E_NOENT: no
+ * `from`; GG_E_INVAL: its text is no value of `to`'s type; GG_E_NOMEM).
+ * (tree_edit.c, the one caller, finds `from` and a `to` of another name
+ * first; the two checks here keep the function whole on its own.) */
 int gg_edits_rename(gg_edits *ed, const gg_file *f, const gg_file *edited, const char *from, size_t from_len,
                     const char *to, size_t to_len, gg_err *e);
 

@@ -198,6 +198,9 @@ struct gg_http_get {
 
 /* Perform g. Returns 0, or -1 with *e set; in both cases free(g->final_url). */
 int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e);
+/* A try needs this long at least: gg_net_get starts none with less time
+ * left (it would only be one more request cut at the deadline). */
+#define GG_NET_TRY_MIN_MS 100
 
 /* Open an http(s) URL as a source (http_fetch.c, remote_source.c), read with
  * the policy of the scheme that claims it (the hub's URLs: hf.c's), else

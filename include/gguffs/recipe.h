@@ -78,4 +78,11 @@ int gg_recipe_types(const gg_recipe_facts *f, const gg_recipe *r, gg_tid *types,
  * *e set naming an unknown name. */
 int gg_recipe_list(const char *list, uint64_t *mask, gg_err *e);
 
+/* The recipes model m can take: bit i of *ok for gg_recipe_at(i). why_not,
+ * unless NULL, is called with arg for each recipe it cannot take, in order,
+ * with gg_recipe_types's reason. Returns 0, or -1 out of memory (*ok 0,
+ * why_not not called). */
+int gg_recipes_possible(const gg_model *m, uint64_t *ok,
+                        void (*why_not)(void *arg, const gg_recipe *r, const gg_err *e), void *arg);
+
 #endif

@@ -1,8 +1,10 @@
 /* cli.h - exit statuses of the gguffs command, and how core error codes map
  * to them. They belong to the command line only: the core library reports
- * errors as gg_err codes (error.h). */
+ * errors as gg_err codes (error.h). And the signals that stop the command. */
 #ifndef GGUFFS_CLI_H
 #define GGUFFS_CLI_H
+
+#include <signal.h>
 
 #include "gguffs/error.h"
 
@@ -31,6 +33,19 @@ static inline int gg_exit_for(gg_code c)
     case GG_E_INVAL: return GG_EXIT_USAGE;
     default: return GG_EXIT_CANNOT_OPEN; /* not found, access, I/O, network, stale */
     }
+}
+
+/* handler for SIGTERM, SIGINT and SIGHUP (a mount's daemon, --compare). A
+ * signal the caller ignores (SIGINT of a background job) stays ignored. */
+static inline void gg_catch_stop_signals(void (*handler)(int))
+{
+    struct sigaction sa = {0}, old;
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    for (int i = 0; i < 3; i++)
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
 }
 
 #endif

@@ -45,6 +45,12 @@ static ctx *ctx_of(fuse_req_t req) { return fuse_req_userdata(req); }
 
 static void reply_error(fuse_req_t req, const gg_err *e) { fuse_reply_err(req, gg_code_errno(e->code)); }
 
+/* A request that failed: EINTR when its caller gave up (scope_end), else e. */
+static void reply_failed(fuse_req_t req, int gave_up, const gg_err *e)
+{
+    fuse_reply_err(req, gave_up ? EINTR : gg_code_errno(e->code));
+}
+
 static void to_stat(ctx *c, gg_ino ino, const gg_attr *a, struct stat *st)
 {
     memset(st, 0, sizeof *st);
@@ -186,10 +192,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
     int gave_up = scope_end(c, req, &rs);
     if (!found) {
         if (e.code != GG_E_NOENT) {
-            if (gave_up)
-                fuse_reply_err(req, EINTR);
-            else
-                reply_error(req, &e);
+            reply_failed(req, gave_up, &e);
             return;
         }
         /* Cache the miss too: names never appear later (but keys made in a
@@ -222,10 +225,7 @@ static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
     int rc = gg_tree_getattr(c->tree, ino, &a, &e);
     int gave_up = scope_end(c, req, &rs);
     if (rc) {
-        if (gave_up)
-            fuse_reply_err(req, EINTR);
-        else
-            reply_error(req, &e);
+        reply_failed(req, gave_up, &e);
         return;
     }
     to_stat(c, ino, &a, &st);
@@ -276,10 +276,7 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, s
     int gave_up = scope_end(c, req, &rs);
     if (rc) {
         free(d.p);
-        if (gave_up)
-            fuse_reply_err(req, EINTR);
-        else
-            reply_error(req, &e);
+        reply_failed(req, gave_up, &e);
         return;
     }
     fuse_reply_buf(req, d.p, d.used);
@@ -518,10 +515,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, stru
     ssize_t got = gg_tree_read_ref(c->tree, ino, (gg_open_file *)(uintptr_t)fi->fh, buf, size, (uint64_t)off, &ref, &e);
     int gave_up = scope_end(c, req, &rs);
     if (got < 0) {
-        if (gave_up)
-            fuse_reply_err(req, EINTR);
-        else
-            reply_error(req, &e);
+        reply_failed(req, gave_up, &e);
         return;
     }
     if (ref.niov)
@@ -618,16 +612,7 @@ static void catch_signals(struct fuse_session *se, gg_net *net)
 {
     signal_session = se;
     signal_net = net;
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    int sigs[] = {SIGTERM, SIGINT, SIGHUP};
-    for (int i = 0; i < 3; i++) {
-        struct sigaction old;
-        /* A signal the caller ignores (SIGINT of a background job) stays ignored. */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
-    }
+    gg_catch_stop_signals(on_signal);
     /* SIGUSR1 and SIGUSR2 have no use here; by default they would kill the
      * daemon and leave a stale mount behind. (SIGUSR2 interrupts the main
      * thread's wait: no SA_RESTART.) */

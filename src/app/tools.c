@@ -239,13 +239,10 @@ static int open_edited(const char *path, const gg_tool_opts *o, edited *x)
     if (rc != GG_EXIT_OK)
         return rc;
     gg_err e;
-    if (gg_model_ident_of(&x->m, &x->id)) {
-        fprintf(stderr, "gguffs: out of memory\n");
-        rc = GG_EXIT_INTERNAL;
-    } else if (gg_editfile_load(o->edits, &x->m, &x->id, &x->ed, &e)) {
+    if (gg_editfile_load(o->edits, &x->m, &x->id, &x->ed, &e)) {
         fprintf(stderr, "gguffs: %s\n", e.msg);
         rc = gg_exit_for(e.code);
-    } else if (gg_edits_check(&x->ed, &e) || gg_edits_apply(x->m.f, &x->ed, x->m.path, &x->f, &e)) {
+    } else if (gg_edits_apply(x->m.f, &x->ed, x->m.path, &x->f, &e)) {
         fprintf(stderr, "gguffs: edits file %s: %s\n", o->edits, e.msg);
         rc = gg_exit_for(e.code);
     } else {
@@ -317,7 +314,7 @@ static int set_one(const gg_model *m, const char *op, gg_edits *ed, gg_file *f, 
         }
     }
     gg_file g;
-    if (gg_edits_check(ed, e) || gg_edits_apply(m->f, ed, m->path, &g, e))
+    if (gg_edits_apply(m->f, ed, m->path, &g, e))
         return -1;
     gg_file_free(f);
     *f = g;
@@ -337,7 +334,7 @@ int gg_tool_set(const char *path, const gg_tool_opts *o)
             rc = e.code == GG_E_NOMEM ? GG_EXIT_INTERNAL : GG_EXIT_USAGE;
         }
     }
-    if (!rc && gg_editfile_save(o->edits, &x.id, &x.f, &x.ed, &e)) {
+    if (!rc && gg_editfile_save(o->edits, &x.m, &x.id, &x.f, &x.ed, &e)) {
         fprintf(stderr, "gguffs --set: %s\n", e.msg);
         rc = GG_EXIT_INTERNAL;
     }
@@ -736,20 +733,9 @@ static void on_compare_signal(int sig)
     gg_scope_stop_all();
 }
 
-static void catch_compare_signals(void)
-{
-    struct sigaction sa = {0}, old;
-    sa.sa_handler = on_compare_signal;
-    sigemptyset(&sa.sa_mask);
-    int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    for (int i = 0; i < 3; i++)
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
-}
-
 int gg_tool_compare(const char *model, const char *ref, const gg_tool_opts *o)
 {
-    catch_compare_signals();
+    gg_catch_stop_signals(on_compare_signal);
     gg_model a, b;
     int rc = open_model(&a, model, o->open);
     if (rc != GG_EXIT_OK)

@@ -228,7 +228,6 @@ static int value(rd *r, gg_jval *v, int depth)
 {
     memset(v, 0, sizeof *v);
     skip_ws(r);
-    v->at = r->pos;
     if (depth > JSONR_MAX_DEPTH)
         return bad(r, "nested deeper than %d levels", JSONR_MAX_DEPTH);
     if (r->pos >= r->n)

@@ -11,7 +11,8 @@
 
 /* ---- value types ---- */
 
-uint32_t gg_vtype_by_name(const char *s)
+/* The scalar type named s ("u32", "str", ...; not "arr"), or GG_VT_COUNT. */
+static uint32_t vtype_by_name(const char *s)
 {
     for (uint32_t t = 0; t < GG_VT_COUNT; t++)
         if (t != GG_VT_ARR && !strcmp(s, gg_vtype_name(t)))
@@ -36,7 +37,7 @@ int gg_vdesc_parse(const char *s, gg_vdesc *d)
         return -1;
     memcpy(name, s, n);
     name[n] = 0;
-    d->t[depth] = gg_vtype_by_name(name);
+    d->t[depth] = vtype_by_name(name);
     return d->t[depth] == GG_VT_COUNT ? -1 : 0;
 }
 
@@ -146,8 +147,6 @@ static gg_edit *find(const gg_edits *ed, const char *key, size_t key_len)
     return NULL;
 }
 
-const gg_edit *gg_edits_find(const gg_edits *ed, const char *key, size_t key_len) { return find(ed, key, key_len); }
-
 /* The entry of key (made at the end if there is none). */
 static int put(gg_edits *ed, const char *key, size_t key_len, int removed, uint32_t type, const void *val,
                uint64_t val_len)
@@ -190,7 +189,9 @@ int gg_edits_remove(gg_edits *ed, const gg_file *f, const char *key, size_t key_
     return 0;
 }
 
-int gg_edits_check(const gg_edits *ed, gg_err *e)
+/* Rules of keys a model's reader depends on: general.alignment a u32
+ * power of two. 0, or -1 with *e (GG_E_INVAL) naming the key and why. */
+static int check(const gg_edits *ed, gg_err *e)
 {
     const gg_edit *a = find(ed, "general.alignment", 17);
     if (a && !a->removed) {
@@ -213,6 +214,8 @@ static void put_key(gg_buf *b, const char *key, uint64_t len)
 
 int gg_edits_apply(const gg_file *f, const gg_edits *ed, const char *path, gg_file *out, gg_err *e)
 {
+    if (check(ed, e))
+        return -1;
     gg_buf b = {0};
     uint64_t nkv = 0, room = f->hdr_len + 64;
     for (size_t i = 0; i < ed->n; i++)

@@ -602,3 +602,22 @@ int gg_recipe_list(const char *list, uint64_t *mask, gg_err *e)
     }
     return 0;
 }
+
+int gg_recipes_possible(const gg_model *m, uint64_t *ok,
+                        void (*why_not)(void *arg, const gg_recipe *r, const gg_err *e), void *arg)
+{
+    *ok = 0;
+    gg_recipe_facts *f = gg_recipe_facts_new(m);
+    gg_tid *types = malloc((m->nt ? m->nt : 1) * sizeof *types);
+    int rc = f && types ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < N_RECIPES; i++) {
+        gg_err e;
+        if (gg_recipe_types(f, &recipes[i], types, &e) == 0)
+            *ok |= 1ull << i;
+        else if (why_not)
+            why_not(arg, &recipes[i], &e);
+    }
+    gg_recipe_facts_free(f);
+    free(types);
+    return rc;
+}

@@ -206,12 +206,11 @@ int gg_decode_elems(gg_reader *r, const gg_model *m, const gg_tensor *t, uint64_
 /* How a view's pages are cut. A page holds pe elements (the target size
  * rounded to whole blocks / row groups of the tensor's type and, for a
  * quantized view, of its own type's blocks), as units of be elements in bb
- * bytes: f32 one element in 4 bytes, a quantized view one block. `code` is
- * the view's part of the cache key: 0 for f32, the quantized type for the
- * others (gg_tid, below 256). */
+ * bytes: f32 one element in 4 bytes, a quantized view one block. qtype is
+ * also the view's part of the cache key: 0 for f32, the quantized type for
+ * the others (below 256). */
 typedef struct geom {
-    uint8_t code;
-    gg_tid qtype; /* GG_T_NONE: f32 */
+    gg_tid qtype; /* GG_T_NONE (0): f32 */
     uint64_t be, bb, pe;
 } geom;
 
@@ -230,7 +229,7 @@ static uint64_t gcd64(uint64_t a, uint64_t b)
 static int geom_of(const gg_reader *r, const gg_model *m, const gg_tensor *t, gg_view_kind k, geom *g, gg_err *e)
 {
     uint64_t unit = gg_layout_granule(&t->layout);
-    *g = (geom){.code = 0, .qtype = GG_T_NONE, .be = 1, .bb = 4};
+    *g = (geom){.qtype = GG_T_NONE, .be = 1, .bb = 4};
     if (gg_view_qtype(k)) {
         const gg_type *q = gg_type_mainline(gg_view_qtype(k));
         if (!q || !gg_quantize_has(q->tid) || q->tid >= 256)
@@ -238,7 +237,7 @@ static int geom_of(const gg_reader *r, const gg_model *m, const gg_tensor *t, gg
         if (t->info->ne[0] % q->block_elems)
             return gg_fail(e, GG_E_INVAL, "%s: %s needs rows of a multiple of %u values (this one has %" PRIu64 ")",
                            m->path, q->name, q->block_elems, t->info->ne[0]);
-        *g = (geom){.code = (uint8_t)q->tid, .qtype = q->tid, .be = q->block_elems, .bb = q->block_bytes};
+        *g = (geom){.qtype = q->tid, .be = q->block_elems, .bb = q->block_bytes};
         unit = unit / gcd64(unit, g->be) * g->be;
     }
     uint64_t want = r->o.page_bytes / 4;
@@ -256,7 +255,7 @@ static uint64_t geom_bytes(const geom *g, uint64_t n) { return n / g->be * g->bb
 #define PAGE_BITS 32
 static uint64_t page_key(uint32_t uid, const geom *g, uint64_t page)
 {
-    return (uint64_t)uid << 40 | (uint64_t)g->code << PAGE_BITS | page;
+    return (uint64_t)uid << 40 | (uint64_t)g->qtype << PAGE_BITS | page;
 }
 
 /* Elements [*e0, *e1) of page p. */
@@ -329,7 +328,7 @@ static void ra_enqueue(gg_reader *r, const gg_model *m, const gg_tensor *t, uint
                        uint64_t first, uint64_t end)
 {
     uint64_t queued = 0, ti = (uint64_t)(t - m->t);
-    uint64_t a = (uint64_t)g->code << 56 | (uint64_t)uid << 32 | ti;
+    uint64_t a = (uint64_t)g->qtype << 56 | (uint64_t)uid << 32 | ti;
     for (uint64_t p = first; p < end && ti <= UINT32_MAX; p++, queued++)
         if (gg_pool_submit(r->pool, ra_job, (void *)m, a, p))
             break;
@@ -351,7 +350,7 @@ static int readahead(gg_reader *r, const gg_model *m, const gg_tensor *t, uint32
     uint64_t first = 0, end = 0, w = (uint64_t)r->o.readahead_pages;
     /* A request's worth: 1 MiB of the view's pages, or this read's pages
      * when it asks for more. */
-    uint64_t per_mib = (1u << 20) / (geom_bytes(g, g->pe) ? geom_bytes(g, g->pe) : 1);
+    uint64_t per_mib = (1u << 20) / geom_bytes(g, g->pe);
     uint64_t request = per_mib > p1 + 1 - p0 ? per_mib : p1 + 1 - p0;
     /* In pages: a fixed window; a stream earns it once it covers two pages. */
     gg_ahead_params ap = {.unit = 1,
@@ -489,7 +488,7 @@ static int read_small(gg_reader *r, const gg_model *m, const gg_tensor *t, const
 {
     atomic_fetch_add_explicit(&r->small_reads, 1, memory_order_relaxed);
     uint64_t b0 = geom_bytes(g, e0), n = geom_bytes(g, e1 - e0);
-    if (b0 == off && n == size && (g->qtype || (off % 4 == 0 && size % 4 == 0)))
+    if (b0 == off && n == size)
         return make_elems(r, m, t, g, e0, e1, buf, e);
     char stackbuf[4096];
     char *tmp = n <= sizeof stackbuf ? stackbuf : malloc(n);

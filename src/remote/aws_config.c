@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gguffs/buf.h"
+
 const char *gg_aws_env(const char *name)
 {
     const char *v = getenv(name);
@@ -187,11 +189,9 @@ static int say(char **out, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vasprintf(out, fmt, ap);
+    *out = gg_vxprintf(fmt, ap);
     va_end(ap);
-    if (n < 0)
-        *out = NULL;
-    return n < 0 ? -1 : 0;
+    return *out ? 0 : -1;
 }
 
 static int take(gg_aws *a, const char *id, const char *secret, const char *token)

@@ -177,17 +177,10 @@ static int repo_part(const char *s, size_t n)
  * or "..", no control character. NULL, or what is wrong. */
 static const char *bad_revision(const char *rev)
 {
-    for (const char *q = rev; *q; q++)
-        if ((unsigned char)*q < 0x20 || *q == 0x7f)
-            return "a control character in the revision";
-    for (const char *seg = rev; seg;) {
-        const char *end = strchr(seg, '/');
-        size_t k = end ? (size_t)(end - seg) : strlen(seg);
-        if (!k || (k == 1 && seg[0] == '.') || (k == 2 && seg[0] == '.' && seg[1] == '.'))
-            return "an empty, '.' or '..' segment in the revision";
-        seg = end ? end + 1 : NULL;
-    }
-    return NULL;
+    int fault = gg_segments_fault(rev, "");
+    return fault == GG_SEG_CONTROL ? "a control character in the revision"
+           : fault                 ? "an empty, '.' or '..' segment in the revision"
+                                   : NULL;
 }
 
 #define SYNTAX "expected hf://ORG/REPO[@REVISION][/FILE.gguf] (a revision with slashes: @refs/pr/N, or %%2F for each '/')"

@@ -37,10 +37,6 @@
  * times more, quickly: a server that is down does not come back within the
  * backoff of a read, and a reader must not wait for it. */
 #define REFUSED_RETRIES 1
-/* A try needs this long at least: one with less time left than that would
- * only be one more request cut at the deadline. */
-#define TRY_MIN_MS 100
-
 #define JOBS_MAX 256
 
 struct gg_net {
@@ -483,8 +479,22 @@ static int same_as_before(const xfer *x)
 {
     const resume *r = x->rs;
     const gg_http_get *g = x->g;
-    return !r || !r->have_v || !x->fit || /* (an answer that does not fit is refused for that) */
+    return !r->have_v || !x->fit || /* (an answer that does not fit is refused for that) */
            (g->total == r->total && !strcmp(g->etag, r->etag) && !strcmp(g->last_modified, r->last_modified));
+}
+
+/* The first look at a 2xx answer (at its first body byte, or at its end if
+ * it had none): does a range's answer fit (fits), and does it say the same
+ * object as the earlier tries' answers? 0 if it says another; 1 if the
+ * same, or if it was looked at already. */
+static int first_look(xfer *x)
+{
+    if (x->checked)
+        return 1;
+    x->checked = 1;
+    if (x->g->len)
+        fits(x);
+    return same_as_before(x);
 }
 
 /* Tell g->part_in of the parts now whole (see net.h): those all of whose
@@ -522,15 +532,9 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *arg)
     }
     if (x->status < 200 || x->status >= 300)
         return len; /* an error page or a redirect's body: not ours */
-    if (!x->checked) {
-        /* (its headers are all in: the first byte of its body) */
-        x->checked = 1;
-        if (g->len)
-            fits(x);
-        if (!same_as_before(x)) {
-            x->changed = 1;
-            return 0;
-        }
+    if (!first_look(x)) { /* (its headers are all in: the first byte of its body) */
+        x->changed = 1;
+        return 0;
     }
     if (g->len == 0) {
         if (g->body->len + len > g->max_body) {
@@ -786,13 +790,9 @@ static outcome answer_ok(gg_net *n, gg_http_get *g, xfer *x, const char *shown, 
         g->total = x->have_cl ? x->cl : g->body->len;
         return OUTCOME_OK;
     }
-    if (!x->checked) { /* (no body: nothing was compared yet) */
-        x->checked = 1;
-        fits(x);
-        if (!same_as_before(x)) {
-            gg_fail(e, GG_E_STALE, "%s: changed on the server between two answers of one request", shown);
-            return OUTCOME_FAIL;
-        }
+    if (!first_look(x)) { /* (no body: nothing was compared yet) */
+        gg_fail(e, GG_E_STALE, "%s: changed on the server between two answers of one request", shown);
+        return OUTCOME_FAIL;
     }
     if (x->status == 206) {
         /* The range asked for from its first byte: all of it, or up to the
@@ -1137,7 +1137,7 @@ int gg_net_get(gg_net *n, gg_http_get *g, gg_err *e)
         long wait = progressed ? 0 : out == OUTCOME_RETRY ? backoff_ms(attempt, x.refused ? -1 : x.retry_after) : 0;
         int again = out == OUTCOME_RETRY && !g->no_retry && (progressed || attempt < n->o.retries) &&
                     !(x.refused && refused++ >= REFUSED_RETRIES);
-        if (again && gg_scope_now_ms() + wait + TRY_MIN_MS >= deadline) {
+        if (again && gg_scope_now_ms() + wait + GG_NET_TRY_MIN_MS >= deadline) {
             /* No time left for the next try: fail now, not at the deadline. */
             gg_err_prefix(ep, "after %d %s (no time left in the -o timeout= of %d s)", attempt + 1,
                           attempt ? "tries" : "try", n->o.timeout_s);

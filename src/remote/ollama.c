@@ -24,7 +24,6 @@
 typedef struct registry {
     gg_net_policy p;   /* (first: the policy is the registry) */
     char *url;         /* -o ollama_registry=, or the default, without a trailing '/' */
-    char *bad;         /* why that setting is refused, said when ollama:// is used; NULL: fine */
     pthread_mutex_t mu; /* guards adding origins (names are resolved before any read) */
     char *origins[MAX_ORIGINS]; /* scheme://host:port of the registries in use */
     _Atomic int norigins;
@@ -75,21 +74,29 @@ static int blob_digest(const char *url, char hex[65])
     return 1;
 }
 
+/* The blob of digest hex the manifests read gave, or NULL (r->mu held). */
+static const struct blob *find_blob(const registry *r, const char *hex)
+{
+    for (int i = 0; i < r->nblobs; i++)
+        if (!strcmp(r->blobs[i].hex, hex))
+            return &r->blobs[i];
+    return NULL;
+}
+
 /* A blob is what its manifest's layer says: that size, that digest. */
 static int registry_identity(const gg_net_policy *p, const char *url, uint64_t *size, char sha256[65])
 {
     registry *r = (registry *)p;
     char hex[65];
-    int found = 0;
     if (!blob_digest(url, hex))
         return 0;
     pthread_mutex_lock(&r->mu);
-    for (int i = 0; i < r->nblobs && !found; i++)
-        if (!strcmp(r->blobs[i].hex, hex)) {
-            *size = r->blobs[i].size;
-            memcpy(sha256, hex, 65);
-            found = 1;
-        }
+    const struct blob *b = find_blob(r, hex);
+    int found = b != NULL;
+    if (found) {
+        *size = b->size;
+        memcpy(sha256, hex, 65);
+    }
     pthread_mutex_unlock(&r->mu);
     return found;
 }
@@ -98,20 +105,19 @@ static int registry_identity(const gg_net_policy *p, const char *url, uint64_t *
  * (out of memory, or another manifest gave it another size). */
 static int note_blob(registry *r, const char *spec, const char *hex, uint64_t size, gg_err *e)
 {
-    int rc = 0, i = 0;
+    int rc = 0;
     pthread_mutex_lock(&r->mu);
-    for (; i < r->nblobs && strcmp(r->blobs[i].hex, hex); i++)
-        ;
-    if (i < r->nblobs && r->blobs[i].size != size) {
+    const struct blob *b = find_blob(r, hex);
+    if (b && b->size != size) {
         rc = gg_fail(e, GG_E_MALFORMED, "%s: the manifest gives blob sha256:%s %" PRIu64 " bytes, another one %"
-                     PRIu64, spec, hex, size, r->blobs[i].size);
-    } else if (i == r->nblobs) {
-        if (gg_grow((void **)&r->blobs, &r->capblobs, (size_t)r->nblobs, sizeof *r->blobs, 8))
+                     PRIu64, spec, hex, size, b->size);
+    } else if (!b) {
+        if (gg_grow((void **)&r->blobs, &r->capblobs, (size_t)r->nblobs, sizeof *r->blobs, 8)) {
             rc = gg_fail(e, GG_E_NOMEM, "out of memory");
-        else
-            r->blobs[r->nblobs++] = (struct blob){.size = size};
-        if (rc == 0)
-            memcpy(r->blobs[r->nblobs - 1].hex, hex, 65);
+        } else {
+            r->blobs[r->nblobs] = (struct blob){.size = size};
+            memcpy(r->blobs[r->nblobs++].hex, hex, 65);
+        }
     }
     pthread_mutex_unlock(&r->mu);
     return rc;
@@ -173,7 +179,6 @@ static void registry_free(void *state)
     pthread_mutex_destroy(&r->mu);
     free(r->blobs);
     free(r->url);
-    free(r->bad);
     free(r);
 }
 
@@ -193,8 +198,7 @@ static int registry_init(const gg_net_opts *o, void **state, gg_err *e)
     size_t l = strlen(r->url);
     while (l > 0 && r->url[l - 1] == '/')
         r->url[--l] = 0;
-    const char *why = gg_endpoint_refused(r->url);
-    if ((why && asprintf(&r->bad, "-o ollama_registry=%s: %s", r->url, why) < 0) || (!why && add_origin(r, r->url))) {
+    if (add_origin(r, r->url)) { /* (a refused -o ollama_registry= never gets here: registry_check) */
         registry_free(r);
         return gg_fail(e, GG_E_NOMEM, "out of memory setting up the HTTP client");
     }
@@ -340,8 +344,6 @@ static int ollama_expand(gg_net *net, void *state, const char *spec, gg_resolved
     char reg[600], base[1200], url[1400], name[800];
     if (n.host[0] && strcmp(n.host, DEFAULT_HOST))
         snprintf(reg, sizeof reg, "https://%s", n.host);
-    else if (r->bad)
-        return gg_fail(e, GG_E_INVAL, "%s: %s", spec, r->bad);
     else
         snprintf(reg, sizeof reg, "%s", r->url);
     if (add_origin(r, reg))

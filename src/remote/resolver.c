@@ -144,22 +144,35 @@ void gg_url_escape(gg_buf *out, const char *s, int keep_slash)
     }
 }
 
+int gg_segments_fault(const char *s, const char *also)
+{
+    for (const char *p = s; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f || strchr(also, *p))
+            return GG_SEG_CONTROL;
+    for (const char *seg = s; seg;) {
+        const char *end = strchr(seg, '/');
+        size_t k = end ? (size_t)(end - seg) : strlen(seg);
+        if (k == 0)
+            return GG_SEG_EMPTY;
+        if ((k == 1 && seg[0] == '.') || (k == 2 && seg[0] == '.' && seg[1] == '.'))
+            return GG_SEG_DOT;
+        seg = end ? end + 1 : NULL;
+    }
+    return GG_SEG_OK;
+}
+
 const char *gg_bad_listed_path(const char *path)
 {
     size_t n = strlen(path);
     if (!n)
         return "an empty path";
-    for (const char *p = path; *p; p++)
-        if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '\\')
-            return "a control character or a backslash in the path";
-    for (const char *seg = path; seg;) {
-        const char *end = strchr(seg, '/');
-        size_t k = end ? (size_t)(end - seg) : strlen(seg);
-        if (k == 0)
-            return "an empty segment in the path ('//')";
-        if ((k == 1 && seg[0] == '.') || (k == 2 && seg[0] == '.' && seg[1] == '.'))
-            return "a '.' or '..' segment in the path";
-        seg = end ? end + 1 : NULL;
+    switch (gg_segments_fault(path, "\\")) {
+    case GG_SEG_CONTROL:
+        return "a control character or a backslash in the path";
+    case GG_SEG_EMPTY:
+        return "an empty segment in the path ('//')";
+    case GG_SEG_DOT:
+        return "a '.' or '..' segment in the path";
     }
     if (n <= 5 || strcmp(path + n - 5, ".gguf"))
         return "not a .gguf file";
@@ -181,8 +194,8 @@ void gg_listing_begin(gg_listing *l, gg_net *n, const char *spec, const char *wh
     }
 }
 
-/* (a request is not started with less than this left: net.c's TRY_MIN_MS, and some) */
-#define LIST_END_MS 200
+/* (a request is not started with less than this left: GG_NET_TRY_MIN_MS, and some) */
+#define LIST_END_MS (GG_NET_TRY_MIN_MS + 100)
 
 static int past_deadline(const gg_listing *l, gg_err *e)
 {

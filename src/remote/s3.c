@@ -77,14 +77,15 @@ static int take_profile(store *s, const gg_aws *a)
     return n < 0 ? (s->hint = NULL, -1) : 0;
 }
 
-/* The endpoint: -o s3_endpoint=, else the environment's; none: AWS. */
+/* The endpoint: -o s3_endpoint=, else the environment's; none: AWS. (A
+ * refused -o s3_endpoint= never gets here: store_check; only the
+ * environment's can be refused here.) */
 static int take_endpoint(store *s, const gg_net_opts *o)
 {
     const char *ep = o->s3_endpoint        ? o->s3_endpoint
                      : env("AWS_ENDPOINT_URL_S3") ? env("AWS_ENDPOINT_URL_S3")
                                                   : env("AWS_ENDPOINT_URL");
-    const char *from = o->s3_endpoint ? "-o s3_endpoint=" : env("AWS_ENDPOINT_URL_S3") ? "$AWS_ENDPOINT_URL_S3"
-                                                                                       : "$AWS_ENDPOINT_URL";
+    const char *from = env("AWS_ENDPOINT_URL_S3") ? "$AWS_ENDPOINT_URL_S3" : "$AWS_ENDPOINT_URL";
     if (!ep)
         return 0;
     const char *why = gg_endpoint_refused(ep);

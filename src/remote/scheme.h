@@ -38,6 +38,11 @@ int gg_resolved_add(gg_resolved *r, const char *spec, const char *path, const ch
  * s percent-encoded for a URL (unreserved characters kept, and '/' if
  * keep_slash), as S3's SigV4 and the hub want it; */
 void gg_url_escape(gg_buf *out, const char *s, int keep_slash);
+/* the first fault of s as '/'-separated segments (a path, a revision): a
+ * control character or one of `also` anywhere, else an empty segment, else
+ * a "." or ".." one; GG_SEG_OK (0) if none; */
+enum { GG_SEG_OK, GG_SEG_CONTROL, GG_SEG_EMPTY, GG_SEG_DOT };
+int gg_segments_fault(const char *s, const char *also);
 /* a path of a model in a collection (a repository, a bucket's prefix), given
  * or listed: plain segments (no empty one, no "." or "..", no control
  * character or backslash) ending in .gguf; NULL, or what is wrong with it;

@@ -154,6 +154,7 @@ static int tally_rows(const gg_cmp_table *t, tally *y)
     y->worst = malloc((t->n ? t->n : 1) * sizeof *y->worst);
     if (!y->worst)
         return -1;
+    uint64_t ranked = 0; /* (with figures or not: known before any figure, the texts' sizes) */
     for (size_t i = 0; i < t->n; i++) {
         const gg_cmp_row *r = &t->rows[i];
         if (r->kind != GG_CMP_COMPARED) {
@@ -164,6 +165,7 @@ static int tally_rows(const gg_cmp_table *t, tally *y)
             continue;
         }
         y->compared++;
+        ranked += r->elements != 0;
         group *gt = group_of(&y->types, &y->ntypes, r->type, -1);
         group *gl = group_of(&y->layers, &y->nlayers, NULL, r->layer);
         if (!gt || !gl)
@@ -201,10 +203,6 @@ static int tally_rows(const gg_cmp_table *t, tally *y)
         qsort(y->layers, y->nlayers, sizeof *y->layers, by_layer);
     if (y->known)
         qsort_r(y->worst, y->nworst, sizeof *y->worst, by_badness, (void *)t->rows);
-    /* (known before any figure: the texts' sizes) */
-    uint64_t ranked = 0;
-    for (size_t i = 0; i < t->n; i++)
-        ranked += t->rows[i].kind == GG_CMP_COMPARED && t->rows[i].elements;
     y->nworst = ranked < GG_CMP_WORST ? ranked : GG_CMP_WORST;
     return 0;
 }

@@ -19,18 +19,28 @@ static void put_le(gg_buf *b, uint64_t v, size_t n)
     gg_buf_put(b, p, n);
 }
 
-/* What a bad text shows of itself: at most SHOWN_BYTES bytes, made
- * printable (4 characters a byte at most: \xNN), in quotes, "..." when cut;
- * SHOWN_CAP holds it all. */
-#define SHOWN_BYTES 40
-#define SHOWN_CAP (4 * SHOWN_BYTES + sizeof "\"...\"")
-static const char *shown(const char *s, size_t n, char *out, size_t cap)
+/* (see kvparse.h) */
+const char *gg_text_shown(const char *s, size_t n, size_t max, char *out, size_t cap)
 {
+    /* byte by byte, so that a cut falls between two bytes' escapes */
     gg_buf b = {0};
-    gg_tsv_field(&b, s, n < SHOWN_BYTES ? n : SHOWN_BYTES);
-    snprintf(out, cap, "\"%s%s\"", b.p ? b.p : "", n > SHOWN_BYTES ? "..." : "");
+    size_t k = 0, len = 0, m = n < max ? n : max;
+    for (; k < m; k++, len = b.len) {
+        gg_tsv_field(&b, s + k, 1);
+        if (b.oom || b.len + (k + 1 < n ? sizeof "\"...\"" : sizeof "\"\"") > cap)
+            break;
+    }
+    snprintf(out, cap, "\"%.*s%s\"", (int)len, b.p ? b.p : "", k < n ? "..." : "");
     gg_buf_free(&b);
     return out;
+}
+
+/* What a bad text shows of itself: at most SHOWN_BYTES bytes. */
+#define SHOWN_BYTES 40
+#define SHOWN_CAP GG_SHOWN_CAP(SHOWN_BYTES)
+static const char *shown(const char *s, size_t n, char *out, size_t cap)
+{
+    return gg_text_shown(s, n, SHOWN_BYTES, out, cap);
 }
 
 static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }

@@ -206,27 +206,21 @@ void gg_types_tsv(const gg_model *m, gg_buf *out)
     free(gr);
 }
 
+static void why_not_line(void *arg, const gg_recipe *r, const gg_err *e)
+{
+    gg_buf *out = arg;
+    gg_buf_printf(out, "%s.gguf\t", r->name);
+    gg_tsv_field(out, e->msg, strlen(e->msg));
+    gg_buf_puts(out, "\n");
+}
+
 /* The recipes the model cannot take, and why (decodable tensors). */
 static void recipes_why(const gg_model *m, gg_buf *out)
 {
-    gg_recipe_facts *f = gg_recipe_facts_new(m);
-    gg_tid *types = malloc((m->nt ? m->nt : 1) * sizeof *types);
-    if (!f || !types) {
-        out->oom = 1;
-    } else {
-        gg_buf_puts(out, "# recipe\twhy not\n");
-        for (size_t i = 0; i < gg_recipe_count(); i++) {
-            const gg_recipe *r = gg_recipe_at(i);
-            gg_err e;
-            if (gg_recipe_types(f, r, types, &e) == 0)
-                continue;
-            gg_buf_printf(out, "%s.gguf\t", r->name);
-            gg_tsv_field(out, e.msg, strlen(e.msg));
-            gg_buf_puts(out, "\n");
-        }
-    }
-    gg_recipe_facts_free(f);
-    free(types);
+    uint64_t ok;
+    gg_buf_puts(out, "# recipe\twhy not\n");
+    if (gg_recipes_possible(m, &ok, why_not_line, out) != 0)
+        out->oom = 1; /* (the text is not shown) */
 }
 
 void gg_as_why(const gg_model *m, gg_buf *out)

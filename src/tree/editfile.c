@@ -24,8 +24,12 @@
 
 /* ---- the model's identity ---- */
 
-int gg_model_ident_of(const gg_model *m, gg_model_ident *id)
+/* m's identity into *id, once (id->path NULL: not worked out yet): SHA-256
+ * of each shard's header and the model's real path. 0, or -1 with *e. */
+static int ident_of(const gg_model *m, gg_model_ident *id, gg_err *e)
 {
+    if (id->path)
+        return 0;
     memset(id, 0, sizeof *id);
     id->size = m->size;
     if (gg_spec_kind_of(m->path) == GG_SPEC_PATH)
@@ -33,7 +37,7 @@ int gg_model_ident_of(const gg_model *m, gg_model_ident *id)
     if (!id->path)
         id->path = strdup(m->path);
     if (!id->path)
-        return -1;
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
     if (m->nshards == 1) {
         gg_sha256_hex(m->shards[0].f.hdr, m->shards[0].f.hdr_len, id->sha256);
         return 0;
@@ -42,7 +46,7 @@ int gg_model_ident_of(const gg_model *m, gg_model_ident *id)
     char *all = malloc((size_t)m->nshards * 64 + 1);
     if (!all) {
         gg_model_ident_free(id);
-        return -1;
+        return gg_fail(e, GG_E_NOMEM, "out of memory");
     }
     for (uint32_t i = 0; i < m->nshards; i++) {
         char one[65];
@@ -151,22 +155,19 @@ static int set_one(const char *path, const gg_jval *doc, size_t i, gg_edits *ed,
     const gg_jval *ty = gg_json_get(v, "type"), *val = gg_json_get(v, "value"), *hex = gg_json_get(v, "value_hex");
     gg_vdesc d;
     gg_buf bytes = {0};
-    char shown[128];
-    gg_buf sb = {0};
-    gg_tsv_field(&sb, doc->keys[i], doc->key_lens[i] < 100 ? doc->key_lens[i] : 100);
-    snprintf(shown, sizeof shown, "%s", sb.p ? sb.p : "");
-    gg_buf_free(&sb);
+    char shown[130]; /* 127 characters of the key at most, and its quotes */
+    gg_text_shown(doc->keys[i], doc->key_lens[i], 100, shown, sizeof shown);
     int rc = -1;
     if (key_of(doc->keys[i], doc->key_lens[i], gg_json_get(v, "key_hex"), key))
-        gg_fail(e, GG_E_INVAL, "edits file %s: set \"%s\": a bad key_hex", path, shown);
+        gg_fail(e, GG_E_INVAL, "edits file %s: set %s: a bad key_hex", path, shown);
     else if (!ty || ty->type != GG_J_STR || gg_vdesc_parse(ty->s, &d))
-        gg_fail(e, GG_E_INVAL, "edits file %s: set \"%s\": no type, or not one (u8 ... f64, str, arr[T])", path, shown);
+        gg_fail(e, GG_E_INVAL, "edits file %s: set %s: no type, or not one (u8 ... f64, str, arr[T])", path, shown);
     else if (hex && (hex->type != GG_J_STR || unhex(hex->s, hex->len, &bytes)))
-        gg_fail(e, GG_E_INVAL, "edits file %s: set \"%s\": value_hex is not hex digits", path, shown);
+        gg_fail(e, GG_E_INVAL, "edits file %s: set %s: value_hex is not hex digits", path, shown);
     else if (!hex && !val)
-        gg_fail(e, GG_E_INVAL, "edits file %s: set \"%s\": no value", path, shown);
+        gg_fail(e, GG_E_INVAL, "edits file %s: set %s: no value", path, shown);
     else if (!hex && gg_kv_from_json(&d, val, &bytes, e))
-        gg_err_prefix(e, "edits file %s: set \"%s\"", path, shown);
+        gg_err_prefix(e, "edits file %s: set %s", path, shown);
     else if (gg_edits_set(ed, key->p, key->len, d.t[0], bytes.p, bytes.len))
         gg_fail(e, GG_E_NOMEM, "out of memory");
     else
@@ -207,7 +208,7 @@ static int from_doc(const char *path, const gg_jval *doc, const gg_model *m, con
     return rc;
 }
 
-int gg_editfile_load(const char *path, const gg_model *m, const gg_model_ident *id, gg_edits *out, gg_err *e)
+int gg_editfile_load(const char *path, const gg_model *m, gg_model_ident *id, gg_edits *out, gg_err *e)
 {
     memset(out, 0, sizeof *out);
     gg_buf text = {0};
@@ -223,7 +224,7 @@ int gg_editfile_load(const char *path, const gg_model *m, const gg_model_ident *
         gg_buf_free(&text);
         return gg_fail(e, GG_E_INVAL, "edits file %s: not JSON: %s", path, why);
     }
-    rc = from_doc(path, &doc, m, id, out, e);
+    rc = ident_of(m, id, e) || from_doc(path, &doc, m, id, out, e) ? -1 : 0;
     gg_json_free(&doc);
     gg_buf_free(&text);
     if (rc)
@@ -344,8 +345,11 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-int gg_editfile_save(const char *path, const gg_model_ident *id, const gg_file *edited, const gg_edits *ed, gg_err *e)
+int gg_editfile_save(const char *path, const gg_model *m, gg_model_ident *id, const gg_file *edited,
+                     const gg_edits *ed, gg_err *e)
 {
+    if (ident_of(m, id, e))
+        return -1;
     gg_buf text = {0};
     render(&text, id, edited, ed);
     if (text.oom) {

@@ -140,7 +140,7 @@ static int hf_config(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
     return rc;
 }
 
-static int hf_tokenizer_big(const gg_model *m);
+static int tokenizer_fits(const gg_model *m);
 
 static int hf_why(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
 {
@@ -153,7 +153,7 @@ static int hf_why(gg_mtree *t, uint64_t arg, gg_buf *out, gg_err *e)
     int rc = gg_hf_rope_read(t->m, p, &rope, &why, &local);
     gg_hf_why(t->m, p, rc ? why : NULL, out);
     gg_hf_plan_free(p);
-    if (hf_tokenizer_big(t->m))
+    if (gg_hf_tokenizer_ok(t->m, NULL) == 1 && !tokenizer_fits(t->m))
         gg_buf_printf(out, "no tokenizer files:\ntokenizer.json or tokenizer_config.json is more than %llu MiB "
                            "of text\n", GG_MAX_TEXT >> 20);
     return 0;
@@ -304,18 +304,8 @@ static _Thread_local struct {
 
 static int as_dir(const gg_model *m, uint64_t arg)
 {
-    uint64_t ok = 0;
-    gg_recipe_facts *f = gg_recipe_facts_new(m);
-    gg_tid *types = malloc((m->nt ? m->nt : 1) * sizeof *types);
-    for (size_t i = 0; f && types && i < gg_recipe_count(); i++) {
-        gg_err e;
-        if (gg_recipe_types(f, gg_recipe_at(i), types, &e) == 0)
-            ok |= 1ull << i;
-    }
-    gg_recipe_facts_free(f);
-    free(types);
+    gg_recipes_possible(m, &as_last.ok, NULL, NULL); /* (out of memory: none) */
     as_last.m = m;
-    as_last.ok = ok;
     return 1;
 }
 
@@ -343,7 +333,6 @@ static int recipe_missing(const gg_model *m, uint64_t arg)
 typedef struct hf_facts {
     const gg_model *m;
     int weights, vocab, why;
-    int tok_big; /* the tokenizer files would pass GG_MAX_TEXT */
 } hf_facts;
 static _Thread_local hf_facts hf_last;
 
@@ -359,7 +348,6 @@ static int hf_dir(const gg_model *m, uint64_t arg)
     hf_last.m = m;
     hf_last.weights = p && !p->why && !p->vocab_only && !rope_bad;
     hf_last.vocab = tok == 1 && !tok_big;
-    hf_last.tok_big = tok_big;
     /* a vocabulary file has no weights to miss */
     hf_last.why = !p || p->why || rope_bad || tok == 0 || (tok < 0 && !p->vocab_only) || tok_big;
     gg_hf_plan_free(p);
@@ -371,13 +359,6 @@ static const hf_facts *hf_facts_of(const gg_model *m)
     if (hf_last.m != m)
         hf_dir(m, 0);
     return &hf_last;
-}
-
-/* (worked out again: why is made on first read, maybe by another thread) */
-static int hf_tokenizer_big(const gg_model *m)
-{
-    hf_dir(m, 0);
-    return hf_last.tok_big;
 }
 
 static int hf_weights(const gg_model *m, uint64_t arg) { return hf_facts_of(m)->weights; }

@@ -167,6 +167,15 @@ const char *gg_mtree_key(const gg_mtree *t, uint32_t node, size_t *len)
     return t->newkeys[n->arg].key;
 }
 
+void gg_mtree_key_type(const gg_mtree *t, uint32_t node, gg_vdesc *d)
+{
+    const gg_node *n = &t->nodes[node];
+    if (gg_node_is_kv(n))
+        gg_vdesc_of(t->m->f, &t->m->f->kv[n->arg], d);
+    else
+        *d = t->newkeys[n->arg].type;
+}
+
 /* Is row k of scope there for arg in t? vs/ only in a mount of several
  * models (t->o.vs). */
 static int row_here(const gg_mtree *t, size_t k, gg_fscope scope, uint64_t arg)

@@ -159,6 +159,9 @@ static inline int gg_node_is_key(const gg_node *n)
 
 /* The key a node of metadata/ stands for (its bytes), or NULL. */
 const char *gg_mtree_key(const gg_mtree *t, uint32_t node, size_t *len);
+/* The type of the key of a node of metadata/ (gg_node_is_key): a key's
+ * (gg_vdesc_of), or the one a key made and not written yet will take. */
+void gg_mtree_key_type(const gg_mtree *t, uint32_t node, gg_vdesc *d);
 
 /* The builders of the table's folders (files.c): metadata/ (a file per
  * KV), tensors/ (a folder per tensor, holding the tensor rows), blocks/,

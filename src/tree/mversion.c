@@ -258,11 +258,6 @@ static int hadamard_changed(const gg_file *a, const gg_file *b)
     return i < a->n_kv || j < b->n_kv;
 }
 
-int gg_mstate_apply(gg_mstate *st, const gg_edits *ed, gg_file *out, gg_err *e)
-{
-    return gg_edits_check(ed, e) || gg_edits_apply(st->m->f, ed, st->m->path, out, e) ? -1 : 0;
-}
-
 /* A version of the model: its edits applied (edited, taken: them applied
  * already; or none: the model itself). */
 static gg_mver *ver_make(gg_mstate *st, gg_file *edited, gg_err *e)
@@ -284,7 +279,7 @@ static gg_mver *ver_make(gg_mstate *st, gg_file *edited, gg_err *e)
         gg_file f;
         if (edited)
             f = *edited;
-        else if (gg_mstate_apply(st, &st->ed, &f, e)) {
+        else if (gg_edits_apply(m->f, &st->ed, m->path, &f, e)) {
             free(v);
             return NULL;
         }
@@ -355,7 +350,7 @@ gg_mstate *gg_mstate_new(gg_model *m, uint32_t id, uint32_t uid, gg_reader *r, c
     pthread_mutex_init(&st->mu, NULL);
     pthread_mutex_init(&st->edit_mu, NULL);
     if (path) {
-        if (!(st->path = strdup(path)) || gg_model_ident_of(m, &st->ident)) {
+        if (!(st->path = strdup(path))) {
             gg_fail(e, GG_E_NOMEM, "out of memory");
             gg_mstate_free(st);
             return NULL;

@@ -70,7 +70,7 @@ struct gg_mstate {
     uint32_t next_ix;       /* the next inode index never given */
     char *path;             /* the edits file; NULL: not edited */
     int writable;           /* metadata/ may be written (a mount; --cat only reads) */
-    gg_model_ident ident;
+    gg_model_ident ident;   /* worked out when first needed (editfile.h) */
     gg_edits ed;
     gg_newkey *newkeys;     /* made, not written yet */
     size_t nnew;
@@ -106,7 +106,5 @@ static inline gg_model *gg_mver_model(const gg_mver *v) { return v->mt->m; }
  * version before stays). */
 int gg_mstate_install(gg_mstate *st, gg_file *edited, int header_changed, const char *moved_from,
                       const char *moved_to, gg_inval *iv, gg_err *e);
-/* The edited header of st->ed: 0, or -1 with *e (GG_E_INVAL: why not). */
-int gg_mstate_apply(gg_mstate *st, const gg_edits *ed, gg_file *out, gg_err *e);
 
 #endif

@@ -502,17 +502,7 @@ char *gg_entry_path(gg_shelf *s, const gg_entry *en)
 {
     gg_buf b = {0};
     pthread_rwlock_rdlock(&s->lock);
-    /* the names from the model's folder up, then turned around */
-    uint32_t k = en->node, depth = 0, up[256];
-    while (k != 0 && k < s->n && depth < 256) {
-        up[depth++] = k;
-        k = s->nodes[k].parent;
-    }
-    for (uint32_t i = depth; i-- > 0;) {
-        gg_buf_puts(&b, s->nodes[up[i]].name);
-        if (i)
-            gg_buf_puts(&b, "/");
-    }
+    shelf_shown_path(s, en->node, &b);
     pthread_rwlock_unlock(&s->lock);
     if (b.oom || !b.p) {
         gg_buf_free(&b);

@@ -181,4 +181,7 @@ int shelf_failed_for_now(gg_shelf *s, gg_entry *en, const gg_err *err); /* en's 
 void shelf_failed(gg_shelf *s, gg_entry *en, const gg_err *err);        /* (takes the lock) */
 int shelf_peek_model(gg_shelf *s, gg_entry *en, gg_err *e);             /* en's mu held */
 
+/* shelf_texts.c */
+void shelf_shown_path(const gg_shelf *s, uint32_t node, gg_buf *out); /* the lock held */
+
 #endif

@@ -12,11 +12,11 @@
 #include "shelf_int.h"
 
 /* The full name of a visible entry as the tree shows it. */
-static void shown_path(const gg_shelf *s, uint32_t node, gg_buf *out)
+void shelf_shown_path(const gg_shelf *s, uint32_t node, gg_buf *out)
 {
     if (node == 0)
         return;
-    shown_path(s, s->nodes[node].parent, out);
+    shelf_shown_path(s, s->nodes[node].parent, out);
     if (s->nodes[node].parent != 0)
         gg_buf_put(out, "/", 1);
     gg_buf_puts(out, s->nodes[node].name);
@@ -72,7 +72,7 @@ static int learn_figures(gg_shelf *s, gg_entry *en, gg_summary *sum)
 static void tsv_line(const gg_shelf *s, const gg_entry *en, const gg_summary *sum, int have, gg_buf *out)
 {
     gg_buf name = {0};
-    shown_path(s, en->node, &name);
+    shelf_shown_path(s, en->node, &name);
     char p[32];
     gg_params_text(sum->params, p, sizeof p);
     gg_tsv_field(out, name.p ? name.p : "", name.len);

@@ -114,6 +114,12 @@ static const gg_kv *kv_of(const gg_mstate *st, const char *key, size_t len)
     return gg_kv_named(gg_mver_model(st->cur)->f, key, len);
 }
 
+/* Is key there in metadata/: a key of the newest version, or one made? */
+static int key_there(const gg_mstate *st, const char *key, size_t len)
+{
+    return kv_of(st, key, len) || find_key(st->newkeys, st->nnew, key, len) >= 0;
+}
+
 static void remember_gone(gg_mstate *st, const char *key, size_t len)
 {
     const gg_kv *kv = kv_of(st, key, len);
@@ -147,8 +153,8 @@ static int land(gg_tree *t, gg_mstate *st, gg_file *edited, int changed, const c
  * from now on; or -1 with *e, *ed freed and st's edits as they were. */
 static int save(gg_mstate *st, gg_edits *ed, gg_file *f, gg_err *e)
 {
-    int rc = gg_mstate_apply(st, ed, f, e);
-    if (rc == 0 && (rc = gg_editfile_save(st->path, &st->ident, f, ed, e)))
+    int rc = gg_edits_apply(st->m->f, ed, st->m->path, f, e);
+    if (rc == 0 && (rc = gg_editfile_save(st->path, st->m, &st->ident, f, ed, e)))
         gg_file_free(f);
     if (rc) {
         gg_edits_free(ed);
@@ -252,10 +258,7 @@ int gg_tree_open_write(gg_tree *t, gg_ino ino, int trunc, gg_open_file **of, gg_
     o->key[len] = 0;
     o->key_len = len;
     o->writer = 1;
-    if (gg_node_is_kv(&v->mt->nodes[node]))
-        gg_vdesc_of(v->mt->m->f, &v->mt->m->f->kv[v->mt->nodes[node].arg], &o->type);
-    else
-        o->type = v->mt->newkeys[v->mt->nodes[node].arg].type;
+    gg_mtree_key_type(v->mt, node, &o->type);
     o->dirty = trunc;
     gg_readahead_init(&o->ra);
     gg_readahead_init(&o->ra_ref);
@@ -265,18 +268,18 @@ int gg_tree_open_write(gg_tree *t, gg_ino ino, int trunc, gg_open_file **of, gg_
 }
 
 /* The text at least `size` bytes long (zeros added), or exactly (cut). */
-static int resize(gg_open_file *of, uint64_t size, int exact, gg_err *e)
+static int resize(gg_buf *text, uint64_t size, int exact, gg_err *e)
 {
     if (size > MAX_WRITTEN)
         return gg_fail(e, GG_E_TOOBIG, "metadata/: a value of more than 1 GiB");
-    if (size > of->text.len) {
-        char *p = gg_buf_room(&of->text, (size_t)(size - of->text.len));
+    if (size > text->len) {
+        char *p = gg_buf_room(text, (size_t)(size - text->len));
         if (!p)
             return gg_fail(e, GG_E_NOMEM, "out of memory");
-        memset(p, 0, (size_t)(size - of->text.len));
-        of->text.len = (size_t)size;
+        memset(p, 0, (size_t)(size - text->len));
+        text->len = (size_t)size;
     } else if (exact) {
-        of->text.len = (size_t)size;
+        text->len = (size_t)size;
     }
     return 0;
 }
@@ -315,7 +318,7 @@ ssize_t gg_tree_write(gg_tree *t, gg_open_file *of, const char *buf, size_t n, u
         refused(((gg_mver *)of->held)->st, of->key, of->key_len, e);
         return -1;
     }
-    if (resize(of, off + n, 0, e))
+    if (resize(&of->text, off + n, 0, e))
         return -1;
     memcpy(of->text.p + off, buf, n);
     of->dirty = of->wrote = 1;
@@ -338,7 +341,7 @@ int64_t gg_tree_written_size(const gg_open_file *of) { return of && of->writer ?
 int gg_tree_truncate(gg_tree *t, gg_ino ino, gg_open_file *of, uint64_t size, gg_err *e)
 {
     if (of && of->writer) {
-        if (resize(of, size, 1, e))
+        if (resize(&of->text, size, 1, e))
             return -1;
         of->dirty = 1;
         return 0;
@@ -350,11 +353,11 @@ int gg_tree_truncate(gg_tree *t, gg_ino ino, gg_open_file *of, uint64_t size, gg
     const char *key = writable_key(t, ino, &v, &node, &len, e);
     if (!key)
         return -1;
-    gg_open_file tmp = {0};
-    int rc = text_of(v->st, key, len, &tmp.text) ? gg_fail(e, GG_E_NOMEM, "out of memory") : resize(&tmp, size, 1, e);
+    gg_buf text = {0};
+    int rc = text_of(v->st, key, len, &text) ? gg_fail(e, GG_E_NOMEM, "out of memory") : resize(&text, size, 1, e);
     if (rc == 0)
-        rc = set_text(t, v->st, key, len, tmp.text.p ? tmp.text.p : "", tmp.text.len, e);
-    gg_buf_free(&tmp.text);
+        rc = set_text(t, v->st, key, len, text.p ? text.p : "", text.len, e);
+    gg_buf_free(&text);
     tree_put(t, v);
     return rc;
 }
@@ -404,7 +407,7 @@ int gg_tree_create(gg_tree *t, gg_ino dir, const char *name, gg_ino *ino, gg_ope
         return -1;
     }
     pthread_mutex_lock(&st->edit_mu);
-    int there = kv_of(st, key.p, key.len) || find_key(st->newkeys, st->nnew, key.p, key.len) >= 0;
+    int there = key_there(st, key.p, key.len);
     gg_vdesc d = type_for_new(st, key.p, key.len);
     if (!there && add_key(&st->newkeys, &st->nnew, key.p, key.len, &d)) {
         pthread_mutex_unlock(&st->edit_mu);
@@ -522,8 +525,8 @@ int gg_tree_rename(gg_tree *t, gg_ino dir, const char *name, gg_ino newdir, cons
     int rc = key_of_name(name, &from, e) || key_of_name(newname, &to, e) ? -1 : 0;
     if (!rc) {
         pthread_mutex_lock(&st->edit_mu);
-        int taken = kv_of(st, to.p, to.len) || find_key(st->newkeys, st->nnew, to.p, to.len) >= 0;
-        int there = kv_of(st, from.p, from.len) || find_key(st->newkeys, st->nnew, from.p, from.len) >= 0;
+        int taken = key_there(st, to.p, to.len);
+        int there = key_there(st, from.p, from.len);
         int header, landed = 0;
         gg_file f;
         if (!there)

@@ -72,17 +72,15 @@ int gg_mtree_getxattr(gg_mtree *t, uint32_t node, const char *name, char *val, s
     if (!gg_node_is_key(n))
         return gg_fail(e, GG_E_NOATTR, "%s: no such attribute", name);
     /* (a key made and not written yet: the type it will take, no n) */
-    const gg_file *f = t->m->f;
-    const gg_kv *kv = gg_node_is_kv(n) ? &f->kv[n->arg] : NULL;
-    const gg_vdesc *nk = kv ? NULL : &t->newkeys[n->arg].type;
-    uint32_t type = kv ? kv->type : nk->t[0], arr_type = kv ? kv->arr_type : nk->t[1];
+    gg_vdesc d;
+    gg_mtree_key_type(t, node, &d);
     int len;
     if (strcmp(name, "user.gguf.type") == 0)
-        len = snprintf(val, cap, "%s", gg_vtype_name(type));
-    else if (type == GG_VT_ARR && strcmp(name, "user.gguf.arr_type") == 0)
-        len = snprintf(val, cap, "%s", gg_vtype_name(arr_type));
-    else if (kv && type == GG_VT_ARR && strcmp(name, "user.gguf.n") == 0)
-        len = snprintf(val, cap, "%" PRIu64, kv->arr_n);
+        len = snprintf(val, cap, "%s", gg_vtype_name(d.t[0]));
+    else if (d.t[0] == GG_VT_ARR && strcmp(name, "user.gguf.arr_type") == 0)
+        len = snprintf(val, cap, "%s", gg_vtype_name(d.t[1]));
+    else if (gg_node_is_kv(n) && d.t[0] == GG_VT_ARR && strcmp(name, "user.gguf.n") == 0)
+        len = snprintf(val, cap, "%" PRIu64, t->m->f->kv[n->arg].arr_n);
     else
         return gg_fail(e, GG_E_NOATTR, "%s: no such attribute", name);
     return len >= 0 && (size_t)len < cap ? len : too_small(e, name);
@@ -108,10 +106,11 @@ int gg_mtree_listxattr(gg_mtree *t, uint32_t node, char *list, size_t cap, gg_er
     if (!gg_node_is_key(n))
         return 0;
     used = add_name(list, cap, used, "user.gguf.type");
-    int kv = gg_node_is_kv(n);
-    if (kv ? t->m->f->kv[n->arg].type == GG_VT_ARR : t->newkeys[n->arg].type.t[0] == GG_VT_ARR) {
+    gg_vdesc d;
+    gg_mtree_key_type(t, node, &d);
+    if (d.t[0] == GG_VT_ARR) {
         used = add_name(list, cap, used, "user.gguf.arr_type");
-        if (kv)
+        if (gg_node_is_kv(n))
             used = add_name(list, cap, used, "user.gguf.n");
     }
     return (size_t)used > cap && cap ? too_small(e, "attribute list") : used;

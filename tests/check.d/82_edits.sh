@@ -344,6 +344,17 @@ for bad in 5 '{}' '{"key_hex": 5}'; do
     check "an edits file whose \"removed\" holds $bad is refused, naming the item (exit 2)" \
         [ "$?:$(grep -qF 'removed: item 0 is neither a key nor {"key_hex": ...}' "$TMP/err" && echo 1)" = 2:1 ]
 done
+# a member of "set" is named by at most 100 bytes of its key, 127 characters, cut between two bytes' escapes
+jq '.set[("\u0001" * 60)] = {"type": "u32"}' "$E" > "$TMP/bad.edits.json"
+"$GGUFFS" --dump -o edits="$TMP/bad.edits.json" "$Q" 2> "$TMP/err" > /dev/null
+check "a bad member of \"set\" named by its key, cut between two escapes (exit 2)" \
+    [ "$?:$(grep -cF "set \"$(printf '\\x01%.0s' $(seq 31))...\": no value" "$TMP/err")" = 2:1 ]
+for n in 100 101; do
+    jq --argjson n $n '.set[("k" * $n)] = {"type": "u32"}' "$E" > "$TMP/bad.edits.json"
+    "$GGUFFS" --dump -o edits="$TMP/bad.edits.json" "$Q" 2> "$TMP/err" > /dev/null
+    check "... a key of $n bytes shown whole up to its 100th byte" \
+        grep -qF "set \"$(printf 'k%.0s' $(seq 100))$([ $n = 101 ] && echo ...)\": no value" "$TMP/err"
+done
 lap "edits files"
 
 # --- 7. a folder of models (-o edits=DIR), a split set, a remote model
