@@ -31,8 +31,6 @@ RUNS=${RUNS:-3}
 bench_need_fuse as_gguf.sh
 bench_setup as-gguf
 MED_FORMAT=%6.0f
-mnt() { "$GGUFFS" "$@" "$M" || { echo "as_gguf.sh: mount failed" >&2; exit 1; }; ls "$M" > /dev/null; }
-stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$M/.stats"; }
 
 # --- 1. streams
 "$FSB" gen "$D/q4k.gguf" a:q4_k:4096:16384 b:q4_k:4096:16384 c:q4_k:4096:16384 d:q4_k:4096:16384 > /dev/null || exit 1

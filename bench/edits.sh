@@ -43,8 +43,6 @@ bench_cleanup() {
     rm -rf "$SHM"
 }
 MED_FORMAT=%7.2f
-mnt() { "$GGUFFS" "$@" "$M" || { echo "edits.sh: mount failed" >&2; exit 1; }; ls "$M" > /dev/null; }
-stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$M/.stats"; }
 
 # --- 1. an edit of a 64 GiB model, until model.gguf shows it
 "$FSB" sparse "$D/sparse.gguf" 2048 4096 7711 131072 || exit 1

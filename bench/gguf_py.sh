@@ -23,7 +23,6 @@ RUNS=${RUNS:-3}
 bench_need_fuse gguf_py.sh
 bench_setup gguf-py
 MED_FORMAT=%6.1f
-mnt() { "$GGUFFS" "$@" "$M" || { echo "gguf_py.sh: mount failed" >&2; exit 1; }; ls "$M" > /dev/null; }
 # mvps NAME MODE ARG...: one timed pass of bench/gguf_py.py, its M values/s put under NAME
 mvps() {
     local name=$1

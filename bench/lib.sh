@@ -3,7 +3,10 @@
 # an unmount that waits for readers that just exited.
 #   bench_setup NAME      make $D (/tmp/gguffs-bench-NAME.XXXXXX), $M and $R
 #   bench_need_fuse NAME  no FUSE here: say so and exit 0 (a skipped bench)
+#   mnt ARG...            mount on $M ($GGUFFS ARG... $M) and wait until it answers;
+#                         a failed mount ends the script, naming it
 #   umnt                  unmount $M
+#   stat_of KEY           KEY's value in $M/.stats
 #   now                   the time in nanoseconds
 #   pid_of_mount          the daemon serving $M (started as $GGUFFS ... $M)
 #   cpu_ms                its CPU time so far, user + system (load on a shared
@@ -41,6 +44,9 @@ bench_setup() {
     trap bench_exit EXIT
     trap 'exit 130' INT TERM
 }
+
+mnt() { "$GGUFFS" "$@" "$M" || { echo "${0##*/}: mount failed" >&2; exit 1; }; ls "$M" > /dev/null; }
+stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$M/.stats"; }
 
 umnt() {
     local i

@@ -38,7 +38,6 @@ command -v node > /dev/null && [ -f tests/peer/node_modules/node-llama-cpp/packa
 bench_need_fuse recipes.sh
 bench_setup recipes
 MED_FORMAT=%6.0f
-mnt() { "$GGUFFS" "$@" "$M" || { echo "recipes.sh: mount failed" >&2; exit 1; }; ls "$M" > /dev/null; }
 # values MODEL.gguf: its element count
 values() { "$PY" -c "
 import sys; sys.path.insert(0, 'tests'); import gguf_tool as g, math
@@ -94,7 +93,7 @@ echo "   as/q4_k_m.gguf, fresh mount: $(ratio fresh_total disk_total)x the file 
 # --- 3. quantization per recipe: gguffs against llama_model_quantize, same F32 file, same threads
 RECIPES=${RECIPES:-"f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q2_k q3_k_s q3_k_m q3_k_l q4_k_s q4_k_m q5_k_s q5_k_m q6_k iq4_nl
 iq4_xs iq3_s iq3_m tq1_0 tq2_0 mxfp4_moe q1_0 q2_0"}
-"$PY" -c "import sys; sys.path.insert(0, 'tests'); import check_recipes as c; c.small_vocab(sys.argv[1])" \
+"$PY" -c "import sys; sys.path.insert(0, 'tests/peer'); import mkref; mkref.small_vocab(sys.argv[1])" \
     "$D/vocab.gguf" || exit 1
 "$PY" tests/peer/mkllama.py model "$D/small.gguf" --type Q4_K --vocab "$D/vocab.gguf" --n-embd 1024 --n-layer 2 \
     --n-head 8 --n-head-kv 4 --n-ff 2816 2> /dev/null || exit 1

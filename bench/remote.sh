@@ -66,7 +66,6 @@ put_ms() {
 }
 read_q4k() { dd if="$M/tensors/q4k/$1" of=/dev/null bs=1M 2>/dev/null; } # read_q4k raw|f32
 mount_ls() { "$GGUFFS" "$1" "$M" && ls "$M/tensors" >/dev/null; }        # mount_ls MODEL
-stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$M/.stats"; }
 
 echo "== remote models (bench/remote.sh) in $D"
 "$FSB" gen "$D/www/q4k.gguf" q4k:q4_k:4096:65536 >/dev/null || exit 1

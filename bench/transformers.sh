@@ -62,8 +62,6 @@ print("%.3f %.3f %d %d %d" % (t, c, resource.getrusage(resource.RUSAGE_SELF).ru_
 PY
 }
 hwm_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$(pid_of_mount)/status"; }
-# the daemon's CPU time so far (user + system), in seconds
-cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f\n", ($14 + $15) / hz }' "/proc/$(pid_of_mount)/stat"; }
 
 for run in $(seq "$RUNS"); do
     printf "\rtransformers: run %d/%d " "$run" "$RUNS" >&2
@@ -71,10 +69,10 @@ for run in $(seq "$RUNS"); do
     read -r s c peak base n <<< "$out"
     put gguf_s "$s"; put gguf_cpu "$c"; put gguf_mb $((peak / 1024)); put base_mb $((base / 1024)); put params "$n"
     "$GGUFFS" "$G" "$M" || exit 1
-    d0=$(cpu_s)
+    d0=$(cpu_ms)
     out=$(load hf) || exit 1
     read -r s c peak base n <<< "$out"
-    put hf_s "$s"; put hf_cpu "$(awk -v c="$c" -v a="$d0" -v b="$(cpu_s)" 'BEGIN { print c + b - a }')"
+    put hf_s "$s"; put hf_cpu "$(awk -v c="$c" -v a="$d0" -v b="$(cpu_ms)" 'BEGIN { print c + (b - a) / 1000 }')"
     put hf_mb $((peak / 1024)); put base_mb $((base / 1024)); put daemon_mb $(($(hwm_kb) / 1024))
     umnt
 done

@@ -460,8 +460,7 @@ def main(argv):
     t0 = time.time()
     vs(mnt, name, q8name, model, q8)
     log("(vs: %s)" % since(t0))
-    print("check_gemma.py: %d passed, %d failed" % (checks.passed, checks.failed))
-    return 1 if checks.failed else 0
+    return checks.finish("check_gemma.py")
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ from checks import check  # noqa: E402
 import ggml  # noqa: E402
 import gguf_tool as gt  # noqa: E402
 import mkllama as mk  # noqa: E402
+import mkref  # noqa: E402
 import quantize  # noqa: E402
 
 TYPE_NAME = {v: k for k, v in ggml.TYPES.items()}
@@ -53,17 +54,6 @@ NEED_IMATRIX = {"iq2_xxs", "iq2_xs", "q2_k_s", "iq3_xs", "iq3_xxs", "iq1_s", "iq
 
 
 # ---------------------------------------------------------------- the models
-def small_vocab(path, n=512):
-    """llama-spm's vocabulary cut to its first n tokens (<unk>, <s>, </s>, the 256 bytes, pieces)."""
-    kvs, _ = mk.read_gguf(mk.DEFAULT_VOCAB)
-    out = []
-    for k, t, v in kvs:
-        if t == mk.ARR and len(v[1]) > n:
-            v = (v[0], v[1][:n])
-        out.append([k, t, v])
-    mk.write_gguf(path, out, [])
-
-
 def ik_iq2_ks(ne, rng):
     """IQ2_KS (ik_llama.cpp, id 145) of shape ne: per row an f16 scale, then ne0/256 blocks
     of 70 bytes (scales, signs and 2-bit codes: any bytes are valid)."""
@@ -111,7 +101,7 @@ def write_raw(path, kvs, tensors):
 
 def mode_models(d):
     vocab = os.path.join(d, "vocab.gguf")
-    small_vocab(vocab)
+    mkref.small_vocab(vocab)
     m = mk.make_llama(vocab=vocab, types=["q4_K", "q6_K", "q5_K"], n_layer=8, n_head=8, n_head_kv=2, n_ff=256,
                       seed=11, name="tiny-k")
     mk.write_gguf(os.path.join(d, "k.gguf"), *m)
@@ -267,8 +257,7 @@ def main(argv):
     else:
         print(__doc__, file=sys.stderr)
         return 2
-    print("check_recipes: %d passed, %d failed" % (checks.passed, checks.failed))
-    return 1 if checks.failed else 0
+    return checks.finish("check_recipes")
 
 
 if __name__ == "__main__":

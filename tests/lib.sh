@@ -90,6 +90,9 @@ unmount() {
 # Escape a GGUF name as the tree does: % -> %25, / -> %2F.
 esc() { printf '%s' "$1" | sed 's/%/%25/g; s|/|%2F|g'; }
 
+# stat_of MOUNT NAME: the value of NAME in the mount's .stats
+stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
+
 finish() {
     local name=${1:-$(basename "$0")}
     echo "$name: $PASSES passed, $FAILS failed"

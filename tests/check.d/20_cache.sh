@@ -12,7 +12,6 @@ M=$TMP/m
 ML=$DATA/mainline
 IK=$DATA/ik
 
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 # same_file FILE EXPECTED: byte-identical
 same_file() { cmp -s "$1" "$2"; }
 

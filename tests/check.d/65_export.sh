@@ -18,7 +18,6 @@ ce() {
     "$PY" "$CE" "$@" || fail "check_export.py $1 ${2:-}"
     echo "  ($1: $(( ($(date +%s%N) - t0) / 1000000 )) ms)"
 }
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 size() { stat -c %s "$1"; }
 
 check "torch importable (tests/pyenv.sh)" "$PY" -c "import torch"
@@ -32,7 +31,7 @@ IK=$TOP/tests/data/ik/ik.gguf
 mount_model "$M" "$MAIN"
 ce tensors "$M" tests/data/mainline/manifest.tsv "$MAIN" --torch
 t=$M/tensors/Q4_K
-check "f16 and bf16 are half of f32" [ "$(size $t/f16)" = $(( $(size $t/f32) / 2 )) ] && [ "$(size $t/bf16)" = "$(size $t/f16)" ]
+check "f16 and bf16 are half of f32" [ "$(size $t/f16)" = $(( $(size $t/f32) / 2 )) -a "$(size $t/bf16)" = "$(size $t/f16)" ]
 check "f32.npy is a 128-byte preamble and f32" [ "$(size $t/f32.npy)" = $(( $(size $t/f32) + 128 )) ]
 check "f32.npy ends with exactly f32" cmp -s <(tail -c +129 $t/f32.npy) $t/f32
 check "f16.npy ends with exactly f16" cmp -s <(tail -c +129 $t/f16.npy) $t/f16
@@ -132,7 +131,7 @@ print(len(h) - 1, "tensors in the header")
 PY
 check "big: the header lists 64 tensors" grep -q "^64 tensors in the header" "$TMP/hdr.out"
 check "big: ls -l and every header decoded nothing (bytes_decoded $(stat_of "$M" bytes_decoded))" \
-    [ "$(stat_of "$M" bytes_decoded)" = 0 ] && [ "$(stat_of "$M" page_reads)" = 0 ]
+    [ "$(stat_of "$M" bytes_decoded)" = 0 -a "$(stat_of "$M" page_reads)" = 0 ]
 dd if="$M/tensors/blk.7.w/f16.npy" bs=4096 skip=100 count=1 status=none of=/dev/null
 check "big: a data read does decode (so the check above can fail)" [ "$(stat_of "$M" bytes_decoded)" != 0 ]
 unmount "$M"

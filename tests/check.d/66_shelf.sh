@@ -440,7 +440,6 @@ MB=$TMP/mb
 mkdir -p "$MB"
 mount_model "$M" "$B"
 mount_model "$MB" -o model_memory=1M "$B"
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 check "bound: nothing opened by mounting" [ "$(stat_of "$MB" models_open)" = 0 ]
 exec 7< "$MB/m/c1/tensors.tsv"
 ok=1

@@ -36,7 +36,6 @@ net_start start "$W" "$TMP/web" || { fail "servers.sh start"; finish; exit 1; }
 . "$TMP/web/env"
 U=$HTTP_URL
 
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 # alog_mark: remember where the access log ends; alog_new N: wait for N new
 # lines, print every new line.
 alog_mark() { MARK=$(wc -l <"$ACCESS_LOG"); }

@@ -26,7 +26,6 @@ net_start start "$W" "$TMP/web" || { fail "servers.sh start"; finish; exit 1; }
 net_proxy P "$HTTP_PORT"
 LOG=$TMP/daemon.log
 
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 pj() { net_plog "$P" | "$PY" -c 'import json,sys; L=json.load(sys.stdin); print('"$1"')'; }
 alive() { ls "$M/tensors" >/dev/null && [ -n "$(stat_of "$M" http_requests)" ]; }
 # rd OFFSET: read 4096 bytes at OFFSET of the model through the mount (one
@@ -233,19 +232,7 @@ fi
 
 # --- unmounting while the server hangs (timeout 30 s, 5 retries: minutes)
 # start_fg: a daemon in the foreground here (its PID known), mounted.
-start_fg() {
-    mkdir -p "$M"
-    MOUNTS="$MOUNTS $M"
-    "$GGUFFS" -f "http://127.0.0.1:$P/data.gguf" "$M" -o direct_io,timeout=30,retries=5 >"$TMP/fg.log" 2>&1 &
-    DPID=$!
-    PIDS="$PIDS $DPID"
-    for _ in $(seq 1 200); do
-        grep -qs " $M fuse" /proc/mounts && return 0
-        kill -0 "$DPID" 2>/dev/null || return 1
-        sleep 0.05
-    done
-    return 1
-}
+start_fg() { net_start_fg "http://127.0.0.1:$P/data.gguf" -- direct_io,timeout=30,retries=5; }
 # hanging: wait (bounded) until the proxy holds a request unanswered
 hanging() { net_hanging "$P"; }
 # gone PID: wait (bounded) until PID has exited

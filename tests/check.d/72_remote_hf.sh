@@ -44,7 +44,6 @@ CP=$(net_env "$TMP/hf" CDN_PORT)
 CA=$(net_env "$TMP/hf" CAFILE)
 export HF_ENDPOINT=http://127.0.0.1:$HP
 
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 # marks of both logs; new LOG: the lines since the mark
 mark() { HN=$(wc -l <"$HLOG"); CN=$(wc -l <"$CLOG"); }
 hub_new() { sleep 0.2; tail -n +$((HN + 1)) "$HLOG"; }

@@ -25,7 +25,6 @@ net_start start "$W" "$TMP/web" || { fail "servers.sh start"; finish; exit 1; }
 . "$TMP/web/env"
 U=$HTTP_URL
 
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 # all MOUNT FILE: every tensor read whole, compared; prints the outcomes, sorted and counted
 all() { timeout 120 "$PY" "$RC" "$1" "$2" --all | tr ' ' '\n' | sort | uniq -c | awk '{ printf "%s=%s ", $2, $1 }'; }
 blocks() { find "$C/objects" -type f -name 'b*' | wc -l; }

@@ -33,7 +33,6 @@ net_start start "$W" "$TMP/web" || { fail "servers.sh start"; finish; exit 1; }
 . "$TMP/web/env"
 LOG=$TMP/daemon.log
 
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 # gone PID: wait (bounded, 10 s) until PID has exited
 gone() { net_gone "$1"; }
 # blocked PID: wait (bounded) until PID waits in the kernel on the mount: on

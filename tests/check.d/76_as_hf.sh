@@ -29,7 +29,6 @@ PEER=tests/peer
 M=$TMP/m V=$TMP/v
 mkdir -p "$M" "$V" "$TMP/out"
 nl2sp() { tr '\n' ' '; }
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 
 t0=$(date +%s)
 check "the models and vocabularies are made" $CH models "$M"

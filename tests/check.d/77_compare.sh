@@ -13,7 +13,6 @@ cd "$TOP"
 M=$TMP/m
 D=$TMP/models
 CC="$PY $TOP/tests/check_compare.py"
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 size() { stat -c %s "$1"; }
 cc() { $CC "$@" || fail "check_compare.py $1 ${2:-}"; }
 

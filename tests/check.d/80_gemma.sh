@@ -33,7 +33,7 @@ check "llama-quantize makes a Q8_0 copy" $PY tests/check_gemma.py q8 "$G" "$TMP/
 mv "$TMP/q8.gguf" "$TMP/models/gemma-q8_0.gguf"
 echo "  (Q8_0 copy: $(( $(date +%s) - t0 )) s)"
 mount_model "$TMP/m" "$TMP/models"
-check "the mount has both models" [ -d "$TMP/m/gemma/as/hf" ] && [ -d "$TMP/m/gemma-q8_0/vs/gemma" ]
+check "the mount has both models" [ -d "$TMP/m/gemma/as/hf" -a -d "$TMP/m/gemma-q8_0/vs/gemma" ]
 check "llama.cpp, transformers and numpy agree with the mount" \
     $PY tests/check_gemma.py all "$TMP/m" gemma gemma-q8_0 "$G" "$TMP/models/gemma-q8_0.gguf"
 unmount "$TMP/m"

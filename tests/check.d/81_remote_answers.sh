@@ -121,13 +121,8 @@ fi
 PASS=pw-7c1e9f SIG=sig-5b2d0c TOK=tok-9a8f7e
 C2=$TMP/cache2
 LOG2=$TMP/daemon2.log
-mkdir -p "$M"
-MOUNTS="$MOUNTS $M"
-"$GGUFFS" -f "http://bob:$PASS@127.0.0.1:$P/sec.gguf?X-Amz-Signature=$SIG&X-Amz-Security-Token=$TOK" "$M" \
-    -o direct_io,timeout=5,cache_dir="$C2",logfile="$LOG2" >"$TMP/fg.out" 2>&1 &
-DPID=$!
-PIDS="$PIDS $DPID"
-if wait_until 10 grep -qs " $M fuse" /proc/mounts; then
+if net_start_fg "http://bob:$PASS@127.0.0.1:$P/sec.gguf?X-Amz-Signature=$SIG&X-Amz-Security-Token=$TOK" \
+    -- direct_io,timeout=5,cache_dir="$C2",logfile="$LOG2"; then
     "$PY" "$RC" "$M" "$W/sec.gguf" --at $((5 * MiB)) --len 4096 >/dev/null
     cat "$M/tensors.tsv" "$M"/tensors/*/info.json >"$TMP/texts"
     tr '\0' ' ' <"/proc/$DPID/cmdline" >"$TMP/cmdline"
@@ -135,11 +130,11 @@ if wait_until 10 grep -qs " $M fuse" /proc/mounts; then
     for s in PASS SIG TOK; do
         check "secrets: the $s is in no file of cache_dir" sh -c "! grep -rqF -- \"\$1\" '$C2'" _ "${!s}"
         check "secrets: the $s is not in the log, the texts, /proc/mounts or /proc/PID/cmdline" \
-            sh -c "! grep -qF -- \"\$1\" '$LOG2' '$TMP/fg.out' '$TMP/texts' '$TMP/cmdline' /proc/mounts" _ "${!s}"
+            sh -c "! grep -qF -- \"\$1\" '$LOG2' '$TMP/fg.log' '$TMP/texts' '$TMP/cmdline' /proc/mounts" _ "${!s}"
     done
     fusermount3 -u "$M"
 else
-    fail "mount of a URL with secrets ($(cat "$TMP/fg.out"))"
+    fail "mount of a URL with secrets ($(cat "$TMP/fg.log"))"
 fi
 
 # --- listings that never end: the hub's tree whose Link: rel="next" is the

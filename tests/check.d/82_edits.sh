@@ -47,7 +47,7 @@ T_LAP=$(date +%s%N)
 lap() { local t; t=$(date +%s%N); echo "  ($1: $(((t - T_LAP) / 1000000)) ms)"; T_LAP=$t; }
 
 check "node and the real llama.cpp are installed (tests/deps.sh)" \
-    [ -f tests/peer/node_modules/node-llama-cpp/package.json ] && command -v node strace vim setfattr > /dev/null
+    sh -c "[ -f tests/peer/node_modules/node-llama-cpp/package.json ] && command -v node strace vim setfattr > /dev/null"
 # a tiny llama (seed 2: its first pick is an ordinary token) with the first 2000 tokens
 # of the real llama-spm vocabulary: small enough for gguf-py to read in a blink
 "$PY" - "$TMP/vocab.gguf" <<'PY' || fail "the vocabulary"

@@ -21,7 +21,6 @@ CR="$PY $TOP/tests/check_recipes.py"
 D=$TMP/models
 OUT=$TMP/out
 mkdir -p "$D" "$OUT"
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 # cr MODE ARGS...: a check_recipes.py mode; its lines shown, a failure failing here once
 cr() { $CR "$@" > "$TMP/cr.out" 2>&1 || fail "check_recipes.py $1 $4"; grep -v "^check_recipes" "$TMP/cr.out"; }
 
@@ -31,7 +30,7 @@ iq4_xs tq1_0 tq2_0 mxfp4_moe q1_0 q2_0"
 REFUSED="iq2_xxs iq2_xs q2_k_s iq3_xs iq3_xxs iq1_s iq2_s iq2_m iq1_m"
 
 check "node, llama.cpp and gguf-py are installed (tests/deps.sh)" \
-    [ -f tests/peer/node_modules/node-llama-cpp/package.json ] && "$PY" -c "import gguf"
+    sh -c "[ -f tests/peer/node_modules/node-llama-cpp/package.json ] && '$PY' -c 'import gguf'"
 $CR models "$D" || fail "check_recipes.py models"
 
 # --- 1. every recipe of every model against llama-quantize's own file (two lanes: two CPUs)
@@ -111,8 +110,8 @@ check "as/ lists the ten of the default and hf/" [ "$(ls "$M/as" | xargs)" = \
     "bf16.gguf f16.gguf f32.gguf hf iq4_xs.gguf q2_k.gguf q3_k_m.gguf q4_k_m.gguf q5_k_m.gguf q6_k.gguf q8_0.gguf" ]
 ls -l "$M/as" > /dev/null
 check "ls -l as/ made nothing (bytes_decoded $(stat_of "$M" bytes_decoded), bytes_quantized $(stat_of "$M" bytes_quantized))" \
-    [ "$(stat_of "$M" bytes_decoded)" = 0 ] && [ "$(stat_of "$M" bytes_quantized)" = 0 ]
-check "an unlisted recipe is found by name" [ -f "$M/as/tq1_0.gguf" ] && [ -f "$M/as/q4_k.gguf" ]
+    [ "$(stat_of "$M" bytes_decoded)" = 0 -a "$(stat_of "$M" bytes_quantized)" = 0 ]
+check "an unlisted recipe is found by name" [ -f "$M/as/tq1_0.gguf" -a -f "$M/as/q4_k.gguf" ]
 check "no such recipe: ENOENT" sh -c "! [ -e '$M/as/q7_k.gguf' ]"
 cat "$M/as/q4_k_m.gguf" > /dev/null
 q1=$(stat_of "$M" bytes_quantized) h1=$(stat_of "$M" cache_hits)

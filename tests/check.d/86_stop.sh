@@ -14,12 +14,8 @@
 #  - gguffs --compare stops on Ctrl-C (SIGINT), saying so.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/tests/net/netlib.sh"
-M=$TMP/m
-MiB=1048576
-PIDS=""
-trap 'for p in $PIDS; do net_kill "$p"; done; net_cleanup; cleanup' EXIT
+net_suite
 
-stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/.stats"; }
 # ticks PID: the CPU time PID has used (user + system, clock ticks)
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # quiet PID: within 10 s, a second in which PID used at most 2 ticks of CPU
@@ -37,23 +33,6 @@ quiet() {
 busy() {
     local a b
     a=$(ticks "$1") && sleep 1 && b=$(ticks "$1") && [ $((b - a)) -gt 20 ]
-}
-# start_fg MODEL... [-- OPTIONS]: a daemon in the foreground (its PID in DPID), mounted on $M
-start_fg() {
-    mkdir -p "$M"
-    MOUNTS="$MOUNTS $M"
-    local a=() o=()
-    while [ $# -gt 0 ] && [ "$1" != -- ]; do a+=("$1"); shift; done
-    [ "${1:-}" = -- ] && shift && o=(-o "$@")
-    "$GGUFFS" -f "${a[@]}" "$M" "${o[@]}" > "$TMP/fg.log" 2>&1 &
-    DPID=$!
-    PIDS="$PIDS $DPID"
-    for _ in $(seq 1 200); do
-        grep -qs " $M fuse" /proc/mounts && return 0
-        net_alive "$DPID" || return 1
-        sleep 0.05
-    done
-    return 1
 }
 # at_least N KEY: wait (30 s at most) until .stats' KEY is N or more
 at_least() {
@@ -84,7 +63,7 @@ PY
 cp --sparse=always "$TMP/long.gguf" "$TMP/long2.gguf"
 
 # --- 1. a reader of tensors.tsv killed: the comparison stops, what was computed is kept
-if start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
+if net_start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
     cat "$M/long/vs/long2/tensors.tsv" > /dev/null 2>&1 &
     R=$!
     check "a comparison is computed for its reader (the 4 small pairs done)" at_least 4 compare_tensors
@@ -97,7 +76,7 @@ if start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
     R=$!
     check "a second reader goes on (64 Mi elements more folded)" at_least $((el + 64 * MiB)) compare_elements
     check "... from the pairs kept: none computed again ($n, then $(stat_of "$M" compare_tensors))" \
-        [ "$(stat_of "$M" compare_tensors)" = "$n" ] && [ "$n" -ge 4 ]
+        [ "$(stat_of "$M" compare_tensors)" = "$n" -a "$n" -ge 4 ]
     kill -KILL "$R"
     wait "$R" 2>/dev/null
     check "... killed too: the CPU stops" quiet "$DPID"
@@ -120,14 +99,14 @@ if start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
     wait "$R"
     rc=$?
     check "... with an error and no bytes (exit $rc, $(wc -c < "$TMP/sigterm.out") bytes)" \
-        [ $rc != 0 ] && [ ! -s "$TMP/sigterm.out" ]
+        [ $rc != 0 -a ! -s "$TMP/sigterm.out" ]
     check "... nothing left mounted" sh -c "! grep -qs ' $M fuse' /proc/mounts"
 else
     fail "a foreground mount of the long models"
 fi
 
 # --- 4. fusermount3 -u while a file is open is refused; -u -z ends it all
-if start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
+if net_start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
     cat "$M/long/vs/long2/summary.json" > "$TMP/lazy.out" 2>/dev/null &
     R=$!
     check "unmount: a comparison is computed for its reader" busy "$DPID"
@@ -140,7 +119,7 @@ if start_fg "$TMP/long.gguf" "$TMP/long2.gguf"; then
     check "... the reader is released with an error" net_gone "$R"
     wait "$R"
     rc=$?
-    check "... (exit $rc, $(wc -c < "$TMP/lazy.out") bytes)" [ $rc != 0 ] && [ ! -s "$TMP/lazy.out" ]
+    check "... (exit $rc, $(wc -c < "$TMP/lazy.out") bytes)" [ $rc != 0 -a ! -s "$TMP/lazy.out" ]
     check "... the daemon said why" grep -q "left the mount table" "$TMP/fg.log"
 else
     fail "a foreground mount for fusermount3 -u -z"
@@ -163,16 +142,14 @@ check "... printing nothing" [ ! -s "$TMP/cmp.out" ]
 
 # --- 6. a reader waiting on a hung server, -o timeout=40: fusermount3 -u -z
 W=$TMP/www
-mkdir -p "$W" "$TMP/home"
-export HOME=$TMP/home
-unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR HF_TOKEN HF_TOKEN_PATH HF_ENDPOINT
+mkdir -p "$W"
 "$PY" "$TOP/tests/net/mkmodels.py" data "$W/data.gguf" 8 > /dev/null || fail "making the remote model"
 net_start start "$W" "$TMP/web" > /dev/null || fail "servers.sh start"
 . "$TMP/web/env"
 net_proxy P "$HTTP_PORT"
-if start_fg "http://127.0.0.1:$P/data.gguf" -- direct_io,timeout=40; then
+if net_start_fg "http://127.0.0.1:$P/data.gguf" -- direct_io,timeout=40; then
     net_rules "$P" '{"rules": [{"action": "hang", "times": -1}]}'
-    timeout 120 "$PY" "$TOP/tests/net/readcmp.py" "$M" "$W/data.gguf" --at $((5 * MiB)) --len 4096 > "$TMP/hung.out" 2>&1 &
+    timeout 120 "$PY" "$RC" "$M" "$W/data.gguf" --at $((5 * MiB)) --len 4096 > "$TMP/hung.out" 2>&1 &
     R=$!
     PIDS="$PIDS $R"
     check "hung server: a read waits on it" net_hanging "$P"

@@ -85,6 +85,26 @@ net_suite() {
     trap 'for p in $PIDS; do net_kill "$p"; done; net_cleanup; cleanup' EXIT
 }
 
+# net_start_fg MODEL... [-- OPTIONS]: gguffs -f MODEL... $M -o OPTIONS in the background
+# (its PID in $DPID and $PIDS, its output in $TMP/fg.log); waits (10 s at most) until $M
+# is mounted, failing at once when the daemon ends first.
+net_start_fg() {
+    mkdir -p "$M"
+    MOUNTS="$MOUNTS $M"
+    local a=() o=()
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do a+=("$1"); shift; done
+    [ "${1:-}" = -- ] && shift && o=(-o "$@")
+    "$GGUFFS" -f "${a[@]}" "$M" "${o[@]}" > "$TMP/fg.log" 2>&1 &
+    DPID=$!
+    PIDS="$PIDS $DPID"
+    for _ in $(seq 1 200); do
+        grep -qs " $M fuse" /proc/mounts && return 0
+        net_alive "$DPID" || return 1
+        sleep 0.05
+    done
+    return 1
+}
+
 # net_start start|start-hf|start-ollama ROOTDIR STATEDIR [--cdn-url URL]: starts nginx
 # (see servers.sh), registered for stop at exit. Read STATEDIR/env after it.
 net_start() {
